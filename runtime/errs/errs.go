@@ -1,0 +1,152 @@
+// Package errs defines the error kinds shared by every luagent package and
+// their mapping to JSON-RPC error codes. It is a leaf: it imports nothing of
+// the project, so any package may use it.
+//
+// An error carries a Kind so that Lua code, the CLI and tests can branch on
+// what failed without parsing text:
+//
+//	err := errs.New(errs.Timeout, "tools/call", "no answer after 30s; raise timeout= or check the server")
+//	if errs.Is(err, errs.Timeout) { ... }
+package errs
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind says what class of failure an error is.
+type Kind uint8
+
+// The kinds. Their String forms are the names Lua code sees in err.kind.
+const (
+	Unknown   Kind = iota
+	Invalid        // bad input: a wrong argument, a malformed value
+	Syntax         // a Lua chunk that does not compile
+	Runtime        // a Lua error raised while a script ran
+	NotFound       // a named thing (file, module, tool, method) does not exist
+	Timeout        // a deadline passed
+	Cancelled      // the caller or the user stopped the operation
+	Process        // a child process failed to start or died
+	Protocol       // a peer broke the protocol
+	Tool           // a tool reported a failure (isError)
+	Auth           // authentication or authorization failed
+	Internal       // a bug in luagent: please report it
+)
+
+var kindNames = [...]string{
+	Unknown:   "unknown",
+	Invalid:   "invalid",
+	Syntax:    "syntax",
+	Runtime:   "runtime",
+	NotFound:  "not_found",
+	Timeout:   "timeout",
+	Cancelled: "cancelled",
+	Process:   "process",
+	Protocol:  "protocol",
+	Tool:      "tool",
+	Auth:      "auth",
+	Internal:  "internal",
+}
+
+// String returns the kind's name as Lua code sees it ("timeout", "not_found").
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// ParseKind returns the Kind named s, or Unknown.
+func ParseKind(s string) Kind {
+	for k, n := range kindNames {
+		if n == s {
+			return Kind(k)
+		}
+	}
+	return Unknown
+}
+
+// Error is an error with a kind. Op names what was being done ("require",
+// "task.sleep", "tools/call"); Msg is one line that says what failed and what
+// to do; Err is the cause, if any.
+type Error struct {
+	Kind Kind
+	Op   string
+	Msg  string
+	Err  error
+}
+
+// New returns an *Error of kind k.
+func New(k Kind, op, msg string) *Error { return &Error{Kind: k, Op: op, Msg: msg} }
+
+// Errorf returns an *Error of kind k with a formatted message. A %w verb
+// records the cause.
+func Errorf(k Kind, op, format string, args ...any) *Error {
+	e := fmt.Errorf(format, args...)
+	return &Error{Kind: k, Op: op, Msg: e.Error(), Err: errors.Unwrap(e)}
+}
+
+// Wrap returns an *Error of kind k around cause. The message is the cause's.
+func Wrap(k Kind, op string, cause error) *Error {
+	if cause == nil {
+		return nil
+	}
+	return &Error{Kind: k, Op: op, Msg: cause.Error(), Err: cause}
+}
+
+// Error returns "op: msg".
+func (e *Error) Error() string {
+	switch {
+	case e.Op == "":
+		return e.Msg
+	case e.Msg == "":
+		return e.Op + ": " + e.Kind.String()
+	}
+	return e.Op + ": " + e.Msg
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether target is an *Error of the same kind with no Op and Msg,
+// so errors.Is(err, errs.Timeout.Err()) style sentinels match by kind.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Op == "" && t.Msg == "" && t.Err == nil && t.Kind == e.Kind
+}
+
+// KindOf returns the kind of the first *Error in err's chain, or Unknown.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Unknown
+}
+
+// Is reports whether err has kind k.
+func Is(err error, k Kind) bool { return err != nil && KindOf(err) == k }
+
+// JSON-RPC 2.0 and MCP error codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+)
+
+// Code maps a kind to the JSON-RPC error code a server answers with. It is
+// the one place where kinds meet wire codes.
+func Code(k Kind) int {
+	switch k {
+	case Invalid:
+		return CodeInvalidParams
+	case NotFound:
+		return CodeMethodNotFound
+	case Syntax, Protocol:
+		return CodeInvalidRequest
+	default:
+		return CodeInternalError
+	}
+}
