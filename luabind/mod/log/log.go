@@ -1,0 +1,143 @@
+// Package log is the Lua `log` module: leveled messages to stderr.
+//
+//	log.info("connected to", name)         -- 02:13:15 INFO connected to fs
+//	log.debug("args", {a = 1})             -- tables print through inspect, on one line
+//	log.level("debug")                     -- or LUAGENT_LOG=debug
+//
+// Levels: debug, info, warn, error; the default is info.
+package log
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luagent/luagent/luabind/vm"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Level orders messages; those below the logger's level are dropped.
+type Level int
+
+const (
+	Debug Level = iota
+	Info
+	Warn
+	Error
+)
+
+var levelNames = []string{"debug", "info", "warn", "error"}
+
+// ParseLevel reads a level name; ok is false for an unknown one.
+func ParseLevel(s string) (Level, bool) {
+	for i, n := range levelNames {
+		if strings.EqualFold(n, s) || (n == "warn" && strings.EqualFold(s, "warning")) {
+			return Level(i), true
+		}
+	}
+	return Info, false
+}
+
+// Logger writes leveled lines to W. It is safe for concurrent use, so Go
+// code can share it with Lua.
+type Logger struct {
+	mu    sync.Mutex
+	W     io.Writer
+	Level Level
+	Now   func() time.Time
+}
+
+// Log writes one line if lvl is enabled.
+func (l *Logger) Log(lvl Level, msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if lvl < l.Level {
+		return
+	}
+	now := time.Now
+	if l.Now != nil {
+		now = l.Now
+	}
+	fmt.Fprintf(l.W, "%s %s %s\n", now().Format("15:04:05"), strings.ToUpper(levelNames[lvl]), msg)
+}
+
+// Preload registers `log`. inspect renders table arguments (it may be nil:
+// tables then print as tostring does).
+func Preload(L *lua.LState, lg *Logger) {
+	L.PreloadModule("log", func(L *lua.LState) int {
+		L.Push(Open(L, lg))
+		return 1
+	})
+}
+
+// Open builds the module table.
+func Open(L *lua.LState, lg *Logger) *lua.LTable {
+	mod := L.CreateTable(0, 6)
+	for i, name := range levelNames {
+		lvl := Level(i)
+		mod.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			if lvl < lg.Level {
+				return 0
+			}
+			lg.Log(lvl, render(L))
+			return 0
+		}))
+	}
+	mod.RawSetString("level", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() >= 1 {
+			lvl, ok := ParseLevel(L.CheckString(1))
+			if !ok {
+				L.ArgError(1, "level must be one of debug, info, warn, error")
+			}
+			lg.mu.Lock()
+			lg.Level = lvl
+			lg.mu.Unlock()
+		}
+		L.Push(lua.LString(levelNames[lg.Level]))
+		return 1
+	}))
+	return mod
+}
+
+// render joins the arguments with spaces: strings as they are, tables
+// through inspect on one line when it is loaded, the rest through tostring.
+func render(L *lua.LState) string {
+	var b strings.Builder
+	var inspect lua.LValue = lua.LNil
+	for i := 1; i <= L.GetTop(); i++ {
+		if i > 1 {
+			b.WriteByte(' ')
+		}
+		v := L.Get(i)
+		if tb, ok := v.(*lua.LTable); ok && L.GetMetaField(tb, "__tostring") == lua.LNil {
+			if inspect == lua.LNil {
+				inspect = inspectFunc(L)
+			}
+			if fn, ok := inspect.(*lua.LFunction); ok {
+				opts := L.CreateTable(0, 1)
+				opts.RawSetString("oneline", lua.LTrue)
+				if err := L.CallByParam(lua.P{Fn: fn, NRet: 1, Protect: true}, v, opts); err == nil {
+					b.WriteString(L.Get(-1).String())
+					L.Pop(1)
+					continue
+				}
+			}
+		}
+		b.WriteString(vm.ToString(L, v))
+	}
+	return b.String()
+}
+
+func inspectFunc(L *lua.LState) lua.LValue {
+	if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString("inspect")); err != nil {
+		return lua.LFalse
+	}
+	m := L.Get(-1)
+	L.Pop(1)
+	if tb, ok := m.(*lua.LTable); ok {
+		return tb.RawGetString("inspect")
+	}
+	return lua.LFalse
+}
