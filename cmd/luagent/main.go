@@ -1,0 +1,174 @@
+// Command luagent is a Lua host that speaks the Model Context Protocol.
+//
+//	luagent                      interactive REPL
+//	luagent run FILE [ARGS...]   run a script (FILE "-" reads stdin)
+//	luagent FILE.lua [ARGS...]   the same
+//	luagent -e 'CODE'            run CODE and exit
+//
+// This file only parses flags and wires packages together.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/luagent/luagent/luabind/host"
+	"golang.org/x/term"
+)
+
+const version = "0.1.0-dev"
+
+const usage = `usage: luagent [options] [run] [FILE|- [ARGS...]]
+
+With no FILE, luagent opens the interactive Lua REPL (plain lines when stdin
+is not a terminal, so a pipe can drive it).
+
+  luagent                      REPL
+  luagent run FILE [ARGS...]   run a script; arg[0]=FILE, arg[1..]=ARGS
+  luagent run - [ARGS...]      run the script read from stdin
+  luagent -e 'CODE'            run CODE (repeatable) and exit
+  luagent -i -e 'CODE'         run CODE, then open the REPL
+
+options:
+  -e CODE      run CODE before anything else
+  -i           open the REPL after -e or a script
+  --clean      skip ~/.luagent/init.lua
+  --version    print the version
+  -h, --help   this help
+
+environment:
+  LUAGENT_HOME  replaces ~/.luagent (init.lua, lua/ modules, history)
+  LUA_PATH      more require patterns (";;" stands for the defaults)
+  LUAGENT_LOG   log level: debug, info, warn, error
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+type options struct {
+	clean       bool
+	interactive bool
+	exprs       []string
+	script      string // "" none, "-" stdin
+	args        []string
+}
+
+func parse(argv []string, stderr io.Writer) (options, int, bool) {
+	var o options
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "-h" || a == "--help" || a == "help":
+			fmt.Fprint(stderr, usage)
+			return o, host.ExitOK, false
+		case a == "--version" || a == "version":
+			fmt.Fprintln(stderr, "luagent", version)
+			return o, host.ExitOK, false
+		case a == "--clean":
+			o.clean = true
+		case a == "-i":
+			o.interactive = true
+		case a == "-e":
+			if i+1 >= len(argv) {
+				fmt.Fprintln(stderr, "luagent: -e needs an argument: luagent -e 'print(1)'")
+				return o, host.ExitUsage, false
+			}
+			i++
+			o.exprs = append(o.exprs, argv[i])
+		case a == "run":
+			if i+1 >= len(argv) {
+				fmt.Fprintln(stderr, "luagent: run needs a file: luagent run script.lua (or - for stdin)")
+				return o, host.ExitUsage, false
+			}
+			o.script, o.args = argv[i+1], argv[i+2:]
+			return o, 0, true
+		case a == "--":
+			if i+1 < len(argv) {
+				o.script, o.args = argv[i+1], argv[i+2:]
+			}
+			return o, 0, true
+		case a == "-":
+			o.script, o.args = "-", argv[i+1:]
+			return o, 0, true
+		case strings.HasPrefix(a, "-"):
+			fmt.Fprintf(stderr, "luagent: unknown option %s (luagent --help lists them)\n", a)
+			return o, host.ExitUsage, false
+		default:
+			if _, err := os.Stat(a); err != nil {
+				fmt.Fprintf(stderr, "luagent: no such command or file: %s (luagent --help lists commands)\n", a)
+				return o, host.ExitUsage, false
+			}
+			o.script, o.args = a, argv[i+1:]
+			return o, 0, true
+		}
+	}
+	return o, 0, true
+}
+
+func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, code, ok := parse(argv, stderr)
+	if !ok {
+		return code
+	}
+	scriptDir := ""
+	if o.script != "" && o.script != "-" {
+		scriptDir = filepath.Dir(o.script)
+	}
+	h := host.New(host.Config{
+		Home:      host.Home(),
+		Clean:     o.clean,
+		ScriptDir: scriptDir,
+		LuaPath:   os.Getenv("LUA_PATH"),
+		Stdout:    stdout,
+		Stderr:    stderr,
+	})
+	defer h.Close()
+	ctx := context.Background()
+	h.RunInit(ctx)
+
+	for _, e := range o.exprs {
+		if code := h.Run(ctx, host.Script{Src: []byte(e), Name: "-e", Arg0: "-e"}); code != host.ExitOK {
+			return code
+		}
+	}
+	if o.script != "" {
+		var src []byte
+		var err error
+		name := o.script
+		if o.script == "-" {
+			src, err = io.ReadAll(stdin)
+			name = "stdin"
+		} else {
+			src, err = os.ReadFile(o.script)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "luagent: cannot read %s: %v\n", o.script, unwrapPathError(err))
+			return host.ExitError
+		}
+		if code := h.Run(ctx, host.Script{Src: src, Name: name, Args: o.args, Arg0: o.script}); code != host.ExitOK {
+			return code
+		}
+	}
+	if (o.script == "" && len(o.exprs) == 0) || o.interactive {
+		tty := isTerminal(stdin) && isTerminal(stdout)
+		return h.REPL(ctx, stdin, tty)
+	}
+	return host.ExitOK
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,187 @@
+// Package host assembles a Lua state, its scheduler loop and the modules
+// every script has (json, inspect, task, log, env) into the modes a user
+// runs: the REPL, a script file, a -e chunk.
+package host
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	envmod "github.com/luagent/luagent/luabind/mod/env"
+	jsonmod "github.com/luagent/luagent/luabind/mod/json"
+	logmod "github.com/luagent/luagent/luabind/mod/log"
+	taskmod "github.com/luagent/luagent/luabind/mod/task"
+	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/vm"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/stdlib"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Config configures a Host.
+type Config struct {
+	// Home is luagent's folder (LUAGENT_HOME, else ~/.luagent).
+	Home string
+	// Clean skips Home/init.lua.
+	Clean bool
+	// ScriptDir is searched first by require; "" means the working directory.
+	ScriptDir string
+	// LuaPath is the LUA_PATH value.
+	LuaPath string
+	Profile vm.Profile
+	Stdout  io.Writer
+	Stderr  io.Writer
+	// Exit ends the process (os.exit); nil means os.Exit.
+	Exit func(code int)
+	// Env looks up environment variables for the env module; nil reads the
+	// process environment.
+	Env envmod.Lookup
+}
+
+// Host is one Lua state with its loop and standard modules.
+type Host struct {
+	cfg    Config
+	out    *swapWriter
+	errw   *swapWriter
+	L      *lua.LState
+	Loop   *sched.Loop
+	Logger *logmod.Logger
+
+	// unobserved counts task failures nobody waited for.
+	unobserved int
+}
+
+// Home returns luagent's folder: $LUAGENT_HOME, else ~/.luagent.
+func Home() string {
+	if h := os.Getenv("LUAGENT_HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".luagent")
+	}
+	return ".luagent"
+}
+
+// New builds a host. Its loop is not running yet.
+func New(cfg Config) *Host {
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	if cfg.Exit == nil {
+		cfg.Exit = os.Exit
+	}
+	out, errw := &swapWriter{w: cfg.Stdout}, &swapWriter{w: cfg.Stderr}
+	cfg.Stdout, cfg.Stderr = out, errw
+	dir := cfg.ScriptDir
+	if dir == "" {
+		dir = "."
+	}
+	var paths []string
+	if cfg.Profile == vm.Full {
+		paths = vm.SearchPath(dir, cfg.Home, cfg.LuaPath)
+	}
+	L := vm.New(vm.Options{
+		Profile:  cfg.Profile,
+		Stdout:   cfg.Stdout,
+		Exit:     cfg.Exit,
+		Paths:    paths,
+		Embedded: stdlib.FS,
+	})
+	h := &Host{cfg: cfg, L: L, out: out, errw: errw}
+	h.Logger = &logmod.Logger{W: cfg.Stderr, Level: logmod.Info}
+	if lvl, ok := logmod.ParseLevel(os.Getenv("LUAGENT_LOG")); ok {
+		h.Logger.Level = lvl
+	}
+	h.Loop = sched.New(L, sched.Options{OnUnobserved: h.reportUnobserved})
+	taskmod.Preload(h.Loop)
+	jsonmod.Preload(L)
+	logmod.Preload(L, h.Logger)
+	envmod.Preload(L, cfg.Env)
+	for _, name := range []string{"json", "task", "log", "env", "inspect"} {
+		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
+			panic(fmt.Sprintf("host: loading module %s: %v", name, err))
+		}
+		L.SetGlobal(name, L.Get(-1))
+		L.Pop(1)
+	}
+	return h
+}
+
+// Stdout and Stderr are where the host writes.
+func (h *Host) Stdout() io.Writer { return h.cfg.Stdout }
+func (h *Host) Stderr() io.Writer { return h.cfg.Stderr }
+
+func (h *Host) reportUnobserved(t *sched.Task, f *sched.Failure) {
+	h.unobserved++
+	who := "a task"
+	if t != nil {
+		who = fmt.Sprintf("task %d", t.ID)
+		if t.Name != "" {
+			who += " (" + t.Name + ")"
+		}
+	}
+	fmt.Fprintf(h.cfg.Stderr, "luagent: %s failed and nobody awaited it: %s\n", who, f.Message)
+	if f.Traceback != "" && f.Kind != errs.Cancelled && f.Kind != errs.Timeout {
+		fmt.Fprintln(h.cfg.Stderr, f.Traceback)
+	}
+}
+
+// Load compiles a chunk from src and returns it as a function of this state.
+func (h *Host) Load(src []byte, name string) (*lua.LFunction, error) {
+	proto, err := vm.Compile(src, name)
+	if err != nil {
+		return nil, err
+	}
+	return h.L.NewFunctionFromProto(proto), nil
+}
+
+// RunTask spawns fn(args...) as a task and runs the loop until that task
+// finishes, leaving other tasks suspended or queued. It returns the task.
+func (h *Host) RunTask(ctx context.Context, fn *lua.LFunction, args []lua.LValue, name string) *sched.Task {
+	t := h.Loop.Spawn(fn, args, sched.SpawnOptions{Name: name})
+	t.OnDone(func(*sched.Task) { h.Loop.Stop() })
+	h.Loop.Run(ctx, sched.UntilStopped)
+	return t
+}
+
+// RunInit runs Home/init.lua, if it exists and Clean is not set. An error in
+// it is reported and the host carries on, as Neovim does with init.lua.
+func (h *Host) RunInit(ctx context.Context) {
+	if h.cfg.Clean || h.cfg.Home == "" {
+		return
+	}
+	path := filepath.Join(h.cfg.Home, "init.lua")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	fn, err := h.Load(src, path)
+	if err != nil {
+		fmt.Fprintf(h.cfg.Stderr, "luagent: %v (init.lua skipped; --clean starts without it)\n", err)
+		return
+	}
+	t := h.RunTask(ctx, fn, nil, "init.lua")
+	if f := t.Failure(); f != nil {
+		h.printFailure(f)
+		fmt.Fprintln(h.cfg.Stderr, "luagent: init.lua failed; carrying on (--clean starts without it)")
+	}
+}
+
+// printFailure writes "luagent: message" and the Lua traceback, or one line
+// for an interruption.
+func (h *Host) printFailure(f *sched.Failure) {
+	fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", f.Message)
+	if f.Traceback != "" && f.Kind != errs.Cancelled && f.Kind != errs.Timeout && strings.Contains(f.Traceback, "\n") {
+		fmt.Fprintln(h.cfg.Stderr, f.Traceback)
+	}
+}
+
+// Close releases the state.
+func (h *Host) Close() { h.L.Close() }

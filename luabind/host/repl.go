@@ -1,0 +1,274 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/vm"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/peterh/liner"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Banner is printed when the REPL starts on a terminal.
+var Banner = "luagent — Lua 5.1 (gopher-lua). Ctrl-D exits, Ctrl-C cancels the running line, Tab completes."
+
+const (
+	prompt     = "> "
+	contPrompt = ">> "
+)
+
+// LineReader reads REPL input: a terminal with line editing, or plain lines
+// from a pipe.
+type LineReader interface {
+	// ReadLine returns the next line; io.EOF ends the session and
+	// ErrAborted means Ctrl-C at the prompt (clear the pending input).
+	ReadLine(prompt string) (string, error)
+	AddHistory(chunk string)
+	Close() error
+}
+
+// ErrAborted is Ctrl-C at the prompt.
+var ErrAborted = errors.New("aborted")
+
+// REPL runs the interactive loop until end of input and returns the exit
+// code. Lines that are expressions print their values (tables through
+// inspect); an incomplete chunk continues on the next line; Ctrl-C cancels
+// the running line. With a terminal on both ends it uses line editing,
+// history in Home/history and Tab completion; otherwise it reads plain
+// lines and prints no prompts, so a pipe can drive it.
+func (h *Host) REPL(ctx context.Context, in io.Reader, interactive bool) int {
+	var rd LineReader
+	if interactive {
+		rd, _ = h.newTerminalReader()
+		fmt.Fprintln(h.cfg.Stdout, Banner)
+	} else {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64*1024), 16<<20)
+		rd = &plainReader{sc: sc}
+	}
+	defer rd.Close()
+
+	var current atomic.Pointer[sched.Task]
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		for range sigs {
+			if t := current.Load(); t != nil {
+				t.Interrupt(errs.New(errs.Cancelled, "", "interrupted"))
+			} else if !interactive {
+				h.Loop.Cancel(errs.New(errs.Cancelled, "", "interrupted"))
+				os.Exit(ExitInterrupted)
+			}
+		}
+	}()
+
+	go func() {
+		// At the end of input the session ends, whatever background tasks
+		// are still waiting, as the process would with any REPL.
+		defer h.Loop.Post(h.Loop.Stop)
+		var buf []string
+		for {
+			p := prompt
+			if len(buf) > 0 {
+				p = contPrompt
+			}
+			line, err := rd.ReadLine(p)
+			if errors.Is(err, ErrAborted) {
+				buf = nil
+				continue
+			}
+			if err != nil {
+				return
+			}
+			buf = append(buf, line)
+			chunk := strings.Join(buf, "\n")
+			if strings.TrimSpace(chunk) == "" {
+				buf = nil
+				continue
+			}
+			done := make(chan bool, 1)
+			h.Loop.Post(func() { h.evalLine(chunk, &current, done) })
+			if incomplete := <-done; incomplete {
+				continue
+			}
+			rd.AddHistory(chunk)
+			buf = nil
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		h.Loop.Post(h.Loop.Stop)
+	}()
+	h.Loop.Run(ctx, sched.UntilStopped)
+	return ExitOK
+}
+
+// evalLine compiles and starts one chunk on the loop goroutine. It sends on
+// done when the chunk has finished (or failed to compile): true when the
+// chunk is incomplete and more input is needed.
+func (h *Host) evalLine(chunk string, current *atomic.Pointer[sched.Task], done chan<- bool) {
+	src := chunk
+	if strings.HasPrefix(src, "=") {
+		src = "return " + src[1:]
+	}
+	fn, err := h.compileLine(src)
+	if err != nil {
+		if vm.Incomplete(err) {
+			done <- true
+			return
+		}
+		fmt.Fprintf(h.cfg.Stderr, "%v\n", err)
+		done <- false
+		return
+	}
+	t := h.Loop.Spawn(fn, nil, sched.SpawnOptions{Name: "repl"})
+	current.Store(t)
+	t.OnDone(func(t *sched.Task) {
+		current.Store(nil)
+		if f := t.Failure(); f != nil {
+			h.printLineFailure(f)
+		} else if len(t.Results()) > 0 {
+			fmt.Fprintln(h.cfg.Stdout, h.renderResults(t.Results()))
+		}
+		done <- false
+	})
+}
+
+// compileLine tries the chunk as an expression first (so `1+1` prints 2,
+// as the Lua 5.3 REPL does), then as statements.
+func (h *Host) compileLine(src string) (*lua.LFunction, error) {
+	if fn, err := h.Load([]byte("return "+src), "stdin"); err == nil {
+		return fn, nil
+	}
+	return h.Load([]byte(src), "stdin")
+}
+
+func (h *Host) printLineFailure(f *sched.Failure) {
+	fmt.Fprintln(h.cfg.Stderr, f.Message)
+	// A traceback helps only when the error came from deeper than the line.
+	if f.Kind != errs.Cancelled && f.Kind != errs.Timeout && strings.Count(f.Traceback, "\n") > 1 {
+		fmt.Fprintln(h.cfg.Stderr, f.Traceback)
+	}
+}
+
+// renderResults prints values tab-separated: tables through inspect, the
+// rest through tostring.
+func (h *Host) renderResults(vals []lua.LValue) string {
+	parts := make([]string, len(vals))
+	inspect := h.L.GetGlobal("inspect")
+	for i, v := range vals {
+		if tb, ok := v.(*lua.LTable); ok && h.L.GetMetaField(tb, "__tostring") == lua.LNil && inspect != lua.LNil {
+			if err := h.L.CallByParam(lua.P{Fn: inspect, NRet: 1, Protect: true}, tb); err == nil {
+				parts[i] = h.L.Get(-1).String()
+				h.L.Pop(1)
+				continue
+			}
+		}
+		parts[i] = sched.Message(h.L, v)
+		if _, isStr := v.(lua.LString); !isStr {
+			parts[i] = vm.ToString(h.L, v)
+		}
+	}
+	return strings.Join(parts, "\t")
+}
+
+// plainReader reads lines without prompts or editing.
+type plainReader struct{ sc *bufio.Scanner }
+
+func (p *plainReader) ReadLine(string) (string, error) {
+	if p.sc.Scan() {
+		return p.sc.Text(), nil
+	}
+	if err := p.sc.Err(); err != nil {
+		return "", err
+	}
+	return "", io.EOF
+}
+func (p *plainReader) AddHistory(string) {}
+func (p *plainReader) Close() error      { return nil }
+
+// lineEditor is the terminal reader: liner with history and completion.
+type lineEditor struct {
+	st      *liner.State
+	file    string
+	tw      *termWriters
+	history int
+}
+
+func (h *Host) newTerminalReader() (*lineEditor, *termWriters) {
+	st := liner.NewLiner()
+	st.SetCtrlCAborts(true)
+	st.SetTabCompletionStyle(liner.TabPrints)
+	st.SetWordCompleter(func(line string, pos int) (string, []string, string) {
+		return h.completeFromLoop(line, pos)
+	})
+	file := filepath.Join(h.cfg.Home, "history")
+	if f, err := os.Open(file); err == nil {
+		st.ReadHistory(f)
+		f.Close()
+	}
+	tw := newTermWriters(h.out.w, h.errw.w)
+	h.out.Set(tw.out)
+	h.errw.Set(tw.err)
+	return &lineEditor{st: st, file: file, tw: tw}, tw
+}
+
+func (e *lineEditor) ReadLine(p string) (string, error) {
+	e.tw.prompting.Store(true)
+	line, err := e.st.Prompt(p)
+	e.tw.prompting.Store(false)
+	if errors.Is(err, liner.ErrPromptAborted) {
+		return "", ErrAborted
+	}
+	return line, err
+}
+
+func (e *lineEditor) AddHistory(chunk string) {
+	e.st.AppendHistory(chunk)
+	e.history++
+}
+
+// Close saves the history (private: it may hold tokens typed at the
+// prompt) and restores the terminal.
+func (e *lineEditor) Close() error {
+	if e.history > 0 {
+		os.MkdirAll(filepath.Dir(e.file), 0o700)
+		if f, err := os.OpenFile(e.file, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600); err == nil {
+			e.st.WriteHistory(f)
+			f.Close()
+		}
+	}
+	return e.st.Close()
+}
+
+// completeFromLoop asks the loop goroutine (the only one that may read the
+// state) for completions, giving up quickly if a task keeps it busy.
+func (h *Host) completeFromLoop(line string, pos int) (string, []string, string) {
+	type result struct {
+		head  string
+		cands []string
+	}
+	ch := make(chan result, 1)
+	h.Loop.Post(func() {
+		head, cands := Complete(h.L, line[:pos])
+		ch <- result{head, cands}
+	})
+	select {
+	case r := <-ch:
+		return r.head, r.cands, line[pos:]
+	case <-time.After(200 * time.Millisecond):
+		return line[:pos], nil, line[pos:]
+	}
+}

@@ -1,0 +1,130 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/runtime/errs"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Exit codes.
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130 // 128 + SIGINT
+	ExitTerminated  = 143 // 128 + SIGTERM
+)
+
+// Script is a chunk to run as a program.
+type Script struct {
+	Src  []byte
+	Name string   // chunk name: the file path, "stdin", "-e"
+	Args []string // arg[1..n] and the chunk's ...
+	Arg0 string   // arg[0]
+}
+
+// Run runs the script as the main task, then waits for the tasks it
+// spawned, and returns the process exit code. A failure of the main task
+// ends the run at once; SIGINT or SIGTERM cancels every task (stopping even
+// a loop that never waits) and returns 130.
+func (h *Host) Run(ctx context.Context, s Script) int {
+	fn, err := h.Load(s.Src, s.Name)
+	if err != nil {
+		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
+		return ExitError
+	}
+	h.setArg(s)
+
+	var interrupted atomic.Bool
+	sigCode := ExitInterrupted
+	stopSignals := h.onSignals(func(sig os.Signal) {
+		if sig == syscall.SIGTERM {
+			sigCode = ExitTerminated
+		}
+		interrupted.Store(true)
+		h.Loop.Cancel(errs.New(errs.Cancelled, "", "interrupted by "+signalName(sig)))
+	})
+	defer stopSignals()
+
+	args := make([]lua.LValue, len(s.Args))
+	for i, a := range s.Args {
+		args[i] = lua.LString(a)
+	}
+	main := h.Loop.Spawn(fn, args, sched.SpawnOptions{Name: "main"})
+	code := ExitOK
+	main.OnDone(func(t *sched.Task) {
+		if f := t.Failure(); f != nil {
+			if interrupted.Load() {
+				fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", f.Message)
+				code = sigCode
+			} else {
+				h.printFailure(f)
+				code = ExitError
+			}
+			h.Loop.Stop()
+		}
+	})
+	if err := h.Loop.Run(ctx, sched.UntilIdle); err != nil && code == ExitOK {
+		code = ExitError
+	}
+	if code == ExitOK && interrupted.Load() {
+		code = sigCode
+	}
+	if code == ExitOK && h.unobserved > 0 {
+		code = ExitError
+	}
+	return code
+}
+
+func (h *Host) setArg(s Script) {
+	arg := h.L.CreateTable(len(s.Args), 2)
+	arg.RawSetInt(0, lua.LString(s.Arg0))
+	arg.RawSetInt(-1, lua.LString(os.Args[0]))
+	for i, a := range s.Args {
+		arg.RawSetInt(i+1, lua.LString(a))
+	}
+	h.L.SetGlobal("arg", arg)
+}
+
+// onSignals calls fn on the first SIGINT or SIGTERM, and exits the process
+// at once on the second (a stuck Go call, or an impatient user).
+func (h *Host) onSignals(fn func(os.Signal)) (stop func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			fn(sig)
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			fmt.Fprintln(h.cfg.Stderr, "luagent: interrupted twice; exiting now")
+			os.Exit(ExitInterrupted)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
