@@ -1,0 +1,31 @@
+# luagent — see README.md. Every target works on a fresh machine with Go.
+GO      ?= go
+BIN     ?= bin/luagent
+PKGS    := ./...
+FUZZTIME ?= 60s
+
+.PHONY: build test demo bench fuzz lint clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/luagent
+
+# The README's test command; .ci/run calls it.
+test: lint
+	$(GO) test -race -count=1 $(PKGS)
+
+demo: build
+	$(BIN) run examples/demo.lua
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $(PKGS)
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzRoundTrip -fuzztime=$(FUZZTIME) ./luabind/value/
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+clean:
+	rm -rf bin
