@@ -19,8 +19,11 @@ demo: build
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $(PKGS)
 
+# Each parser has a fuzz target; `make test` replays their corpora.
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzRoundTrip -fuzztime=$(FUZZTIME) ./luabind/value/
+	$(GO) test -run='^$$' -fuzz=FuzzCompile -fuzztime=$(FUZZTIME) ./luabind/vm/
+	$(GO) test -run='^$$' -fuzz=FuzzComplete -fuzztime=$(FUZZTIME) ./luabind/host/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

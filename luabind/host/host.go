@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	envmod "github.com/luagent/luagent/luabind/mod/env"
 	jsonmod "github.com/luagent/luagent/luabind/mod/json"
@@ -33,8 +34,10 @@ type Config struct {
 	// LuaPath is the LUA_PATH value.
 	LuaPath string
 	Profile vm.Profile
-	Stdout  io.Writer
-	Stderr  io.Writer
+	// TimeLimit bounds every task of the host (meant for the sandbox).
+	TimeLimit time.Duration
+	Stdout    io.Writer
+	Stderr    io.Writer
 	// Exit ends the process (os.exit); nil means os.Exit.
 	Exit func(code int)
 	// Env looks up environment variables for the env module; nil reads the
@@ -99,7 +102,7 @@ func New(cfg Config) *Host {
 	if lvl, ok := logmod.ParseLevel(os.Getenv("LUAGENT_LOG")); ok {
 		h.Logger.Level = lvl
 	}
-	h.Loop = sched.New(L, sched.Options{OnUnobserved: h.reportUnobserved})
+	h.Loop = sched.New(L, sched.Options{OnUnobserved: h.reportUnobserved, TimeLimit: cfg.TimeLimit})
 	taskmod.Preload(h.Loop)
 	jsonmod.Preload(L)
 	logmod.Preload(L, h.Logger)

@@ -74,6 +74,7 @@ func (h *Host) Run(ctx context.Context, s Script) int {
 	if err := h.Loop.Run(ctx, sched.UntilIdle); err != nil && code == ExitOK {
 		code = ExitError
 	}
+	h.Loop.FlushUnobserved()
 	if code == ExitOK && interrupted.Load() {
 		code = sigCode
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
 	lua "github.com/yuin/gopher-lua"
@@ -12,9 +13,14 @@ import (
 
 // Options configure a Loop.
 type Options struct {
-	// OnUnobserved is called, on the loop goroutine, when a task fails and
-	// nobody is waiting for it. Nil prints nothing.
+	// OnUnobserved is called, on the loop goroutine, when a task failed and
+	// nobody awaited it within UnobservedGrace (or when FlushUnobserved is
+	// called). Nil reports nothing.
 	OnUnobserved func(t *Task, f *Failure)
+	// TimeLimit, when positive, bounds the life of every task of the loop:
+	// past it they all fail with kind timeout, even a loop that never waits
+	// (the sandbox's CPU limit; gopher-lua has no instruction hook).
+	TimeLimit time.Duration
 }
 
 // Loop owns one Lua state and runs its tasks. Create it with New; run it
@@ -43,6 +49,7 @@ type Loop struct {
 	guards     map[uintptr]frameKind
 	pcs        []uintptr
 	fatal      *lua.LTable // a guard error pcall must not swallow, while its task runs
+	unobserved []*Task      // failed tasks nobody has awaited yet
 	stopped    bool
 }
 
@@ -60,7 +67,13 @@ const registryKey = "luagent.sched.loop"
 // New returns a loop owning L. The loop is registered in L so bindings can
 // find it with For. It does not start running until Run.
 func New(L *lua.LState, opts Options) *Loop {
-	ctx, cancel := context.WithCancelCause(context.Background())
+	base, stopTimer := context.Background(), func() {}
+	if opts.TimeLimit > 0 {
+		base, stopTimer = context.WithTimeoutCause(base, opts.TimeLimit,
+			errs.New(errs.Timeout, "", "time limit of "+FormatDuration(opts.TimeLimit)+" exceeded"))
+	}
+	ctx, cancelRoot := context.WithCancelCause(base)
+	cancel := func(cause error) { cancelRoot(cause); stopTimer() }
 	lp := &Loop{
 		L:      L,
 		opts:   opts,

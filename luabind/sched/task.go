@@ -43,6 +43,7 @@ type Task struct {
 	failure  *Failure
 	joiners  []func(*Task)
 	observed bool
+	failedAt time.Time
 	tb       string // traceback captured where the error was raised
 }
 
@@ -313,13 +314,46 @@ var errTaskFinished = errs.New(errs.Cancelled, "", "the task has finished")
 func (lp *Loop) fail(t *Task, err error) {
 	t.co = nil
 	t.state = Failed
+	t.failedAt = time.Now()
 	t.failure = lp.failureOf(t, err)
 	lp.live--
 	t.cancel(errTaskFinished)
 	if !t.observed && lp.opts.OnUnobserved != nil {
-		lp.opts.OnUnobserved(t, t.failure)
+		lp.unobserved = append(lp.unobserved, t)
+		time.AfterFunc(UnobservedGrace, func() { lp.Post(func() { lp.reportUnobserved(false) }) })
 	}
 	lp.notify(t)
+}
+
+// UnobservedGrace is how long a failed task may wait for someone to await
+// it before its failure is reported: a script often spawns, works, then
+// awaits, and the failure may come first.
+var UnobservedGrace = time.Second
+
+// reportUnobserved reports failed tasks nobody has awaited: those older
+// than the grace period, or all of them when flushing.
+func (lp *Loop) reportUnobserved(all bool) {
+	keep := lp.unobserved[:0]
+	for _, t := range lp.unobserved {
+		switch {
+		case t.observed:
+		case all || time.Since(t.failedAt) >= UnobservedGrace:
+			t.observed = true
+			lp.opts.OnUnobserved(t, t.failure)
+		default:
+			keep = append(keep, t)
+		}
+	}
+	clear(lp.unobserved[len(keep):])
+	lp.unobserved = keep
+}
+
+// FlushUnobserved reports, at once, every failed task nobody awaited. Hosts
+// call it when a run ends.
+func (lp *Loop) FlushUnobserved() {
+	if lp.opts.OnUnobserved != nil {
+		lp.reportUnobserved(true)
+	}
 }
 
 func (lp *Loop) notify(t *Task) {

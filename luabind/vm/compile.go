@@ -45,7 +45,14 @@ func Incomplete(err error) bool {
 // that positions and tracebacks show (a file path, "stdin", "=(repl)").
 // A first line starting with '#' (a shebang) is blanked, as lua does, so
 // line numbers still match the file. Errors have kind errs.Syntax.
-func Compile(src []byte, name string) (*lua.FunctionProto, error) {
+func Compile(src []byte, name string) (proto *lua.FunctionProto, err error) {
+	defer func() {
+		// The parser is not ours; whatever it does with odd input must come
+		// back as a syntax error, not take the host down.
+		if r := recover(); r != nil {
+			proto, err = nil, &errs.Error{Kind: errs.Syntax, Msg: fmt.Sprintf("%s: cannot compile: %v", name, r)}
+		}
+	}()
 	if len(src) > 0 && src[0] == '#' {
 		src = blankFirstLine(src)
 	}
@@ -54,7 +61,7 @@ func Compile(src []byte, name string) (*lua.FunctionProto, error) {
 		se := syntaxError(err, name)
 		return nil, &errs.Error{Kind: errs.Syntax, Msg: se.Error(), Err: se}
 	}
-	proto, err := lua.Compile(chunk, name)
+	proto, err = lua.Compile(chunk, name)
 	if err != nil {
 		return nil, &errs.Error{Kind: errs.Syntax, Err: err, Msg: strings.TrimSpace(err.Error())}
 	}
