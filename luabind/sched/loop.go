@@ -49,7 +49,7 @@ type Loop struct {
 	guards     map[uintptr]frameKind
 	pcs        []uintptr
 	fatal      *lua.LTable // a guard error pcall must not swallow, while its task runs
-	unobserved []*Task      // failed tasks nobody has awaited yet
+	unobserved []*Task     // failed tasks nobody has awaited yet
 	stopped    bool
 }
 
