@@ -94,20 +94,12 @@ func decode(L *lua.LState) int {
 
 // array([t]) marks t (or a new table) as a JSON array, so it encodes as []
 // even when empty.
-func array(L *lua.LState) int {
-	tb, ok := L.Get(1).(*lua.LTable)
-	if !ok {
-		if L.Get(1) != lua.LNil {
-			L.ArgError(1, "table or nil expected")
-		}
-		tb = L.CreateTable(0, 0)
-	}
-	L.Push(value.MarkArray(tb))
-	return 1
-}
+func array(L *lua.LState) int { return mark(L, value.MarkArray) }
 
 // object([t]) marks t (or a new table) as a JSON object.
-func object(L *lua.LState) int {
+func object(L *lua.LState) int { return mark(L, value.MarkObject) }
+
+func mark(L *lua.LState, marker func(*lua.LTable) *lua.LTable) int {
 	tb, ok := L.Get(1).(*lua.LTable)
 	if !ok {
 		if L.Get(1) != lua.LNil {
@@ -115,6 +107,6 @@ func object(L *lua.LState) int {
 		}
 		tb = L.CreateTable(0, 0)
 	}
-	L.Push(value.MarkObject(tb))
+	L.Push(marker(tb))
 	return 1
 }
