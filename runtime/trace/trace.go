@@ -1,0 +1,173 @@
+// Package trace carries typed events about what luagent does on the wire and
+// with processes, to sinks: a JSONL file (--trace FILE), human lines on
+// stderr (-v), or nothing. Events hold names and ids, never environment
+// values or tokens: whoever builds an Event must not put secrets in it, and
+// the sinks print only the fields defined here.
+package trace
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Kind says what happened.
+type Kind string
+
+const (
+	RequestSent     Kind = "request_sent"
+	Response        Kind = "response"
+	ErrorReply      Kind = "error"
+	NotificationIn  Kind = "notification_in"
+	NotificationOut Kind = "notification_out"
+	ProcessStarted  Kind = "process_started"
+	ProcessStopped  Kind = "process_stopped"
+	JunkSkipped     Kind = "junk_skipped"
+	ToolsRefreshed  Kind = "tools_refreshed"
+	ToolCallStart   Kind = "tool_call_start"
+	ToolCallEnd     Kind = "tool_call_end"
+	EraChosen       Kind = "era_chosen"
+)
+
+// Event is one traced occurrence. Zero fields are omitted from output.
+type Event struct {
+	Time     time.Time     `json:"time"`
+	Kind     Kind          `json:"kind"`
+	Server   string        `json:"server,omitempty"`
+	Method   string        `json:"method,omitempty"`
+	ID       string        `json:"id,omitempty"`
+	Tool     string        `json:"tool,omitempty"`
+	Duration time.Duration `json:"duration_ns,omitempty"`
+	Code     int           `json:"code,omitempty"`      // JSON-RPC error code
+	Exit     *int          `json:"exit,omitempty"`      // process exit status
+	PID      int           `json:"pid,omitempty"`       // process id
+	Count    int           `json:"count,omitempty"`     // tools refreshed, bytes skipped
+	Message  string        `json:"message,omitempty"`   // error text, era, junk preview
+	Command  string        `json:"command,omitempty"`   // program and arguments, never env values
+	EnvNames []string      `json:"env_names,omitempty"` // names of env variables set for a process
+}
+
+// Sink receives events. Implementations must be safe for concurrent use.
+type Sink interface {
+	Emit(Event)
+}
+
+// Nop discards events.
+var Nop Sink = nopSink{}
+
+type nopSink struct{}
+
+func (nopSink) Emit(Event) {}
+
+// Emit sends e to s with the time filled in; s may be nil.
+func Emit(s Sink, e Event) {
+	if s == nil || s == Nop {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	s.Emit(e)
+}
+
+// JSONL writes one JSON object per line.
+type JSONL struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewJSONL returns a sink writing to w.
+func NewJSONL(w io.Writer) *JSONL { return &JSONL{w: w} }
+
+func (j *JSONL) Emit(e Event) {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	b = append(b, '\n')
+	j.mu.Lock()
+	j.w.Write(b)
+	j.mu.Unlock()
+}
+
+// Human writes one readable line per event, for -v.
+type Human struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewHuman returns a sink writing human lines to w.
+func NewHuman(w io.Writer) *Human { return &Human{w: w} }
+
+func (h *Human) Emit(e Event) {
+	line := fmt.Sprintf("%s trace %s", e.Time.Format("15:04:05.000"), e.Kind)
+	if e.Server != "" {
+		line += " [" + e.Server + "]"
+	}
+	if e.Method != "" {
+		line += " " + e.Method
+	}
+	if e.Tool != "" {
+		line += " tool=" + e.Tool
+	}
+	if e.ID != "" {
+		line += " id=" + e.ID
+	}
+	if e.Code != 0 {
+		line += fmt.Sprintf(" code=%d", e.Code)
+	}
+	if e.Exit != nil {
+		line += fmt.Sprintf(" exit=%d", *e.Exit)
+	}
+	if e.PID != 0 {
+		line += fmt.Sprintf(" pid=%d", e.PID)
+	}
+	if e.Count != 0 {
+		line += fmt.Sprintf(" count=%d", e.Count)
+	}
+	if e.Duration != 0 {
+		line += " in " + e.Duration.Round(time.Microsecond).String()
+	}
+	if e.Command != "" {
+		line += " cmd=" + e.Command
+	}
+	if len(e.EnvNames) > 0 {
+		line += fmt.Sprintf(" env=%v", e.EnvNames)
+	}
+	if e.Message != "" {
+		line += ": " + e.Message
+	}
+	h.mu.Lock()
+	fmt.Fprintln(h.w, line)
+	h.mu.Unlock()
+}
+
+// Multi sends each event to every sink.
+type Multi []Sink
+
+func (m Multi) Emit(e Event) {
+	for _, s := range m {
+		s.Emit(e)
+	}
+}
+
+// Recorder keeps events in memory, for tests.
+type Recorder struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+func (r *Recorder) Emit(e Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+// Events returns a copy of what was recorded.
+func (r *Recorder) Events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}
