@@ -31,6 +31,7 @@ const (
 	Tool           // a tool reported a failure (isError)
 	Auth           // authentication or authorization failed
 	Internal       // a bug in luagent: please report it
+	Closed         // the connection or transport is closed
 )
 
 var kindNames = [...]string{
@@ -46,6 +47,7 @@ var kindNames = [...]string{
 	Tool:      "tool",
 	Auth:      "auth",
 	Internal:  "internal",
+	Closed:    "closed",
 }
 
 // String returns the kind's name as Lua code sees it ("timeout", "not_found").

@@ -1,0 +1,28 @@
+// Package transport is the client side of the MCP stdio transport: it spawns
+// a server process and moves newline-delimited JSON messages over its stdin
+// and stdout.
+//
+//	p, err := transport.Start(transport.Command{Path: "npx", Args: []string{"-y", "some-server"}},
+//		transport.Options{Name: "fs", Trace: sink})
+//	err = p.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover"}`))
+//	msg, err := p.Read() // one goroutine reads; any number may write
+//	err = p.Close()      // stdin EOF, then SIGTERM, then SIGKILL
+//
+// The framing follows the spec: one JSON object per line, no embedded
+// newlines. A server that prints something else on stdout (a banner, a
+// stray console.log) is tolerated: the line is skipped, reported through
+// Options.OnJunk and a trace.JunkSkipped event, and reading goes on. A line
+// longer than Options.MaxMessage is read through without being buffered and
+// reported as an *OversizeError, after which reading also goes on. stderr is
+// kept in a ring buffer so that the error returned when the server dies can
+// say why.
+//
+// The child runs in its own process group so that shutdown signals reach
+// whatever it spawned (npx starts node, uv starts python). When the server
+// exits, anything left in its group is killed: nobody else would reap it.
+//
+// LineReader, the framing alone, works over any io.Reader and is what Process
+// uses for stdout.
+//
+// The package imports no Lua: any Go program can use it.
+package transport
