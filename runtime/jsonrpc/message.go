@@ -1,0 +1,201 @@
+// Package jsonrpc is JSON-RPC 2.0 for MCP: message encoding and decoding,
+// and Conn, which multiplexes calls, notifications and incoming requests
+// over a stream of framed messages (stdio lines).
+//
+// It is luagent's own small implementation rather than
+// github.com/sourcegraph/jsonrpc2: MCP over HTTP gives every request its own
+// response stream, stdio needs junk lines skipped and a size cap, and the
+// client's hot path (a tools/call round trip) should not pay for reflection
+// on the message envelope.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/luagent/luagent/runtime/errs"
+)
+
+// ID is a request id: a JSON number or string, kept as its JSON text so it
+// round-trips exactly and compares as a map key. The zero ID means "none"
+// (a notification).
+type ID struct{ raw string }
+
+// IntID returns the id n.
+func IntID(n int64) ID { return ID{strconv.FormatInt(n, 10)} }
+
+// StringID returns the id s.
+func StringID(s string) ID {
+	b, _ := json.Marshal(s)
+	return ID{string(b)}
+}
+
+// IsZero reports whether there is no id.
+func (id ID) IsZero() bool { return id.raw == "" }
+
+// String is the id's JSON text (`7`, `"abc"`).
+func (id ID) String() string { return id.raw }
+
+// Raw returns the JSON text.
+func (id ID) Raw() json.RawMessage { return json.RawMessage(id.raw) }
+
+// MarshalJSON writes the id as it was received.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if id.raw == "" {
+		return []byte("null"), nil
+	}
+	return []byte(id.raw), nil
+}
+
+// UnmarshalJSON accepts a number or a string; null is the zero ID.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		id.raw = ""
+	case b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		id.raw = string(b)
+	case b[0] == '-' || (b[0] >= '0' && b[0] <= '9'):
+		if _, err := strconv.ParseFloat(string(b), 64); err != nil {
+			return fmt.Errorf("bad id %s", b)
+		}
+		id.raw = string(b)
+	default:
+		return fmt.Errorf("id must be a number or a string, got %s", b)
+	}
+	return nil
+}
+
+// Message is any JSON-RPC message: a request (ID and Method), a notification
+// (Method only) or a response (ID and Result or Error).
+type Message struct {
+	ID     ID
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *Error
+}
+
+// IsRequest, IsNotification and IsResponse classify the message.
+func (m *Message) IsRequest() bool      { return m.Method != "" && !m.ID.IsZero() }
+func (m *Message) IsNotification() bool { return m.Method != "" && m.ID.IsZero() }
+func (m *Message) IsResponse() bool     { return m.Method == "" && (m.Result != nil || m.Error != nil) }
+
+// Error is a JSON-RPC error object. As a Go error it reads
+// "server error -32601: Method not found".
+type Error struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("server error %d: %s", e.Code, e.Message)
+}
+
+// Standard codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+)
+
+type wireMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      *ID             `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// Decode parses one message. A body that is not a JSON-RPC 2.0 message is an
+// error of kind errs.Protocol.
+func Decode(b []byte) (*Message, error) {
+	var w wireMessage
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, errs.Errorf(errs.Protocol, "", "not a JSON-RPC message: %v", err)
+	}
+	if w.JSONRPC != "2.0" {
+		return nil, errs.New(errs.Protocol, "", `not a JSON-RPC 2.0 message: "jsonrpc" is not "2.0"`)
+	}
+	m := &Message{Method: w.Method, Params: nullToNil(w.Params), Result: w.Result, Error: w.Error}
+	if w.ID != nil {
+		m.ID = *w.ID
+	}
+	// "result": null is still a result.
+	if w.Method == "" && w.Result == nil && w.Error == nil && bytes.Contains(b, []byte(`"result"`)) {
+		m.Result = json.RawMessage("null")
+	}
+	switch {
+	case m.Method != "" && (m.Result != nil || m.Error != nil):
+		return nil, errs.New(errs.Protocol, "", "a JSON-RPC message has both a method and a result or error")
+	case m.Method == "" && m.Result == nil && m.Error == nil:
+		return nil, errs.New(errs.Protocol, "", "a JSON-RPC message has neither a method nor a result or error")
+	case m.Method == "" && m.ID.IsZero() && m.Error == nil:
+		return nil, errs.New(errs.Protocol, "", "a JSON-RPC response has no id")
+	}
+	return m, nil
+}
+
+func nullToNil(r json.RawMessage) json.RawMessage {
+	if string(r) == "null" {
+		return nil
+	}
+	return r
+}
+
+// AppendRequest appends a request (or, with a zero id, a notification) to
+// dst. params must be valid JSON or nil.
+func AppendRequest(dst []byte, id ID, method string, params json.RawMessage) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0"`...)
+	if !id.IsZero() {
+		dst = append(dst, `,"id":`...)
+		dst = append(dst, id.raw...)
+	}
+	dst = append(dst, `,"method":`...)
+	dst = strconv.AppendQuote(dst, method)
+	if len(params) > 0 {
+		dst = append(dst, `,"params":`...)
+		dst = append(dst, params...)
+	}
+	return append(dst, '}')
+}
+
+// AppendResponse appends a response with result or err to dst.
+func AppendResponse(dst []byte, id ID, result json.RawMessage, rerr *Error) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	if id.IsZero() {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, id.raw...)
+	}
+	if rerr != nil {
+		b, _ := json.Marshal(rerr)
+		dst = append(dst, `,"error":`...)
+		dst = append(dst, b...)
+	} else {
+		if len(result) == 0 {
+			result = json.RawMessage("{}")
+		}
+		dst = append(dst, `,"result":`...)
+		dst = append(dst, result...)
+	}
+	return append(dst, '}')
+}
+
+// Encode returns the message's wire form.
+func (m *Message) Encode() []byte {
+	if m.IsResponse() || (m.Method == "" && !m.ID.IsZero()) {
+		return AppendResponse(nil, m.ID, m.Result, m.Error)
+	}
+	return AppendRequest(nil, m.ID, m.Method, m.Params)
+}
