@@ -186,5 +186,9 @@ func (h *Host) printFailure(f *sched.Failure) {
 	}
 }
 
-// Close releases the state.
-func (h *Host) Close() { h.L.Close() }
+// Close shuts down what the scripts opened (server processes) and releases
+// the state.
+func (h *Host) Close() {
+	h.Loop.Close()
+	h.L.Close()
+}

@@ -1,10 +1,13 @@
 package sched
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonrpc"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -54,7 +57,8 @@ func ErrorValue(L *lua.LState, kind errs.Kind, msg string) *lua.LTable {
 }
 
 // ErrorValueOf converts a Go error to a Lua error table, keeping its kind
-// (Runtime when it has none).
+// (Runtime when it has none). A JSON-RPC error from a server adds its code
+// and data fields.
 func ErrorValueOf(L *lua.LState, err error) *lua.LTable {
 	k := errs.KindOf(err)
 	if k == errs.Unknown {
@@ -66,7 +70,17 @@ func ErrorValueOf(L *lua.LState, err error) *lua.LTable {
 		}
 		return ErrorValue(L, f.Kind, f.Message)
 	}
-	return ErrorValue(L, k, err.Error())
+	tb := ErrorValue(L, k, err.Error())
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		tb.RawSetString("code", lua.LNumber(je.Code))
+		if len(je.Data) > 0 {
+			if v, derr := value.Decode(L, je.Data); derr == nil {
+				tb.RawSetString("data", v)
+			}
+		}
+	}
+	return tb
 }
 
 // raiseFatal raises an error that pcall and xpcall pass through instead of

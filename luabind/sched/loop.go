@@ -50,6 +50,7 @@ type Loop struct {
 	pcs        []uintptr
 	fatal      *lua.LTable // a guard error pcall must not swallow, while its task runs
 	unobserved []*Task     // failed tasks nobody has awaited yet
+	closers    []func()
 	stopped    bool
 }
 
@@ -139,6 +140,20 @@ func (lp *Loop) Hold() (release func()) {
 			lp.Post(func() {})
 		})
 	}
+}
+
+// OnClose registers fn to run when the loop is closed (modules release
+// what they hold: server processes, listeners). Loop goroutine only.
+func (lp *Loop) OnClose(fn func()) { lp.closers = append(lp.closers, fn) }
+
+// Close cancels every task and runs the OnClose functions, last registered
+// first. The state stays the caller's to close.
+func (lp *Loop) Close() {
+	lp.cancel(errs.New(errs.Closed, "", "the Lua host is shutting down"))
+	for i := len(lp.closers) - 1; i >= 0; i-- {
+		lp.closers[i]()
+	}
+	lp.closers = nil
 }
 
 // Stop makes Run return after the current tick. Loop goroutine only.

@@ -1,0 +1,385 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonrpc"
+)
+
+// reqOpts tune one request.
+type reqOpts struct {
+	progress func(Progress) // wants progress notifications
+	timeout  time.Duration  // overrides Options.Timeout
+	mrtr     bool           // the method may answer input_required
+	tasks    bool           // the method may answer with a task (tools/call)
+	taskCaps bool           // declare the tasks extension (tools/call, tasks/*)
+	noCancel bool           // never send notifications/cancelled (initialize)
+}
+
+// ServerError returns the JSON-RPC error a server answered with, when err
+// is one.
+func ServerError(err error) (*jsonrpc.Error, bool) {
+	var je *jsonrpc.Error
+	ok := errors.As(err, &je)
+	return je, ok
+}
+
+// request sends method with params (a JSON object of the method's own
+// fields, or nil) to the live session, adding the modern envelope, and
+// follows input_required rounds and tasks to the final result.
+func (c *Client) request(ctx context.Context, method string, params json.RawMessage, o reqOpts) (json.RawMessage, error) {
+	s, err := c.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var extra [][]byte
+	for round := 0; ; round++ {
+		tok := ""
+		if o.progress != nil || method == "tools/call" {
+			// Every call carries a token, so progress can keep its
+			// inactivity timeout alive even when nobody watches.
+			tok = c.nextToken()
+		}
+		body := c.params(s, params, tok, o.tasks || o.taskCaps, extra...)
+		res, err := c.roundTrip(ctx, s, method, body, tok, o)
+		if err != nil {
+			return nil, err
+		}
+		if s.info.Era != EraModern {
+			return res, nil
+		}
+		switch rt := resultType(res); rt {
+		case "", ResultComplete:
+			return res, nil
+		case ResultInputRequired:
+			if !o.mrtr {
+				return nil, c.protocolError(method, "answered input_required, which only tools/call, prompts/get and resources/read may")
+			}
+			if round+1 >= c.opts.MaxInputRounds {
+				return nil, errs.Errorf(errs.Protocol, method, "%q still asked for input after %d rounds; giving up (the server may be looping)", c.opts.Name, round+1)
+			}
+			extra, err = c.answerInputRequired(ctx, s, method, res)
+			if err != nil {
+				return nil, err
+			}
+		case ResultTask:
+			if !o.tasks {
+				return nil, c.protocolError(method, "answered with a task, which only tools/call may")
+			}
+			return c.followModernTask(ctx, s, res, o)
+		default:
+			return nil, c.protocolError(method, fmt.Sprintf("answered resultType %q, which luagent does not know", rt))
+		}
+	}
+}
+
+func (c *Client) protocolError(method, what string) error {
+	return errs.Errorf(errs.Protocol, method, "server %q %s", c.opts.Name, what)
+}
+
+// resultType reads a modern result's resultType without decoding the rest
+// when the member is absent (every legacy result).
+func resultType(raw json.RawMessage) string {
+	if !bytes.Contains(raw, []byte(`"resultType"`)) {
+		return ""
+	}
+	var v struct {
+		ResultType string `json:"resultType"`
+	}
+	json.Unmarshal(raw, &v)
+	return v.ResultType
+}
+
+// params builds the request params: the modern _meta envelope (or, legacy,
+// just the progress token), the method's own fields, and extra members
+// (inputResponses, requestState) given as `"key":value` fragments.
+func (c *Client) params(s *session, fields json.RawMessage, tok string, tasks bool, extra ...[]byte) json.RawMessage {
+	b := make([]byte, 0, 128+len(fields))
+	b = append(b, '{')
+	n := 0
+	sep := func() {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+	}
+	if s.info.Era == EraModern {
+		sep()
+		b = append(b, `"_meta":{`...)
+		b = append(b, s.envelope...)
+		if tasks && s.info.Capabilities.Extensions[TasksExtension] != nil {
+			b = append(b, `,"`+MetaClientCapabilities+`":`...)
+			b = append(b, c.capabilitiesWithTasks()...)
+		} else {
+			b = append(b, `,"`+MetaClientCapabilities+`":`...)
+			b = append(b, c.capabilities(EraModern)...)
+		}
+		if lvl := c.currentLogLevel(); lvl != "" {
+			b = append(b, `,"`+MetaLogLevel+`":`...)
+			b = strconv.AppendQuote(b, lvl)
+		}
+		if tok != "" {
+			b = append(b, `,"progressToken":`...)
+			b = strconv.AppendQuote(b, tok)
+		}
+		b = append(b, '}')
+	} else if tok != "" {
+		sep()
+		b = append(b, `"_meta":{"progressToken":`...)
+		b = strconv.AppendQuote(b, tok)
+		b = append(b, '}')
+	}
+	if inner := bytes.TrimSpace(fields); len(inner) > 2 {
+		inner = bytes.TrimSpace(inner[1 : len(inner)-1])
+		if len(inner) > 0 {
+			sep()
+			b = append(b, inner...)
+		}
+	}
+	for _, e := range extra {
+		sep()
+		b = append(b, e...)
+	}
+	return append(b, '}')
+}
+
+func (c *Client) capabilitiesWithTasks() json.RawMessage {
+	caps := c.capabilities(EraModern)
+	ext := `"extensions":{"` + TasksExtension + `":{}}`
+	if len(caps) == 2 {
+		return json.RawMessage("{" + ext + "}")
+	}
+	return json.RawMessage(string(caps[:len(caps)-1]) + "," + ext + "}")
+}
+
+// envelope is the constant part of the modern _meta: version and client info.
+func (c *Client) envelope(version string) []byte {
+	info, _ := json.Marshal(c.opts.ClientInfo)
+	return []byte(`"` + MetaProtocolVersion + `":` + strconv.Quote(version) + `,"` + MetaClientInfo + `":` + string(info))
+}
+
+// roundTrip sends one request and waits for its answer. The wait is an
+// inactivity timeout: progress restarts it, up to ten times the timeout in
+// all. On timeout or cancellation the server is told
+// (notifications/cancelled) and a late answer is dropped.
+func (c *Client) roundTrip(ctx context.Context, s *session, method string, params json.RawMessage, tok string, o reqOpts) (json.RawMessage, error) {
+	var activity chan struct{}
+	if tok != "" {
+		activity = make(chan struct{}, 1)
+		key := strconv.Quote(tok)
+		c.progress.Store(key, func(p Progress) {
+			if o.progress != nil {
+				o.progress(p)
+			}
+			select {
+			case activity <- struct{}{}:
+			default:
+			}
+		})
+		defer c.progress.Delete(key)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(ctx, method, c.opts.Name)
+	}
+	call, err := s.conn.Start(method, params)
+	if err != nil {
+		return nil, c.transportError(method, err)
+	}
+	timeout := o.timeout
+	if timeout <= 0 {
+		timeout = c.opts.Timeout
+	}
+	start := time.Now()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-call.Done():
+			resp, err := call.Result()
+			if err != nil {
+				return nil, c.transportError(method, err)
+			}
+			if resp.Error != nil {
+				return nil, c.serverError(method, resp.Error)
+			}
+			return resp.Result, nil
+		case <-activity:
+			left := 10*timeout - time.Since(start)
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+			timer.Reset(max(min(timeout, left), 0))
+		case <-timer.C:
+			call.Abandon()
+			if !o.noCancel {
+				c.cancelRequest(s, call.ID, "timed out")
+			}
+			total := time.Since(start)
+			if total >= 10*timeout-timeout/100 && total > timeout+timeout/100 {
+				return nil, errs.Errorf(errs.Timeout, method, "%s to %q timed out: still running after %s, ten times the timeout of %s (progress does not extend it further)",
+					method, c.opts.Name, roundDur(total), roundDur(timeout))
+			}
+			return nil, errs.Errorf(errs.Timeout, method, "%s to %q timed out: no answer or progress for %s (timeout = %s)",
+				method, c.opts.Name, roundDur(timeout), roundDur(timeout))
+		case <-ctx.Done():
+			call.Abandon()
+			if !o.noCancel {
+				c.cancelRequest(s, call.ID, "cancelled by the caller")
+			}
+			return nil, ctxError(ctx, method, c.opts.Name)
+		}
+	}
+}
+
+func roundDur(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
+
+// cancelRequest tells the server to stop working on id.
+func (c *Client) cancelRequest(s *session, id jsonrpc.ID, reason string) {
+	params := []byte(`{"requestId":` + id.String() + `,"reason":` + strconv.Quote(reason) + `}`)
+	s.conn.Notify("notifications/cancelled", params)
+}
+
+// transportError describes a failure of the connection during method.
+func (c *Client) transportError(method string, err error) error {
+	k := errs.KindOf(err)
+	if k == errs.Unknown {
+		k = errs.Closed
+	}
+	return &errs.Error{Kind: k, Op: method, Msg: err.Error(), Err: err}
+}
+
+// serverError turns a JSON-RPC error answer into an error with a kind; the
+// *jsonrpc.Error stays reachable with errors.As (code and data).
+func (c *Client) serverError(method string, e *jsonrpc.Error) error {
+	k := errs.Tool
+	switch e.Code {
+	case jsonrpc.CodeMethodNotFound, CodeResourceNotFound:
+		k = errs.NotFound
+	case jsonrpc.CodeInvalidParams:
+		k = errs.Invalid
+		if method == "resources/read" {
+			k = errs.NotFound // the modern spelling of "resource not found"
+		}
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, CodeHeaderMismatch, CodeMissingClientCapability, CodeUnsupportedProtocolVersion:
+		k = errs.Protocol
+	}
+	return &errs.Error{Kind: k, Op: method, Msg: fmt.Sprintf("%q answered error %d: %s", c.opts.Name, e.Code, e.Message), Err: e}
+}
+
+// answerInputRequired answers a modern input_required result's requests
+// through the callbacks and returns the retry's extra members:
+// inputResponses, and requestState echoed byte for byte.
+func (c *Client) answerInputRequired(ctx context.Context, s *session, method string, res json.RawMessage) ([][]byte, error) {
+	var ir struct {
+		InputRequests map[string]inputRequest `json:"inputRequests"`
+		RequestState  json.RawMessage         `json:"requestState"`
+	}
+	if err := json.Unmarshal(res, &ir); err != nil {
+		return nil, c.protocolError(method, "sent a malformed input_required result: "+err.Error())
+	}
+	var extra [][]byte
+	if len(ir.InputRequests) > 0 {
+		responses, err := c.answerAll(ctx, EraModern, ir.InputRequests)
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(responses)
+		extra = append(extra, append([]byte(`"inputResponses":`), b...))
+	}
+	if len(ir.RequestState) > 0 && string(ir.RequestState) != "null" {
+		extra = append(extra, append([]byte(`"requestState":`), ir.RequestState...))
+	}
+	return extra, nil
+}
+
+// answerAll answers input requests in key order.
+func (c *Client) answerAll(ctx context.Context, era Era, reqs map[string]inputRequest) (map[string]json.RawMessage, error) {
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]json.RawMessage, len(reqs))
+	for _, k := range keys {
+		r, err := c.answer(ctx, era, reqs[k].Method, reqs[k].Params)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = r
+	}
+	return out, nil
+}
+
+// answer runs the callback for one thing the server asks of the client.
+func (c *Client) answer(ctx context.Context, era Era, method string, params json.RawMessage) (json.RawMessage, error) {
+	missing := func(cb string) error {
+		return errs.Errorf(errs.Protocol, method, "server %q sent %s, but no %s callback was given (luagent did not advertise the capability)", c.opts.Name, method, cb)
+	}
+	switch method {
+	case "ping":
+		return json.RawMessage("{}"), nil
+	case "elicitation/create":
+		if c.opts.Elicit == nil {
+			return nil, missing("on_elicit")
+		}
+		return c.opts.Elicit(ctx, params)
+	case "sampling/createMessage":
+		if c.opts.Sample == nil {
+			return nil, missing("on_sample")
+		}
+		return c.opts.Sample(ctx, params)
+	case "roots/list":
+		if c.opts.Roots == nil {
+			return nil, missing("roots")
+		}
+		roots, err := c.opts.Roots(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if roots == nil {
+			roots = []Root{}
+		}
+		b, err := json.Marshal(struct {
+			Roots []Root `json:"roots"`
+		}{roots})
+		return b, err
+	}
+	return nil, errs.Errorf(errs.NotFound, method, "server %q asked for %s, which luagent does not answer", c.opts.Name, method)
+}
+
+// serverRequest answers a legacy server→client request on its own
+// goroutine (the reader must not block).
+func (c *Client) serverRequest(s *session, m *jsonrpc.Message) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.serverReqs.Store(m.ID.String(), cancel)
+	go func() {
+		defer cancel()
+		defer s.serverReqs.Delete(m.ID.String())
+		res, err := c.answer(ctx, EraLegacy, m.Method, m.Params)
+		if err != nil {
+			code := jsonrpc.CodeInternalError
+			if errs.KindOf(err) == errs.NotFound || errs.KindOf(err) == errs.Protocol {
+				code = jsonrpc.CodeMethodNotFound
+			}
+			s.conn.Reply(m.ID, nil, &jsonrpc.Error{Code: code, Message: err.Error()})
+			return
+		}
+		s.conn.Reply(m.ID, res, nil)
+	}()
+}

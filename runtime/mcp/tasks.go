@@ -1,0 +1,205 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonrpc"
+)
+
+// Tasks run a tool call asynchronously on the server; the client follows the
+// task to its end, so call() still returns the tool's result. Status changes
+// reach the caller's progress callback (Progress.Status set). Cancelling the
+// caller's context cancels the task (tasks/cancel, never
+// notifications/cancelled).
+//
+// Legacy (2025-11-25 experimental core): the client asks for a task with
+// params.task; the server answers {task: {...}}; tasks/get polls and
+// tasks/result fetches the outcome. Modern (extension
+// io.modelcontextprotocol/tasks): the server decides; resultType "task";
+// tasks/get returns the outcome inline; tasks/update answers input.
+
+const defaultPollInterval = 500 * time.Millisecond
+
+type taskState struct {
+	TaskID         string                  `json:"taskId"`
+	Status         string                  `json:"status"`
+	StatusMessage  string                  `json:"statusMessage"`
+	PollInterval   *int64                  `json:"pollInterval"`   // legacy
+	PollIntervalMs *int64                  `json:"pollIntervalMs"` // modern
+	Result         json.RawMessage         `json:"result"`
+	Error          *jsonrpc.Error          `json:"error"`
+	InputRequests  map[string]inputRequest `json:"inputRequests"`
+}
+
+func (t *taskState) poll() time.Duration {
+	ms := t.PollIntervalMs
+	if ms == nil {
+		ms = t.PollInterval
+	}
+	if ms == nil || *ms <= 0 {
+		return defaultPollInterval
+	}
+	return min(max(time.Duration(*ms)*time.Millisecond, 50*time.Millisecond), 30*time.Second)
+}
+
+func (t *taskState) terminal() bool {
+	return t.Status == "completed" || t.Status == "failed" || t.Status == "cancelled"
+}
+
+func (c *Client) useLegacyTask(t *Tool, o CallOptions) bool {
+	info := c.Info()
+	if info.Era != EraLegacy || t.Execution == nil {
+		return false
+	}
+	caps := info.Capabilities.Tasks
+	if caps == nil || caps.Requests == nil || caps.Requests.Tools == nil || caps.Requests.Tools.Call == nil {
+		return false
+	}
+	return t.Execution.TaskSupport == "required" || (o.Task && t.Execution.TaskSupport == "optional")
+}
+
+func taskIDParams(id string) json.RawMessage {
+	return json.RawMessage(`{"taskId":` + strconv.Quote(id) + `}`)
+}
+
+// cancelTask asks the server to cancel a task, on a context of its own: the
+// caller's has ended.
+func (c *Client) cancelTask(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.request(ctx, "tasks/cancel", taskIDParams(id), reqOpts{taskCaps: true})
+}
+
+func (c *Client) reportStatus(o CallOptions, t *taskState, last *string) {
+	if o.Progress == nil || t.Status+"\x00"+t.StatusMessage == *last {
+		return
+	}
+	*last = t.Status + "\x00" + t.StatusMessage
+	o.Progress(Progress{Status: t.Status, Message: t.StatusMessage})
+}
+
+// callLegacyTask runs tools/call as a 2025-11-25 task.
+func (c *Client) callLegacyTask(ctx context.Context, params json.RawMessage, o CallOptions) (json.RawMessage, error) {
+	withTask := append(params[:len(params)-1:len(params)-1], `,"task":{"ttl":3600000}}`...)
+	res, err := c.request(ctx, "tools/call", withTask, reqOpts{progress: o.Progress, timeout: o.Timeout})
+	if err != nil {
+		return nil, err
+	}
+	var created struct {
+		Task *taskState `json:"task"`
+	}
+	if json.Unmarshal(res, &created) != nil || created.Task == nil || created.Task.TaskID == "" {
+		return res, nil // the server ran it at once
+	}
+	t := created.Task
+	changed := make(chan struct{}, 1)
+	c.taskSubs.Store(t.TaskID, func(json.RawMessage) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	defer c.taskSubs.Delete(t.TaskID)
+	last := ""
+	for !t.terminal() {
+		c.reportStatus(o, t, &last)
+		select {
+		case <-time.After(t.poll()):
+		case <-changed:
+		case <-ctx.Done():
+			c.cancelTask(t.TaskID)
+			return nil, ctxError(ctx, "tools/call", c.opts.Name)
+		}
+		res, err := c.request(ctx, "tasks/get", taskIDParams(t.TaskID), reqOpts{timeout: o.Timeout})
+		if err != nil {
+			if ctx.Err() != nil {
+				c.cancelTask(t.TaskID)
+			}
+			return nil, err
+		}
+		var next taskState
+		if err := json.Unmarshal(res, &next); err != nil {
+			return nil, c.protocolError("tasks/get", "sent a malformed task: "+err.Error())
+		}
+		t = &next
+	}
+	c.reportStatus(o, t, &last)
+	if t.Status == "cancelled" {
+		return nil, errs.Errorf(errs.Cancelled, "tools/call", "server %q cancelled task %s: %s", c.opts.Name, t.TaskID, t.StatusMessage)
+	}
+	// tasks/result gives the call's outcome: its result, or its error.
+	return c.request(ctx, "tasks/result", taskIDParams(t.TaskID), reqOpts{timeout: o.Timeout})
+}
+
+// followModernTask follows a resultType "task" answer to its end.
+func (c *Client) followModernTask(ctx context.Context, s *session, res json.RawMessage, o reqOpts) (json.RawMessage, error) {
+	t := &taskState{}
+	if err := json.Unmarshal(res, t); err != nil || t.TaskID == "" {
+		return nil, c.protocolError("tools/call", "answered with a task that has no taskId")
+	}
+	answered := map[string]bool{}
+	last := ""
+	co := CallOptions{Progress: o.progress}
+	for {
+		c.reportStatus(co, t, &last)
+		switch t.Status {
+		case "completed":
+			if len(t.Result) == 0 {
+				return nil, c.protocolError("tasks/get", "reported task "+t.TaskID+" completed without a result")
+			}
+			return t.Result, nil
+		case "failed":
+			if t.Error == nil {
+				return nil, errs.Errorf(errs.Tool, "tools/call", "server %q: task %s failed: %s", c.opts.Name, t.TaskID, t.StatusMessage)
+			}
+			return nil, c.serverError("tools/call", t.Error)
+		case "cancelled":
+			return nil, errs.Errorf(errs.Cancelled, "tools/call", "server %q cancelled task %s: %s", c.opts.Name, t.TaskID, t.StatusMessage)
+		case "input_required":
+			pending := map[string]inputRequest{}
+			for k, r := range t.InputRequests {
+				if !answered[k] {
+					pending[k] = r
+				}
+			}
+			if len(pending) > 0 {
+				responses, err := c.answerAll(ctx, EraModern, pending)
+				if err != nil {
+					return nil, err
+				}
+				for k := range pending {
+					answered[k] = true
+				}
+				b, _ := json.Marshal(struct {
+					TaskID         string                     `json:"taskId"`
+					InputResponses map[string]json.RawMessage `json:"inputResponses"`
+				}{t.TaskID, responses})
+				if _, err := c.request(ctx, "tasks/update", b, reqOpts{taskCaps: true}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		select {
+		case <-time.After(t.poll()):
+		case <-ctx.Done():
+			c.cancelTask(t.TaskID)
+			return nil, ctxError(ctx, "tools/call", c.opts.Name)
+		}
+		got, err := c.request(ctx, "tasks/get", taskIDParams(t.TaskID), reqOpts{taskCaps: true, timeout: o.timeout})
+		if err != nil {
+			if ctx.Err() != nil {
+				c.cancelTask(t.TaskID)
+			}
+			return nil, err
+		}
+		next := &taskState{}
+		if err := json.Unmarshal(got, next); err != nil {
+			return nil, c.protocolError("tasks/get", "sent a malformed task: "+err.Error())
+		}
+		t = next
+	}
+}
