@@ -3,14 +3,17 @@ GO      ?= go
 BIN     ?= bin/luagent
 PKGS    := ./...
 FUZZTIME ?= 60s
+NPM     ?= npm
+# Stamp written after the pinned npm peers (internal/peers) are installed.
+PEERS_STAMP := test/peers/node_modules/.installed
 
-.PHONY: build test demo bench fuzz lint clean
+.PHONY: build test demo bench fuzz lint clean peers
 
 build:
 	$(GO) build -o $(BIN) ./cmd/luagent
 
 # The README's test command; .ci/run calls it.
-test: lint
+test: lint peers
 	$(GO) test -race -count=1 $(PKGS)
 
 demo: build
@@ -32,3 +35,11 @@ lint:
 
 clean:
 	rm -rf bin
+
+# The npm MCP servers the interop tests talk to (test/peers/package-lock.json).
+# Reinstalled only when node_modules is missing or older than the lock file.
+peers: $(PEERS_STAMP)
+
+$(PEERS_STAMP): test/peers/package-lock.json test/peers/package.json
+	$(NPM) ci --prefix test/peers --no-audit --no-fund
+	@touch $@

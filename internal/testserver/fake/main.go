@@ -402,16 +402,35 @@ func (s *server) request(m msg) {
 	case "tasks/get":
 		s.taskGet(m, p)
 	case "tasks/result":
-		t := s.tasks[p.TaskID]
-		if t == nil {
-			s.fail(m.ID, -32602, "unknown task", nil)
-			return
+		// Blocks until the task ends, as the spec says.
+		for {
+			s.mu.Lock()
+			t := s.tasks[p.TaskID]
+			var status string
+			var result json.RawMessage
+			if t != nil {
+				status, result = t.status, t.result
+			}
+			s.mu.Unlock()
+			switch {
+			case t == nil:
+				s.fail(m.ID, -32602, "unknown task", nil)
+				return
+			case status == "completed":
+				s.reply(m.ID, result)
+				return
+			case status == "cancelled":
+				s.fail(m.ID, -32603, "task cancelled", nil)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		s.reply(m.ID, json.RawMessage(t.result))
 	case "tasks/cancel":
+		s.mu.Lock()
 		if t := s.tasks[p.TaskID]; t != nil {
 			t.status = "cancelled"
 		}
+		s.mu.Unlock()
 		s.reply(m.ID, s.result(map[string]any{}))
 	case "tasks/update":
 		if t := s.tasks[p.TaskID]; t != nil {

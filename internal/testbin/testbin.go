@@ -1,0 +1,50 @@
+// Package testbin builds the repository's helper programs (scripted servers)
+// for tests, once per test process.
+package testbin
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+type built struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+var cache sync.Map // package dir -> *built
+
+// Root is the repository root (the folder holding go.mod).
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Build compiles the main package at rel (relative to the repository root,
+// e.g. "internal/testserver/fake") and returns the binary's path.
+func Build(t testing.TB, rel string) string {
+	t.Helper()
+	v, _ := cache.LoadOrStore(rel, &built{})
+	b := v.(*built)
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "luagent-testbin")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path = filepath.Join(dir, filepath.Base(rel))
+		cmd := exec.Command("go", "build", "-o", b.path, "./"+rel)
+		cmd.Dir = Root()
+		b.out, b.err = cmd.CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("building %s: %v\n%s", rel, b.err, b.out)
+	}
+	return b.path
+}
