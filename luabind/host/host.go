@@ -15,10 +15,12 @@ import (
 	envmod "github.com/luagent/luagent/luabind/mod/env"
 	jsonmod "github.com/luagent/luagent/luabind/mod/json"
 	logmod "github.com/luagent/luagent/luabind/mod/log"
+	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	taskmod "github.com/luagent/luagent/luabind/mod/task"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/stdlib"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -43,6 +45,8 @@ type Config struct {
 	// Env looks up environment variables for the env module; nil reads the
 	// process environment.
 	Env envmod.Lookup
+	// Trace receives protocol and process events (--trace, -v); may be nil.
+	Trace trace.Sink
 }
 
 // Host is one Lua state with its loop and standard modules.
@@ -107,7 +111,10 @@ func New(cfg Config) *Host {
 	jsonmod.Preload(L)
 	logmod.Preload(L, h.Logger)
 	envmod.Preload(L, cfg.Env)
-	for _, name := range []string{"json", "task", "log", "env", "inspect"} {
+	mcpmod.Preload(h.Loop, mcpmod.Config{Trace: cfg.Trace, Log: func(server, line string) {
+		h.Logger.Log(logmod.Debug, "["+server+"] "+line)
+	}})
+	for _, name := range []string{"json", "task", "log", "env", "inspect", "mcp"} {
 		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
 			panic(fmt.Sprintf("host: loading module %s: %v", name, err))
 		}

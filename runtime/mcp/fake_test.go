@@ -4,46 +4,21 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/runtime/transport"
 )
 
-// The scripted server (internal/testserver/fake), built once per test run.
-var (
-	fakeOnce sync.Once
-	fakeBin  string
-	fakeErr  error
-)
-
+// fakeServer is the scripted server (internal/testserver/fake) with a wire
+// log of what it received.
 func fakeServer(t testing.TB, args ...string) (transport.Command, string) {
 	t.Helper()
-	fakeOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fake-mcp")
-		if err != nil {
-			fakeErr = err
-			return
-		}
-		fakeBin = filepath.Join(dir, "fake")
-		_, file, _, _ := runtime.Caller(0)
-		src := filepath.Join(filepath.Dir(file), "..", "..", "internal", "testserver", "fake")
-		out, err := exec.Command("go", "build", "-o", fakeBin, src).CombinedOutput()
-		if err != nil {
-			fakeErr = err
-			fakeBin = string(out)
-		}
-	})
-	if fakeErr != nil {
-		t.Fatalf("building the fake server: %v\n%s", fakeErr, fakeBin)
-	}
 	log := filepath.Join(t.TempDir(), "wire.log")
-	return transport.Command{Path: fakeBin, Args: append([]string{"-log", log}, args...)}, log
+	return transport.Command{Path: testbin.Build(t, "internal/testserver/fake"), Args: append([]string{"-log", log}, args...)}, log
 }
 
 // wire reads the lines the fake server received.

@@ -95,44 +95,84 @@ func (c *Client) callLegacyTask(ctx context.Context, params json.RawMessage, o C
 	if json.Unmarshal(res, &created) != nil || created.Task == nil || created.Task.TaskID == "" {
 		return res, nil // the server ran it at once
 	}
+	last := ""
 	t := created.Task
 	changed := make(chan struct{}, 1)
-	c.taskSubs.Store(t.TaskID, func(json.RawMessage) {
+	c.taskSubs.Store(t.TaskID, func(params json.RawMessage) {
+		var st taskState
+		if json.Unmarshal(params, &st) == nil && st.Status != "" {
+			c.reportStatus(o, &st, &last)
+		}
 		select {
 		case changed <- struct{}{}:
 		default:
 		}
 	})
 	defer c.taskSubs.Delete(t.TaskID)
-	last := ""
-	for !t.terminal() {
-		c.reportStatus(o, t, &last)
+	c.reportStatus(o, t, &last)
+
+	// tasks/result blocks until the task ends, and while it is pending the
+	// server may ask the client for input (server-everything only does so
+	// then), so it is sent at once; tasks/get polls meanwhile for status.
+	type outcome struct {
+		res json.RawMessage
+		err error
+	}
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	resCh := make(chan outcome, 1)
+	go func() {
+		res, err := c.request(rctx, "tasks/result", taskIDParams(t.TaskID), reqOpts{timeout: 24 * time.Hour})
+		resCh <- outcome{res, err}
+	}()
+	for {
 		select {
+		case r := <-resCh:
+			if r.err != nil && ctx.Err() != nil {
+				c.cancelTask(t.TaskID)
+				return nil, ctxError(ctx, "tools/call", c.opts.Name)
+			}
+			c.lastStatus(o, t.TaskID, &last)
+			return r.res, r.err
 		case <-time.After(t.poll()):
 		case <-changed:
+			continue
 		case <-ctx.Done():
 			c.cancelTask(t.TaskID)
 			return nil, ctxError(ctx, "tools/call", c.opts.Name)
 		}
 		res, err := c.request(ctx, "tasks/get", taskIDParams(t.TaskID), reqOpts{timeout: o.Timeout})
 		if err != nil {
-			if ctx.Err() != nil {
-				c.cancelTask(t.TaskID)
-			}
-			return nil, err
+			continue // tasks/result decides the outcome
 		}
 		var next taskState
-		if err := json.Unmarshal(res, &next); err != nil {
-			return nil, c.protocolError("tasks/get", "sent a malformed task: "+err.Error())
+		if json.Unmarshal(res, &next) == nil && next.Status != "" {
+			next.PollInterval = t.PollInterval
+			if next.PollIntervalMs == nil && next.PollInterval == nil {
+				next.PollInterval = t.PollInterval
+			}
+			t = &next
+			c.reportStatus(o, t, &last)
+			if t.Status == "cancelled" {
+				return nil, errs.Errorf(errs.Cancelled, "tools/call", "server %q cancelled task %s: %s", c.opts.Name, t.TaskID, t.StatusMessage)
+			}
 		}
-		t = &next
 	}
-	c.reportStatus(o, t, &last)
-	if t.Status == "cancelled" {
-		return nil, errs.Errorf(errs.Cancelled, "tools/call", "server %q cancelled task %s: %s", c.opts.Name, t.TaskID, t.StatusMessage)
+}
+
+// lastStatus reports the task's final status once the outcome is known.
+func (c *Client) lastStatus(o CallOptions, id string, last *string) {
+	if o.Progress == nil {
+		return
 	}
-	// tasks/result gives the call's outcome: its result, or its error.
-	return c.request(ctx, "tasks/result", taskIDParams(t.TaskID), reqOpts{timeout: o.Timeout})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if res, err := c.request(ctx, "tasks/get", taskIDParams(id), reqOpts{}); err == nil {
+		var st taskState
+		if json.Unmarshal(res, &st) == nil && st.Status != "" {
+			c.reportStatus(o, &st, last)
+		}
+	}
 }
 
 // followModernTask follows a resultType "task" answer to its end.
