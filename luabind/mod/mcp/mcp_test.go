@@ -1,8 +1,11 @@
 package mcp_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/luagent/luagent/internal/peers"
 	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/luatest"
@@ -13,5 +16,34 @@ func TestLua(t *testing.T) {
 	fake := testbin.Build(t, "internal/testserver/fake")
 	luatest.RunDir(t, "testdata", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
 		h.L.SetGlobal("FAKE", lua.LString(fake))
+	}})
+}
+
+// Interop with real peers: the npm reference servers and the Go SDK v1.8.0.
+func TestInterop(t *testing.T) {
+	ecmd, eargs := peers.Everything(t)
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello from the filesystem\n"), 0o644)
+	fcmd, fargs := peers.Filesystem(t, root)
+	gcmd, gargs := peers.GoSDKServer(t, "modern")
+	_, lgargs := peers.GoSDKServer(t, "legacy")
+	_, slargs := peers.GoSDKServer(t, "sdk-legacy")
+	luatest.RunFile(t, "testdata/interop.lua", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
+		set := func(name, cmd string, args []string) {
+			tb := h.L.CreateTable(0, 2)
+			tb.RawSetString("command", lua.LString(cmd))
+			a := h.L.CreateTable(len(args), 0)
+			for i, s := range args {
+				a.RawSetInt(i+1, lua.LString(s))
+			}
+			tb.RawSetString("args", a)
+			h.L.SetGlobal(name, tb)
+		}
+		set("EVERYTHING", ecmd, eargs)
+		set("FILESYSTEM", fcmd, fargs)
+		set("GOSDK_MODERN", gcmd, gargs)
+		set("GOSDK_LEGACY", gcmd, lgargs)
+		set("GOSDK_SDK_LEGACY", gcmd, slargs)
+		h.L.SetGlobal("FS_ROOT", lua.LString(root))
 	}})
 }
