@@ -4,17 +4,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/luagent/luagent/internal/peers"
 )
 
-// Every example runs, exits 0 and prints something.
+// Every example runs, exits 0 and prints something. Examples that talk to
+// MCP servers use the pinned peers (make peers).
 func TestExamples(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*.lua")
 	if len(files) == 0 {
 		t.Fatal("no examples found")
 	}
+	fsCmd, fsArgs := peers.Filesystem(t, "")
+	env := []string{"MCP_FS_SERVER=" + strings.Join(append([]string{fsCmd}, fsArgs[:len(fsArgs)-1]...), " ")}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			r := luagent(t, "", nil, "run", f)
+			r := luagent(t, "", env, "run", f)
 			if r.code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 			}
@@ -23,5 +28,14 @@ func TestExamples(t *testing.T) {
 			}
 			noGoStack(t, r.stderr)
 		})
+	}
+}
+
+func TestFilesystemExampleReadsTheFile(t *testing.T) {
+	fsCmd, fsArgs := peers.Filesystem(t, "")
+	env := []string{"MCP_FS_SERVER=" + strings.Join(append([]string{fsCmd}, fsArgs[:len(fsArgs)-1]...), " ")}
+	r := luagent(t, "", env, "run", "../../examples/filesystem.lua", "../../examples/hello.lua")
+	if r.code != 0 || !strings.Contains(r.stdout, "-- The smallest script") || !strings.Contains(r.stdout, "secure-filesystem-server") {
+		t.Errorf("%+v", r)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/trace"
 	"golang.org/x/term"
 )
 
@@ -37,6 +38,8 @@ options:
   -e CODE      run CODE before anything else
   -i           open the REPL after -e or a script
   --clean      skip ~/.luagent/init.lua
+  --trace FILE write protocol and process events to FILE as JSON lines
+  -v           print protocol and process events to stderr
   --version    print the version
   -h, --help   this help
 
@@ -51,6 +54,8 @@ func main() {
 }
 
 type options struct {
+	trace       string
+	verbose     bool
 	clean       bool
 	interactive bool
 	exprs       []string
@@ -71,6 +76,15 @@ func parse(argv []string, stderr io.Writer) (options, int, bool) {
 			return o, host.ExitOK, false
 		case a == "--clean":
 			o.clean = true
+		case a == "-v" || a == "--verbose":
+			o.verbose = true
+		case a == "--trace":
+			if i+1 >= len(argv) {
+				fmt.Fprintln(stderr, "luagent: --trace needs a file: luagent --trace trace.jsonl run script.lua")
+				return o, host.ExitUsage, false
+			}
+			i++
+			o.trace = argv[i]
 		case a == "-i":
 			o.interactive = true
 		case a == "-e":
@@ -119,7 +133,25 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.script != "" && o.script != "-" {
 		scriptDir = filepath.Dir(o.script)
 	}
+	var sinks trace.Multi
+	if o.trace != "" {
+		f, err := os.OpenFile(o.trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "luagent: cannot open the trace file: %v\n", err)
+			return host.ExitUsage
+		}
+		defer f.Close()
+		sinks = append(sinks, trace.NewJSONL(f))
+	}
+	if o.verbose {
+		sinks = append(sinks, trace.NewHuman(stderr))
+	}
+	var sink trace.Sink
+	if len(sinks) > 0 {
+		sink = sinks
+	}
 	h := host.New(host.Config{
+		Trace:     sink,
 		Home:      host.Home(),
 		Clean:     o.clean,
 		ScriptDir: scriptDir,

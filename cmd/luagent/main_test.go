@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/luagent/luagent/internal/testbin"
 )
 
 // These tests run the real binary, as a user would.
@@ -328,5 +330,33 @@ func TestBackgroundTasksFinishBeforeExit(t *testing.T) {
 	r := luagent(t, "", nil, "-e", "task.spawn(function() task.sleep(0.05) print('late') end) print('early')")
 	if r.stdout != "early\nlate\n" {
 		t.Errorf("%+v", r)
+	}
+}
+
+func TestTraceFlags(t *testing.T) {
+	fake := testbin.Build(t, "internal/testserver/fake")
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "trace.jsonl")
+	code := "local c = mcp.connect{command = '" + fake + "', args = {'-era', 'legacy'}, env = {API_TOKEN = 'hunter2-secret'}}\n" +
+		"print(c:call('echo', {message = 'traced'}).content[1].text)\nc:close()"
+	r := luagent(t, "", nil, "--trace", tr, "-v", "-e", code)
+	if r.code != 0 || r.stdout != "traced\n" {
+		t.Fatalf("%+v", r)
+	}
+	b, err := os.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"kind":"process_started"`, `"env_names":["API_TOKEN"]`, `"kind":"request_sent"`, `"method":"initialize"`,
+		`"kind":"tool_call_end"`, `"kind":"process_stopped"`, `"kind":"era_chosen"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("trace lacks %s", want)
+		}
+	}
+	if !strings.Contains(r.stderr, "trace tool_call_start") {
+		t.Errorf("-v printed no trace lines:\n%s", r.stderr)
+	}
+	if strings.Contains(string(b)+r.stderr+r.stdout, "hunter2") {
+		t.Error("an env value reached the output or the trace")
 	}
 }
