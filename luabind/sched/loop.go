@@ -36,6 +36,9 @@ type Loop struct {
 	inbox  []func()
 	wakeCh chan struct{}
 	holds  atomic.Int64
+	inRun  bool    // a Run is in progress (guarded by mu)
+	busy   bool    // some goroutine holds the baton: it alone touches the state (mu)
+	mode   RunMode // the running Run's mode (mu)
 
 	ready   []resumption // tasks to resume this tick, in order
 	running *Task        // the task whose thread is executing, if any
@@ -116,16 +119,68 @@ func (lp *Loop) Context() context.Context { return lp.root }
 // given cause, e.g. errs.New(errs.Cancelled, "", "interrupted").
 func (lp *Loop) Cancel(cause error) { lp.cancel(cause) }
 
-// Post queues fn to run on the loop goroutine. It may be called from any
-// goroutine and never blocks on the loop.
+// Post queues fn to run with the state. It may be called from any
+// goroutine.
+//
+// The state has no fixed goroutine: whoever holds the baton runs it, one at
+// a time. When a Run is in progress and nobody holds the baton, the posting
+// goroutine takes it and runs the loop itself, right away — so a reply
+// read by a connection's reader resumes the waiting task on that same
+// goroutine, with no wake-up of another one (the costliest step of a round
+// trip on a small machine). Otherwise fn waits in the inbox for the
+// holder. fn must not be posted while holding a lock that Lua code may
+// need, since it can run before Post returns.
 func (lp *Loop) Post(fn func()) {
 	lp.mu.Lock()
 	lp.inbox = append(lp.inbox, fn)
+	if lp.inRun && !lp.busy {
+		lp.busy = true
+		lp.mu.Unlock()
+		lp.tick()
+		lp.release()
+		return
+	}
 	lp.mu.Unlock()
+	lp.wake()
+}
+
+func (lp *Loop) wake() {
 	select {
 	case lp.wakeCh <- struct{}{}:
 	default:
 	}
+}
+
+// tick runs what is posted and ready. Baton holders only.
+func (lp *Loop) tick() {
+	lp.drain()
+	lp.runReady()
+}
+
+// release gives the baton back, first running what arrived meanwhile, and
+// wakes Run when its end condition holds.
+func (lp *Loop) release() {
+	for {
+		lp.mu.Lock()
+		if len(lp.inbox) > 0 && !lp.stopped {
+			lp.mu.Unlock()
+			lp.tick()
+			continue
+		}
+		lp.busy = false
+		end := lp.ended()
+		lp.mu.Unlock()
+		if end {
+			lp.wake()
+		}
+		return
+	}
+}
+
+// ended reports whether Run should return: stopped, or idle in UntilIdle
+// mode. Called with mu held by the baton holder.
+func (lp *Loop) ended() bool {
+	return lp.stopped || (lp.mode == UntilIdle && lp.live == 0 && lp.holds.Load() == 0 && len(lp.inbox) == 0 && len(lp.ready) == 0)
 }
 
 // Hold keeps Run(ExitWhenIdle) from returning while something outside the
@@ -137,7 +192,7 @@ func (lp *Loop) Hold() (release func()) {
 	return func() {
 		once.Do(func() {
 			lp.holds.Add(-1)
-			lp.Post(func() {})
+			lp.wake()
 		})
 	}
 }
@@ -156,8 +211,13 @@ func (lp *Loop) Close() {
 	lp.closers = nil
 }
 
-// Stop makes Run return after the current tick. Loop goroutine only.
-func (lp *Loop) Stop() { lp.stopped = true }
+// Stop makes Run return after the current tick. Baton holders only (code
+// running with the state).
+func (lp *Loop) Stop() {
+	lp.mu.Lock()
+	lp.stopped = true
+	lp.mu.Unlock()
+}
 
 // RunMode says when Run returns.
 type RunMode int
@@ -170,26 +230,51 @@ const (
 	UntilStopped
 )
 
-// Run runs the loop on the calling goroutine, which becomes the state's
-// owner, until mode's condition holds or ctx ends.
+// Run runs the loop until mode's condition holds or ctx ends. The calling
+// goroutine runs the state whenever no other goroutine does (see Post).
+// Runs do not nest.
 func (lp *Loop) Run(ctx context.Context, mode RunMode) error {
-	lp.stopped = false
+	lp.mu.Lock()
+	lp.inRun, lp.mode, lp.stopped = true, mode, false
+	lp.mu.Unlock()
 	for {
-		lp.drain()
-		lp.runReady()
-		if lp.stopped {
-			return nil
-		}
-		if mode == UntilIdle && lp.live == 0 && lp.holds.Load() == 0 && lp.inboxEmpty() {
-			return nil
-		}
-		if len(lp.ready) > 0 {
-			continue
+		lp.mu.Lock()
+		if lp.busy {
+			// Another goroutine is running the state; it wakes us when it
+			// is done and the end condition holds.
+			lp.mu.Unlock()
+		} else {
+			lp.busy = true
+			lp.mu.Unlock()
+			lp.tick()
+			lp.mu.Lock()
+			switch {
+			case len(lp.inbox) > 0 && !lp.stopped, len(lp.ready) > 0 && !lp.stopped:
+				lp.busy = false
+				lp.mu.Unlock()
+				continue
+			case lp.ended():
+				lp.inRun, lp.busy = false, false
+				lp.mu.Unlock()
+				return nil
+			}
+			lp.busy = false
+			lp.mu.Unlock()
 		}
 		select {
 		case <-lp.wakeCh:
 		case <-ctx.Done():
-			return ctx.Err()
+			// Wait for the holder, if any, to finish before leaving.
+			for {
+				lp.mu.Lock()
+				if !lp.busy {
+					lp.inRun = false
+					lp.mu.Unlock()
+					return ctx.Err()
+				}
+				lp.mu.Unlock()
+				time.Sleep(time.Millisecond)
+			}
 		}
 	}
 }

@@ -165,7 +165,11 @@ func (t *Task) Cancel(cause error) {
 	if t.state == Pending {
 		t.lp.fail(t, nil)
 	}
-	// A waiting task is woken by its wait's context watch (see await).
+	// Wake a waiting task now rather than when its wait's context watch
+	// gets round to it, so cancellation takes effect in this tick.
+	if w := t.wait; w != nil && w.once.CompareAndSwap(false, true) {
+		t.lp.complete(w, Fail(context.Cause(t.ctx)))
+	}
 }
 
 // Interrupt cancels the task's context with cause. Unlike Cancel it may be

@@ -72,6 +72,16 @@ type Call struct {
 	done   chan struct{}
 	resp   *Message
 	err    error
+	// then, when set, is called on the goroutine that resolves the call
+	// (usually the reader), right after Done is closed. It must not block.
+	then func(*Call)
+}
+
+func (call *Call) finish() {
+	close(call.done)
+	if call.then != nil {
+		call.then(call)
+	}
 }
 
 // Done is closed when the call has its response or has failed.
@@ -106,7 +116,18 @@ func (c *Conn) Start(method string, params json.RawMessage) (*Call, error) {
 
 // StartID sends a request with the given id, which must not be in use.
 func (c *Conn) StartID(id ID, method string, params json.RawMessage) (*Call, error) {
-	call := &Call{ID: id, Method: method, start: time.Now(), c: c, done: make(chan struct{})}
+	return c.start(id, method, params, nil)
+}
+
+// StartThen sends a request and calls then when it is resolved, on the
+// resolving goroutine (see Call.then): for callers that must not block
+// waiting, such as an event loop.
+func (c *Conn) StartThen(method string, params json.RawMessage, then func(*Call)) (*Call, error) {
+	return c.start(c.NewID(), method, params, then)
+}
+
+func (c *Conn) start(id ID, method string, params json.RawMessage, then func(*Call)) (*Call, error) {
+	call := &Call{ID: id, Method: method, start: time.Now(), c: c, done: make(chan struct{}), then: then}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
@@ -179,11 +200,11 @@ func (c *Conn) fail(err error) {
 	pending := c.pending
 	c.pending = map[string]*Call{}
 	c.mu.Unlock()
+	close(c.done)
 	for _, call := range pending {
 		call.err = err
-		close(call.done)
+		call.finish()
 	}
-	close(c.done)
 }
 
 func (c *Conn) readLoop() {
@@ -242,7 +263,7 @@ func (c *Conn) resolve(m *Message) {
 	}
 	trace.Emit(c.opts.Trace, ev)
 	call.resp = m
-	close(call.done)
+	call.finish()
 }
 
 // failByPrefix fails the call a dropped oversized message answered, when its
@@ -259,7 +280,7 @@ func (c *Conn) failByPrefix(pe PrefixError) {
 	c.mu.Unlock()
 	if call != nil {
 		call.err = errs.Wrap(errs.Protocol, call.Method, pe)
-		close(call.done)
+		call.finish()
 	}
 }
 

@@ -157,17 +157,29 @@ func (c *Client) Info() Info {
 }
 
 // Close shuts the server down (stdin closed, then SIGTERM, then SIGKILL)
-// and fails calls in flight with kind closed.
+// and fails calls in flight with kind closed. It returns when the process
+// is gone.
 func (c *Client) Close() error {
+	return <-c.CloseAsync()
+}
+
+// CloseAsync is Close for callers that must not wait for the process to
+// exit (an event loop): the client refuses new calls at once, and the
+// returned channel yields Close's result when shutdown is complete.
+func (c *Client) CloseAsync() <-chan error {
 	c.mu.Lock()
 	c.closed = true
 	s := c.sess
 	c.sess = nil
 	c.mu.Unlock()
+	ch := make(chan error, 1)
 	if s == nil {
-		return nil
+		ch <- nil
+		return ch
 	}
-	return s.close()
+	s.conn.Close() // fails calls in flight now
+	go func() { ch <- s.close() }()
+	return ch
 }
 
 func (s *session) close() error {

@@ -40,18 +40,21 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	var extra [][]byte
-	for round := 0; ; round++ {
-		tok := ""
-		if o.progress != nil || method == "tools/call" {
-			// Every call carries a token, so progress can keep its
-			// inactivity timeout alive even when nobody watches.
-			tok = c.nextToken()
-		}
-		body := c.params(s, params, tok, o.tasks || o.taskCaps, extra...)
-		res, err := c.roundTrip(ctx, s, method, body, tok, o)
-		if err != nil {
-			return nil, err
+	return c.follow(ctx, s, method, params, o, 0, nil, nil)
+}
+
+// follow runs the request's rounds from round on. res, when given, is the
+// answer to the round already sent (the non-blocking path hands over here
+// when a result needs more rounds); extra are that round's added members.
+func (c *Client) follow(ctx context.Context, s *session, method string, params json.RawMessage, o reqOpts, round int, res json.RawMessage, extra [][]byte) (json.RawMessage, error) {
+	for ; ; round++ {
+		if res == nil {
+			tok := c.tokenFor(method, o)
+			body := c.params(s, params, tok, o.tasks || o.taskCaps, extra...)
+			var err error
+			if res, err = c.roundTrip(ctx, s, method, body, tok, o); err != nil {
+				return nil, err
+			}
 		}
 		if s.info.Era != EraModern {
 			return res, nil
@@ -66,8 +69,8 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 			if round+1 >= c.opts.MaxInputRounds {
 				return nil, errs.Errorf(errs.Protocol, method, "%q still asked for input after %d rounds; giving up (the server may be looping)", c.opts.Name, round+1)
 			}
-			extra, err = c.answerInputRequired(ctx, s, method, res)
-			if err != nil {
+			var err error
+			if extra, err = c.answerInputRequired(ctx, s, method, res); err != nil {
 				return nil, err
 			}
 		case ResultTask:
@@ -78,7 +81,18 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 		default:
 			return nil, c.protocolError(method, fmt.Sprintf("answered resultType %q, which luagent does not know", rt))
 		}
+		res = nil
 	}
+}
+
+// tokenFor returns a progress token when the request wants one. Every tool
+// call carries one, so progress can keep its inactivity timeout alive even
+// when nobody watches.
+func (c *Client) tokenFor(method string, o reqOpts) string {
+	if o.progress != nil || method == "tools/call" {
+		return c.nextToken()
+	}
+	return ""
 }
 
 func (c *Client) protocolError(method, what string) error {
@@ -225,13 +239,7 @@ func (c *Client) roundTrip(ctx context.Context, s *session, method string, param
 			if !o.noCancel {
 				c.cancelRequest(s, call.ID, "timed out")
 			}
-			total := time.Since(start)
-			if total >= 10*timeout-timeout/100 && total > timeout+timeout/100 {
-				return nil, errs.Errorf(errs.Timeout, method, "%s to %q timed out: still running after %s, ten times the timeout of %s (progress does not extend it further)",
-					method, c.opts.Name, roundDur(total), roundDur(timeout))
-			}
-			return nil, errs.Errorf(errs.Timeout, method, "%s to %q timed out: no answer or progress for %s (timeout = %s)",
-				method, c.opts.Name, roundDur(timeout), roundDur(timeout))
+			return nil, c.timeoutError(method, time.Since(start), timeout)
 		case <-ctx.Done():
 			call.Abandon()
 			if !o.noCancel {
@@ -240,6 +248,17 @@ func (c *Client) roundTrip(ctx context.Context, s *session, method string, param
 			return nil, ctxError(ctx, method, c.opts.Name)
 		}
 	}
+}
+
+// timeoutError says which timeout fired after how long: the inactivity
+// timeout, or the cap of ten times it that progress cannot extend.
+func (c *Client) timeoutError(method string, total, timeout time.Duration) error {
+	if total >= 10*timeout-timeout/100 && total > timeout+timeout/100 {
+		return errs.Errorf(errs.Timeout, method, "%s to %q timed out: still running after %s, ten times the timeout of %s (progress does not extend it further)",
+			method, c.opts.Name, roundDur(total), roundDur(timeout))
+	}
+	return errs.Errorf(errs.Timeout, method, "%s to %q timed out: no answer or progress for %s (timeout = %s)",
+		method, c.opts.Name, roundDur(timeout), roundDur(timeout))
 }
 
 func roundDur(d time.Duration) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
@@ -74,12 +75,26 @@ func (c *Client) cancelTask(id string) {
 	c.request(ctx, "tasks/cancel", taskIDParams(id), reqOpts{taskCaps: true})
 }
 
-func (c *Client) reportStatus(o CallOptions, t *taskState, last *string) {
-	if o.Progress == nil || t.Status+"\x00"+t.StatusMessage == *last {
+// statusReporter passes task status changes to the caller's progress
+// callback, once per change; notifications and polls both feed it.
+type statusReporter struct {
+	mu   sync.Mutex
+	last string
+	fn   func(Progress)
+}
+
+func (r *statusReporter) report(t *taskState) {
+	if r.fn == nil || t.Status == "" {
 		return
 	}
-	*last = t.Status + "\x00" + t.StatusMessage
-	o.Progress(Progress{Status: t.Status, Message: t.StatusMessage})
+	key := t.Status + "\x00" + t.StatusMessage
+	r.mu.Lock()
+	changed := key != r.last
+	r.last = key
+	r.mu.Unlock()
+	if changed {
+		r.fn(Progress{Status: t.Status, Message: t.StatusMessage})
+	}
 }
 
 // callLegacyTask runs tools/call as a 2025-11-25 task.
@@ -95,13 +110,13 @@ func (c *Client) callLegacyTask(ctx context.Context, params json.RawMessage, o C
 	if json.Unmarshal(res, &created) != nil || created.Task == nil || created.Task.TaskID == "" {
 		return res, nil // the server ran it at once
 	}
-	last := ""
+	rep := &statusReporter{fn: o.Progress}
 	t := created.Task
 	changed := make(chan struct{}, 1)
 	c.taskSubs.Store(t.TaskID, func(params json.RawMessage) {
 		var st taskState
-		if json.Unmarshal(params, &st) == nil && st.Status != "" {
-			c.reportStatus(o, &st, &last)
+		if json.Unmarshal(params, &st) == nil {
+			rep.report(&st)
 		}
 		select {
 		case changed <- struct{}{}:
@@ -109,7 +124,7 @@ func (c *Client) callLegacyTask(ctx context.Context, params json.RawMessage, o C
 		}
 	})
 	defer c.taskSubs.Delete(t.TaskID)
-	c.reportStatus(o, t, &last)
+	rep.report(t)
 
 	// tasks/result blocks until the task ends, and while it is pending the
 	// server may ask the client for input (server-everything only does so
@@ -132,7 +147,7 @@ func (c *Client) callLegacyTask(ctx context.Context, params json.RawMessage, o C
 				c.cancelTask(t.TaskID)
 				return nil, ctxError(ctx, "tools/call", c.opts.Name)
 			}
-			c.lastStatus(o, t.TaskID, &last)
+			c.lastStatus(rep, t.TaskID)
 			return r.res, r.err
 		case <-time.After(t.poll()):
 		case <-changed:
@@ -152,7 +167,7 @@ func (c *Client) callLegacyTask(ctx context.Context, params json.RawMessage, o C
 				next.PollInterval = t.PollInterval
 			}
 			t = &next
-			c.reportStatus(o, t, &last)
+			rep.report(t)
 			if t.Status == "cancelled" {
 				return nil, errs.Errorf(errs.Cancelled, "tools/call", "server %q cancelled task %s: %s", c.opts.Name, t.TaskID, t.StatusMessage)
 			}
@@ -161,16 +176,16 @@ func (c *Client) callLegacyTask(ctx context.Context, params json.RawMessage, o C
 }
 
 // lastStatus reports the task's final status once the outcome is known.
-func (c *Client) lastStatus(o CallOptions, id string, last *string) {
-	if o.Progress == nil {
+func (c *Client) lastStatus(rep *statusReporter, id string) {
+	if rep.fn == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if res, err := c.request(ctx, "tasks/get", taskIDParams(id), reqOpts{}); err == nil {
 		var st taskState
-		if json.Unmarshal(res, &st) == nil && st.Status != "" {
-			c.reportStatus(o, &st, last)
+		if json.Unmarshal(res, &st) == nil {
+			rep.report(&st)
 		}
 	}
 }
@@ -182,10 +197,9 @@ func (c *Client) followModernTask(ctx context.Context, s *session, res json.RawM
 		return nil, c.protocolError("tools/call", "answered with a task that has no taskId")
 	}
 	answered := map[string]bool{}
-	last := ""
-	co := CallOptions{Progress: o.progress}
+	rep := &statusReporter{fn: o.progress}
 	for {
-		c.reportStatus(co, t, &last)
+		rep.report(t)
 		switch t.Status {
 		case "completed":
 			if len(t.Result) == 0 {

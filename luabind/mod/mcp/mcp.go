@@ -465,7 +465,9 @@ func (m *module) close(L *lua.LState) int {
 	m.mu.Lock()
 	delete(m.conns, c)
 	m.mu.Unlock()
-	c.c.Close()
+	// The process shuts down in the background: the loop must not wait the
+	// seconds a stubborn server may take.
+	c.c.CloseAsync()
 	return 0
 }
 
@@ -579,13 +581,15 @@ func (m *module) readCall(L *lua.LState) sched.Start {
 			}
 		}
 	}
-	return goDo(func(ctx context.Context) sched.Completion {
-		raw, err := c.c.CallToolRaw(ctx, name, args, o)
-		if err != nil {
-			return fail(err)
-		}
-		return decoded(raw)
-	})
+	return func(ctx context.Context, done func(sched.Completion)) {
+		c.c.CallToolAsync(ctx, name, args, o, func(raw json.RawMessage, err error) {
+			if err != nil {
+				done(fail(err))
+				return
+			}
+			done(decoded(raw))
+		})
+	}
 }
 
 func (m *module) readRead(L *lua.LState) sched.Start {

@@ -1,0 +1,206 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/trace"
+)
+
+// CallToolAsync is CallToolRaw for a caller that must not block, such as
+// the Lua event loop: it returns at once and done is called exactly once,
+// on another goroutine, with the result or the error.
+//
+// When the session is up and the tool is already known, the request is
+// written from the calling goroutine and answered from the connection's
+// reader: no goroutine waits for it, so a round trip costs one goroutine
+// handoff instead of three. Otherwise (first call, reconnect, tasks) it
+// runs CallToolRaw on a goroutine of its own.
+func (c *Client) CallToolAsync(ctx context.Context, name string, args json.RawMessage, o CallOptions, done func(json.RawMessage, error)) {
+	s := c.liveSession()
+	var t *Tool
+	if s != nil {
+		t = c.cachedTool(name)
+	}
+	if s == nil || t == nil || c.useLegacyTask(t, o) {
+		go func() { done(c.CallToolRaw(ctx, name, args, o)) }()
+		return
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if !o.NoValidate {
+		v := o.Args
+		if v == nil {
+			if err := json.Unmarshal(args, &v); err != nil {
+				done(nil, errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q are not JSON: %v", name, err))
+				return
+			}
+		}
+		if err := validateArgs(c.schemas.compile(t.InputSchema), name, v); err != nil {
+			done(nil, err)
+			return
+		}
+	}
+	params := make([]byte, 0, len(name)+len(args)+32)
+	params = append(params, `{"name":`...)
+	params = strconv.AppendQuote(params, name)
+	params = append(params, `,"arguments":`...)
+	params = append(params, args...)
+	params = append(params, '}')
+	started := time.Now()
+	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.ToolCallStart, Server: c.opts.Name, Tool: name})
+	ro := reqOpts{progress: o.Progress, timeout: o.Timeout, mrtr: true, tasks: true}
+	c.roundTripAsync(ctx, s, "tools/call", params, ro, func(res json.RawMessage, err error) {
+		if err == nil && s.info.Era == EraModern {
+			if rt := resultType(res); rt != "" && rt != ResultComplete {
+				// More rounds (input_required) or a task: follow them on a
+				// goroutine with the blocking machinery.
+				go func() {
+					res, err := c.follow(ctx, s, "tools/call", params, ro, 0, res, nil)
+					c.endToolCall(name, started, err)
+					done(res, err)
+				}()
+				return
+			}
+		}
+		c.endToolCall(name, started, err)
+		done(res, err)
+	})
+}
+
+func (c *Client) endToolCall(name string, started time.Time, err error) {
+	ev := trace.Event{Kind: trace.ToolCallEnd, Server: c.opts.Name, Tool: name, Duration: time.Since(started)}
+	if err != nil {
+		ev.Message = err.Error()
+	}
+	trace.Emit(c.opts.Trace, ev)
+}
+
+// liveSession returns the session when it is up, without waiting or dialing.
+func (c *Client) liveSession() *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.dialing != nil || c.sess == nil || !c.sess.alive() {
+		return nil
+	}
+	return c.sess
+}
+
+// cachedTool returns the named tool from the cached list (fresh or not),
+// without fetching.
+func (c *Client) cachedTool(name string) *Tool {
+	e := c.lists.get("tools/list", false)
+	if e == nil {
+		return nil
+	}
+	for i := range e.tools {
+		if e.tools[i].Name == name {
+			return &e.tools[i]
+		}
+	}
+	return nil
+}
+
+// roundTripAsync is roundTrip without a waiting goroutine: the answer, the
+// inactivity timeout and the context's end race to call done, once.
+func (c *Client) roundTripAsync(ctx context.Context, s *session, method string, fields json.RawMessage, o reqOpts, done func(json.RawMessage, error)) {
+	if ctx.Err() != nil {
+		done(nil, ctxError(ctx, method, c.opts.Name))
+		return
+	}
+	tok := c.tokenFor(method, o)
+	params := c.params(s, fields, tok, o.tasks || o.taskCaps)
+	timeout := o.timeout
+	if timeout <= 0 {
+		timeout = c.opts.Timeout
+	}
+	var finished atomic.Bool
+	var callPtr atomic.Pointer[jsonrpc.Call]
+	key := strconv.Quote(tok)
+	start := time.Now()
+	// The timer and the context watch exist before the request is sent, so
+	// the answer's callback (on the reader goroutine) can stop them.
+	var timer *time.Timer
+	var stopCtx func() bool
+	var setup sync.Mutex // held until timer and stopCtx are assigned
+	setup.Lock()
+	end := func() bool {
+		if !finished.CompareAndSwap(false, true) {
+			return false
+		}
+		setup.Lock()
+		timer.Stop()
+		stopCtx()
+		setup.Unlock()
+		if tok != "" {
+			c.progress.Delete(key)
+		}
+		return true
+	}
+	giveUp := func(reason string, err error) {
+		if call := callPtr.Load(); call != nil {
+			call.Abandon()
+			c.cancelRequest(s, call.ID, reason)
+		}
+		done(nil, err)
+	}
+	timer = time.AfterFunc(timeout, func() {
+		if end() {
+			giveUp("timed out", c.timeoutError(method, time.Since(start), timeout))
+		}
+	})
+	stopCtx = context.AfterFunc(ctx, func() {
+		if end() {
+			giveUp("cancelled by the caller", ctxError(ctx, method, c.opts.Name))
+		}
+	})
+	setup.Unlock()
+	if tok != "" {
+		c.progress.Store(key, func(p Progress) {
+			if o.progress != nil {
+				o.progress(p)
+			}
+			if !finished.Load() {
+				timer.Reset(max(min(timeout, 10*timeout-time.Since(start)), 0))
+			}
+		})
+	}
+	call, err := s.conn.StartThen(method, params, func(call *jsonrpc.Call) {
+		if !end() {
+			return
+		}
+		resp, err := call.Result()
+		switch {
+		case err != nil:
+			done(nil, c.transportError(method, err))
+		case resp.Error != nil:
+			done(nil, c.serverError(method, resp.Error))
+		default:
+			done(resp.Result, nil)
+		}
+	})
+	if err != nil {
+		if end() {
+			done(nil, c.transportError(method, err))
+		}
+		return
+	}
+	callPtr.Store(call)
+	if finished.Load() {
+		// The timeout or the context ended before the request was on its
+		// way: forget it and tell the server.
+		select {
+		case <-call.Done():
+		default:
+			call.Abandon()
+			c.cancelRequest(s, call.ID, "cancelled by the caller")
+		}
+	}
+}
