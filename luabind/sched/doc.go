@@ -1,8 +1,13 @@
-// Package sched is the owner loop of a Lua state: one goroutine owns the
-// state, Go goroutines do the I/O and post completions to its inbox, and
-// script code runs as tasks — coroutines the loop resumes when what they
-// wait for is ready. Code reads as straight-line and blocking, yet many
-// tasks run at once.
+// Package sched is the loop of a Lua state: Go goroutines do the I/O and
+// post completions to its inbox, and script code runs as tasks —
+// coroutines the loop resumes when what they wait for is ready. Code reads
+// as straight-line and blocking, yet many tasks run at once.
+//
+// Exactly one goroutine at a time runs the state: it holds the loop's
+// baton. Run's goroutine takes it when there is work and nobody holds it;
+// a goroutine that posts while Run is waiting takes it itself and runs the
+// loop on the spot (so the reader of a connection resumes the task its
+// reply was for without waking another goroutine).
 //
 // A binding that waits is built with Loop.Async: it starts Go work, yields
 // the task, and the loop resumes the task with the result (or raises the
@@ -18,6 +23,6 @@
 // Ctrl-C) wakes a waiting task with a cancellation error, and stops a
 // running one at its next VM instruction.
 //
-// Only the loop goroutine may touch the state or any Lua value. Other
-// goroutines talk to the loop through Post.
+// Only the baton holder may touch the state or any Lua value; other code
+// talks to the loop through Post.
 package sched

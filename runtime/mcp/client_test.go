@@ -679,3 +679,32 @@ func TestCloseFailsCallsAndStopsTheServer(t *testing.T) {
 }
 
 var _ = fmt.Sprint
+
+func TestPingIsAnswered(t *testing.T) {
+	cmd, _ := fakeServer(t, "-era", "legacy")
+	c := connect(t, mcp.Options{Command: cmd})
+	r, err := c.CallTool(context.Background(), "ping_client", nil, mcp.CallOptions{})
+	if err != nil || r.Text() != "ping answered: {}" {
+		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+func TestRestartBacksOff(t *testing.T) {
+	cmd, _ := fakeServer(t, "-era", "legacy")
+	c := connect(t, mcp.Options{Command: cmd})
+	ctx := context.Background()
+	var gaps []time.Duration
+	for i := 0; i < 3; i++ {
+		c.CallTool(ctx, "crash", nil, mcp.CallOptions{})
+		start := time.Now()
+		if _, err := c.CallTool(ctx, "echo", json.RawMessage(`{"message":"x"}`), mcp.CallOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		gaps = append(gaps, time.Since(start))
+	}
+	// A server that keeps dying right after starting is restarted later
+	// and later: 0.25 s, then 0.5 s.
+	if gaps[1] < 200*time.Millisecond || gaps[2] < 450*time.Millisecond {
+		t.Errorf("restart delays %v", gaps)
+	}
+}

@@ -321,6 +321,7 @@ func (s *server) tools() []map[string]any {
 		{"name": "fail", "inputSchema": map[string]any{"type": "object"}},
 		{"name": "long_task", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"seconds": map[string]any{"type": "number"}}}, "execution": map[string]any{"taskSupport": "optional"}},
 		{"name": "notify", "inputSchema": map[string]any{"type": "object"}},
+		{"name": "ping_client", "inputSchema": map[string]any{"type": "object"}},
 	}
 	for i := 1; i <= *nTools; i++ {
 		list = append(list, map[string]any{"name": "tool_" + strconv.Itoa(i), "inputSchema": map[string]any{"type": "object"}})
@@ -489,6 +490,9 @@ func (s *server) call(m msg, p callParams) {
 		s.reply(m.ID, s.result(text("notified")))
 	case "ask", "sample", "roots":
 		s.needsInput(m, p)
+	case "ping_client":
+		ans := s.ask("ping", map[string]any{})
+		s.reply(m.ID, s.result(text("ping answered: "+string(ans.Result))))
 	case "state_only":
 		// A state-only input_required: no inputRequests, just requestState.
 		if p.RequestState == nil {
