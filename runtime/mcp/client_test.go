@@ -235,7 +235,7 @@ func TestToolsPaginationAndCalls(t *testing.T) {
 		c := connect(t, mcp.Options{Command: cmd})
 		ctx := context.Background()
 		tools, err := c.Tools(ctx)
-		if err != nil || len(tools) != 42 || tools[41].Name != "tool_30" {
+		if err != nil || len(tools) != 43 || tools[42].Name != "tool_30" {
 			t.Fatalf("%d tools, %v", len(tools), err)
 		}
 		r, err := c.CallTool(ctx, "add", json.RawMessage(`{"a":2,"b":3}`), mcp.CallOptions{})
