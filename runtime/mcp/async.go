@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
 	"github.com/luagent/luagent/runtime/trace"
 )
@@ -32,28 +31,11 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args json.RawMe
 		go func() { done(c.CallToolRaw(ctx, name, args, o)) }()
 		return
 	}
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
+	params, err := c.callParams(t, args, o)
+	if err != nil {
+		done(nil, err)
+		return
 	}
-	if !o.NoValidate {
-		v := o.Args
-		if v == nil {
-			if err := json.Unmarshal(args, &v); err != nil {
-				done(nil, errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q are not JSON: %v", name, err))
-				return
-			}
-		}
-		if err := validateArgs(c.schemas.compile(t.InputSchema), name, v); err != nil {
-			done(nil, err)
-			return
-		}
-	}
-	params := make([]byte, 0, len(name)+len(args)+32)
-	params = append(params, `{"name":`...)
-	params = strconv.AppendQuote(params, name)
-	params = append(params, `,"arguments":`...)
-	params = append(params, args...)
-	params = append(params, '}')
 	started := time.Now()
 	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.ToolCallStart, Server: c.opts.Name, Tool: name})
 	ro := reqOpts{progress: o.Progress, timeout: o.Timeout, mrtr: true, tasks: true}

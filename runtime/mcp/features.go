@@ -241,6 +241,25 @@ func (c *Client) CallToolRaw(ctx context.Context, name string, args json.RawMess
 	if err != nil {
 		return nil, err
 	}
+	params, err := c.callParams(t, args, o)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.ToolCallStart, Server: c.opts.Name, Tool: name})
+	var res json.RawMessage
+	if c.useLegacyTask(t, o) {
+		res, err = c.callLegacyTask(ctx, params, o)
+	} else {
+		res, err = c.request(ctx, "tools/call", params, reqOpts{progress: o.Progress, timeout: o.Timeout, mrtr: true, tasks: true})
+	}
+	c.endToolCall(name, start, err)
+	return res, err
+}
+
+// callParams checks the arguments against the tool's input schema and
+// builds the tools/call params.
+func (c *Client) callParams(t *Tool, args json.RawMessage, o CallOptions) (json.RawMessage, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -248,33 +267,19 @@ func (c *Client) CallToolRaw(ctx context.Context, name string, args json.RawMess
 		v := o.Args
 		if v == nil {
 			if err := json.Unmarshal(args, &v); err != nil {
-				return nil, errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q are not JSON: %v", name, err)
+				return nil, errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q are not JSON: %v", t.Name, err)
 			}
 		}
-		if err := validateArgs(c.schemas.compile(t.InputSchema), name, v); err != nil {
+		if err := validateArgs(c.schemas.compile(t.InputSchema), t.Name, v); err != nil {
 			return nil, err
 		}
 	}
-	start := time.Now()
-	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.ToolCallStart, Server: c.opts.Name, Tool: name})
-	params := make([]byte, 0, len(name)+len(args)+32)
+	params := make([]byte, 0, len(t.Name)+len(args)+32)
 	params = append(params, `{"name":`...)
-	params = strconv.AppendQuote(params, name)
+	params = strconv.AppendQuote(params, t.Name)
 	params = append(params, `,"arguments":`...)
 	params = append(params, args...)
-	params = append(params, '}')
-	var res json.RawMessage
-	if c.useLegacyTask(t, o) {
-		res, err = c.callLegacyTask(ctx, params, o)
-	} else {
-		res, err = c.request(ctx, "tools/call", params, reqOpts{progress: o.Progress, timeout: o.Timeout, mrtr: true, tasks: true})
-	}
-	ev := trace.Event{Kind: trace.ToolCallEnd, Server: c.opts.Name, Tool: name, Duration: time.Since(start)}
-	if err != nil {
-		ev.Message = err.Error()
-	}
-	trace.Emit(c.opts.Trace, ev)
-	return res, err
+	return append(params, '}'), nil
 }
 
 // CallTool calls a tool and decodes its result.
