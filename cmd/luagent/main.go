@@ -14,9 +14,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/luagent/luagent/luabind/host"
+	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/runtime/trace"
 	"golang.org/x/term"
 )
@@ -33,11 +36,13 @@ is not a terminal, so a pipe can drive it).
   luagent run - [ARGS...]      run the script read from stdin
   luagent -e 'CODE'            run CODE (repeatable) and exit
   luagent -i -e 'CODE'         run CODE, then open the REPL
+  luagent serve FILE           serve the MCP server FILE returns, over stdio
 
 options:
   -e CODE      run CODE before anything else
   -i           open the REPL after -e or a script
   --clean      skip ~/.luagent/init.lua
+  --handler-timeout SECONDS  (serve) stop a request's handler after this long (default 60)
   --trace FILE write protocol and process events to FILE as JSON lines
   -v           print protocol and process events to stderr
   --version    print the version
@@ -54,6 +59,8 @@ func main() {
 }
 
 type options struct {
+	serve       bool
+	handlerTO   time.Duration
 	trace       string
 	verbose     bool
 	clean       bool
@@ -94,6 +101,41 @@ func parse(argv []string, stderr io.Writer) (options, int, bool) {
 			}
 			i++
 			o.exprs = append(o.exprs, argv[i])
+		case a == "--handler-timeout":
+			if i+1 >= len(argv) {
+				fmt.Fprintln(stderr, "luagent: --handler-timeout needs seconds: luagent serve --handler-timeout 30 server.lua")
+				return o, host.ExitUsage, false
+			}
+			i++
+			secs, err := strconv.ParseFloat(argv[i], 64)
+			if err != nil || secs <= 0 {
+				fmt.Fprintf(stderr, "luagent: --handler-timeout must be a number of seconds > 0, not %q\n", argv[i])
+				return o, host.ExitUsage, false
+			}
+			o.handlerTO = time.Duration(secs * float64(time.Second))
+		case a == "serve":
+			o.serve = true
+			rest := argv[i+1:]
+			for len(rest) > 0 && strings.HasPrefix(rest[0], "-") && rest[0] != "-" {
+				if rest[0] == "--handler-timeout" && len(rest) > 1 {
+					secs, err := strconv.ParseFloat(rest[1], 64)
+					if err != nil || secs <= 0 {
+						fmt.Fprintf(stderr, "luagent: --handler-timeout must be a number of seconds > 0, not %q\n", rest[1])
+						return o, host.ExitUsage, false
+					}
+					o.handlerTO = time.Duration(secs * float64(time.Second))
+					rest = rest[2:]
+					continue
+				}
+				fmt.Fprintf(stderr, "luagent: unknown serve option %s\n", rest[0])
+				return o, host.ExitUsage, false
+			}
+			if len(rest) == 0 {
+				fmt.Fprintln(stderr, "luagent: serve needs a file: luagent serve server.lua")
+				return o, host.ExitUsage, false
+			}
+			o.script, o.args = rest[0], rest[1:]
+			return o, 0, true
 		case a == "run":
 			if i+1 >= len(argv) {
 				fmt.Fprintln(stderr, "luagent: run needs a file: luagent run script.lua (or - for stdin)")
@@ -129,9 +171,17 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	realStdout := stdout
 	scriptDir := ""
 	if o.script != "" && o.script != "-" {
 		scriptDir = filepath.Dir(o.script)
+	}
+	if o.serve {
+		// The protocol owns stdout: print and logs go to stderr.
+		stdout = stderr
+		if o.handlerTO > 0 {
+			mcpmod.HandlerTimeout = o.handlerTO
+		}
 	}
 	var sinks trace.Multi
 	if o.trace != "" {
@@ -182,7 +232,11 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "luagent: cannot read %s: %v\n", o.script, unwrapPathError(err))
 			return host.ExitError
 		}
-		if code := h.Run(ctx, host.Script{Src: src, Name: name, Args: o.args, Arg0: o.script}); code != host.ExitOK {
+		script := host.Script{Src: src, Name: name, Args: o.args, Arg0: o.script}
+		if o.serve {
+			return h.Serve(ctx, script, stdin, realStdout)
+		}
+		if code := h.Run(ctx, script); code != host.ExitOK {
 			return code
 		}
 	}

@@ -36,9 +36,11 @@ type Config struct {
 }
 
 type module struct {
-	lp  *sched.Loop
-	cfg Config
-	mt  *lua.LTable
+	lp       *sched.Loop
+	cfg      Config
+	mt       *lua.LTable
+	serverMT *lua.LTable
+	ctxMT    *lua.LTable
 	// ctx ends when the host shuts down, releasing Go goroutines that wait
 	// for Lua callbacks.
 	ctx    context.Context
@@ -103,8 +105,19 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	}))
 	m.mt.RawSetString("__metatable", lua.LString(connType))
 
+	m.serverMT = L.NewTypeMetatable(serverType)
+	m.serverMT.RawSetString("__index", m.serverMethods(L))
+	m.serverMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		s := m.checkServer(L)
+		L.Push(lua.LString(fmt.Sprintf("mcp server %q", s.srv.Name())))
+		return 1
+	}))
+	m.serverMT.RawSetString("__metatable", lua.LString(serverType))
+	m.ctxMT = m.ctxMetatable(L)
+
 	mod := L.CreateTable(0, 4)
 	mod.RawSetString("connect", lp.Async("mcp.connect", m.readConnect))
+	mod.RawSetString("server", L.NewFunction(m.newServer))
 	return mod
 }
 

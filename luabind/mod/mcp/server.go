@@ -1,0 +1,1064 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/value"
+	"github.com/luagent/luagent/luabind/vm"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonrpc"
+	rmcp "github.com/luagent/luagent/runtime/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// MCP servers written in Lua:
+//
+//	local s = mcp.server{ name = "calc", version = "1.0.0" }
+//	s:tool{ name = "add", input = { a = "number", b = "number" },
+//	  handler = function(args, ctx) return args.a + args.b end }
+//	return s                      -- luagent serve calc.lua
+//
+// The registry lives in Go (read by the protocol goroutines under a lock);
+// handlers are Lua functions, each request running as its own task.
+
+const serverType = "mcp.server"
+const ctxType = "mcp.request_context"
+
+type luaServer struct {
+	m   *module
+	srv *rmcp.Server
+	ud  *lua.LUserData
+
+	mu        sync.RWMutex
+	tools     map[string]*toolDef
+	toolOrder []string
+	resources map[string]*resourceDef
+	resOrder  []string
+	templates []*templateDef
+	prompts   map[string]*promptDef
+	prOrder   []string
+	completer *lua.LFunction
+	listCache map[string]json.RawMessage // method -> result, dropped on change
+}
+
+type toolDef struct {
+	name    string
+	def     json.RawMessage // the tools/list entry
+	schema  *jsonschema.Schema
+	output  *jsonschema.Schema
+	handler *lua.LFunction
+}
+
+type resourceDef struct {
+	uri  string
+	def  json.RawMessage
+	mime string
+	read *lua.LFunction
+}
+
+type templateDef struct {
+	name     string
+	def      json.RawMessage
+	pattern  *regexp.Regexp
+	vars     []string
+	mime     string
+	read     *lua.LFunction
+	complete map[string]*lua.LFunction
+}
+
+type promptDef struct {
+	name     string
+	def      json.RawMessage
+	required []string
+	get      *lua.LFunction
+	complete map[string]*lua.LFunction
+}
+
+// stateKey is the requestState key: LUAGENT_STATE_KEY hashed, or nil for a
+// random per-process key.
+func stateKey() []byte {
+	if k := os.Getenv("LUAGENT_STATE_KEY"); k != "" {
+		return []byte("luagent-state:" + k)
+	}
+	return nil
+}
+
+// HandlerTimeout bounds every request handler of servers made afterwards
+// (luagent serve --handler-timeout). Zero means the default, 60 s.
+var HandlerTimeout time.Duration
+
+func (m *module) newServer(L *lua.LState) int {
+	t := L.CheckTable(1)
+	s := &luaServer{m: m, tools: map[string]*toolDef{}, resources: map[string]*resourceDef{}, prompts: map[string]*promptDef{}}
+	info := rmcp.Implementation{Name: optString(t, "name"), Version: optString(t, "version"), Title: optString(t, "title")}
+	if info.Name == "" {
+		L.ArgError(1, "name is required (the server's name, e.g. name = \"notes\")")
+	}
+	if info.Version == "" {
+		info.Version = "0.1.0"
+	}
+	logf := func(format string, args ...any) {
+		if m.cfg.Log != nil {
+			m.cfg.Log(info.Name, fmt.Sprintf(format, args...))
+		}
+	}
+	s.srv = rmcp.NewServer(rmcp.ServerOptions{
+		Info:           info,
+		Instructions:   optString(t, "instructions"),
+		Handler:        s,
+		StateKey:       stateKey(),
+		HandlerTimeout: HandlerTimeout,
+		Trace:          m.cfg.Trace,
+		Logf:           logf,
+	})
+	ud := L.NewUserData()
+	ud.Value = s
+	ud.Metatable = m.serverMT
+	s.ud = ud
+	L.Push(ud)
+	return 1
+}
+
+// ServerOf returns the Go server behind a Lua server value (luagent serve).
+func ServerOf(v lua.LValue) (*rmcp.Server, bool) {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if s, ok := ud.Value.(*luaServer); ok {
+			return s.srv, true
+		}
+	}
+	return nil, false
+}
+
+func (m *module) checkServer(L *lua.LState) *luaServer {
+	if ud, ok := L.Get(1).(*lua.LUserData); ok {
+		if s, ok := ud.Value.(*luaServer); ok {
+			return s
+		}
+	}
+	L.ArgError(1, "mcp server expected (call it as s:tool{...})")
+	return nil
+}
+
+func (m *module) serverMethods(L *lua.LState) *lua.LTable {
+	methods := L.CreateTable(0, 12)
+	L.SetFuncs(methods, map[string]lua.LGFunction{
+		"tool":             m.addTool,
+		"resource":         m.addResource,
+		"template":         m.addTemplate,
+		"prompt":           m.addPrompt,
+		"complete":         m.setCompleter,
+		"remove_tool":      m.remove("tools"),
+		"remove_resource":  m.remove("resources"),
+		"remove_prompt":    m.remove("prompts"),
+		"resource_updated": m.resourceUpdated,
+	})
+	return methods
+}
+
+// defJSON encodes a definition table, leaving out the Lua-only fields.
+func defJSON(t *lua.LTable, skip ...string) (map[string]any, error) {
+	m := map[string]any{}
+	var bad error
+	t.ForEach(func(k, v lua.LValue) {
+		ks, ok := k.(lua.LString)
+		if !ok || bad != nil {
+			return
+		}
+		for _, s := range skip {
+			if string(ks) == s {
+				return
+			}
+		}
+		x, err := value.FromLua(v)
+		if err != nil {
+			bad = fmt.Errorf("%s: %v", ks, err)
+			return
+		}
+		m[string(ks)] = x
+	})
+	return m, bad
+}
+
+func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource("mcp:schema", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("mcp:schema")
+}
+
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schemas may not reference other documents (%s)", url)
+}
+
+// s:tool{name, title, description, input, output, annotations, handler}
+func (m *module) addTool(L *lua.LState) int {
+	s := m.checkServer(L)
+	t := L.CheckTable(2)
+	name := optString(t, "name")
+	if name == "" {
+		L.ArgError(2, "name is required")
+	}
+	handler, ok := t.RawGetString("handler").(*lua.LFunction)
+	if !ok {
+		L.ArgError(2, "handler must be a function(args, ctx)")
+	}
+	in, err := inputSchema(t.RawGetString("input"))
+	if err != nil {
+		L.ArgError(2, err.Error())
+	}
+	out, err := outputSchema(t.RawGetString("output"))
+	if err != nil {
+		L.ArgError(2, "output: "+err.Error())
+	}
+	def, err := defJSON(t, "handler", "input", "output", "name")
+	if err != nil {
+		L.ArgError(2, err.Error())
+	}
+	def["name"] = name
+	def["inputSchema"] = json.RawMessage(in)
+	if out != nil {
+		def["outputSchema"] = json.RawMessage(out)
+	}
+	td := &toolDef{name: name, handler: handler}
+	if td.schema, err = compileSchema(in); err != nil {
+		L.ArgError(2, "input schema: "+err.Error())
+	}
+	if out != nil {
+		if td.output, err = compileSchema(out); err != nil {
+			L.ArgError(2, "output schema: "+err.Error())
+		}
+	}
+	td.def, _ = json.Marshal(def)
+	s.mu.Lock()
+	if _, exists := s.tools[name]; !exists {
+		s.toolOrder = append(s.toolOrder, name)
+	}
+	s.tools[name] = td
+	s.listCache = nil
+	s.mu.Unlock()
+	s.srv.ListChanged("tools")
+	return 0
+}
+
+// s:resource{uri, name, title, description, mimeType, read}
+func (m *module) addResource(L *lua.LState) int {
+	s := m.checkServer(L)
+	t := L.CheckTable(2)
+	uri := optString(t, "uri")
+	if uri == "" {
+		L.ArgError(2, "uri is required")
+	}
+	read, ok := t.RawGetString("read").(*lua.LFunction)
+	if !ok {
+		L.ArgError(2, "read must be a function(ctx)")
+	}
+	def, err := defJSON(t, "read")
+	if err != nil {
+		L.ArgError(2, err.Error())
+	}
+	if def["name"] == nil {
+		def["name"] = uri
+	}
+	rd := &resourceDef{uri: uri, read: read, mime: optString(t, "mimeType")}
+	rd.def, _ = json.Marshal(def)
+	s.mu.Lock()
+	if _, exists := s.resources[uri]; !exists {
+		s.resOrder = append(s.resOrder, uri)
+	}
+	s.resources[uri] = rd
+	s.listCache = nil
+	s.mu.Unlock()
+	s.srv.ListChanged("resources")
+	return 0
+}
+
+var templateVar = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+
+// s:template{uriTemplate, name, title, description, mimeType, read, complete}
+func (m *module) addTemplate(L *lua.LState) int {
+	s := m.checkServer(L)
+	t := L.CheckTable(2)
+	tpl := optString(t, "uriTemplate")
+	if tpl == "" {
+		L.ArgError(2, "uriTemplate is required (e.g. \"notes://{id}\")")
+	}
+	read, ok := t.RawGetString("read").(*lua.LFunction)
+	if !ok {
+		L.ArgError(2, "read must be a function(vars, ctx)")
+	}
+	def, err := defJSON(t, "read", "complete")
+	if err != nil {
+		L.ArgError(2, err.Error())
+	}
+	if def["name"] == nil {
+		def["name"] = tpl
+	}
+	td := &templateDef{name: tpl, read: read, mime: optString(t, "mimeType"), complete: completers(t)}
+	// {var} matches one path segment; other RFC 6570 operators are not
+	// expanded here and match literally.
+	pat := "^"
+	last := 0
+	for _, loc := range templateVar.FindAllStringSubmatchIndex(tpl, -1) {
+		pat += regexp.QuoteMeta(tpl[last:loc[0]]) + `([^/?#]+)`
+		td.vars = append(td.vars, tpl[loc[2]:loc[3]])
+		last = loc[1]
+	}
+	td.pattern = regexp.MustCompile(pat + regexp.QuoteMeta(tpl[last:]) + "$")
+	td.def, _ = json.Marshal(def)
+	s.mu.Lock()
+	s.templates = append(s.templates, td)
+	s.listCache = nil
+	s.mu.Unlock()
+	s.srv.ListChanged("resources")
+	return 0
+}
+
+func completers(t *lua.LTable) map[string]*lua.LFunction {
+	out := map[string]*lua.LFunction{}
+	if ct, ok := t.RawGetString("complete").(*lua.LTable); ok {
+		ct.ForEach(func(k, v lua.LValue) {
+			if fn, ok := v.(*lua.LFunction); ok {
+				out[k.String()] = fn
+			}
+		})
+	}
+	return out
+}
+
+// s:prompt{name, title, description, arguments = {{name, description, required, complete}}, get}
+func (m *module) addPrompt(L *lua.LState) int {
+	s := m.checkServer(L)
+	t := L.CheckTable(2)
+	name := optString(t, "name")
+	if name == "" {
+		L.ArgError(2, "name is required")
+	}
+	get, ok := t.RawGetString("get").(*lua.LFunction)
+	if !ok {
+		L.ArgError(2, "get must be a function(args, ctx)")
+	}
+	pd := &promptDef{name: name, get: get, complete: map[string]*lua.LFunction{}}
+	var args []map[string]any
+	if at, ok := t.RawGetString("arguments").(*lua.LTable); ok {
+		for i := 1; i <= at.Len(); i++ {
+			a, ok := at.RawGetInt(i).(*lua.LTable)
+			if !ok {
+				L.ArgError(2, fmt.Sprintf("arguments[%d] must be {name = ..., required = ...}", i))
+			}
+			an := optString(a, "name")
+			entry := map[string]any{"name": an}
+			for _, k := range []string{"title", "description"} {
+				if v := optString(a, k); v != "" {
+					entry[k] = v
+				}
+			}
+			if lua.LVAsBool(a.RawGetString("required")) {
+				entry["required"] = true
+				pd.required = append(pd.required, an)
+			}
+			if fn, ok := a.RawGetString("complete").(*lua.LFunction); ok {
+				pd.complete[an] = fn
+			}
+			args = append(args, entry)
+		}
+	}
+	def, err := defJSON(t, "get", "arguments")
+	if err != nil {
+		L.ArgError(2, err.Error())
+	}
+	if len(args) > 0 {
+		def["arguments"] = args
+	}
+	pd.def, _ = json.Marshal(def)
+	s.mu.Lock()
+	if _, exists := s.prompts[name]; !exists {
+		s.prOrder = append(s.prOrder, name)
+	}
+	s.prompts[name] = pd
+	s.listCache = nil
+	s.mu.Unlock()
+	s.srv.ListChanged("prompts")
+	return 0
+}
+
+// s:complete(function(ref, argument, ctx) return {values...} end)
+func (m *module) setCompleter(L *lua.LState) int {
+	s := m.checkServer(L)
+	fn := L.CheckFunction(2)
+	s.mu.Lock()
+	s.completer = fn
+	s.mu.Unlock()
+	return 0
+}
+
+func (m *module) remove(kind string) lua.LGFunction {
+	return func(L *lua.LState) int {
+		s := m.checkServer(L)
+		key := L.CheckString(2)
+		s.mu.Lock()
+		removed := false
+		switch kind {
+		case "tools":
+			_, removed = s.tools[key]
+			delete(s.tools, key)
+			s.toolOrder = without(s.toolOrder, key)
+		case "resources":
+			_, removed = s.resources[key]
+			delete(s.resources, key)
+			s.resOrder = without(s.resOrder, key)
+		case "prompts":
+			_, removed = s.prompts[key]
+			delete(s.prompts, key)
+			s.prOrder = without(s.prOrder, key)
+		}
+		s.listCache = nil
+		s.mu.Unlock()
+		if removed {
+			s.srv.ListChanged(kind)
+		}
+		L.Push(lua.LBool(removed))
+		return 1
+	}
+}
+
+func without(list []string, s string) []string {
+	out := list[:0]
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (m *module) resourceUpdated(L *lua.LState) int {
+	s := m.checkServer(L)
+	s.srv.ResourceUpdated(L.CheckString(2))
+	return 0
+}
+
+// --- rmcp.ServerHandler ---
+
+func (s *luaServer) Capabilities() rmcp.HandlerCapabilities {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return rmcp.HandlerCapabilities{
+		Tools:       len(s.tools) > 0,
+		Resources:   len(s.resources) > 0 || len(s.templates) > 0,
+		Prompts:     len(s.prompts) > 0,
+		Completions: s.completer != nil || len(s.templates) > 0 || len(s.prompts) > 0,
+		Subscribe:   true,
+	}
+}
+
+// Handle serves a feature request; it runs on the connection's reader.
+func (s *luaServer) Handle(r *rmcp.Request) {
+	switch r.Method {
+	case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
+		r.Reply(s.list(r.Method))
+	case "tools/call":
+		s.callTool(r)
+	case "resources/read":
+		s.readResource(r)
+	case "prompts/get":
+		s.getPrompt(r)
+	case "completion/complete":
+		s.complete(r)
+	default:
+		r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + r.Method})
+	}
+}
+
+func (s *luaServer) list(method string) json.RawMessage {
+	s.mu.RLock()
+	if b, ok := s.listCache[method]; ok {
+		s.mu.RUnlock()
+		return b
+	}
+	s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var key string
+	var items []json.RawMessage
+	switch method {
+	case "tools/list":
+		key = "tools"
+		for _, n := range s.toolOrder {
+			items = append(items, s.tools[n].def)
+		}
+	case "resources/list":
+		key = "resources"
+		for _, u := range s.resOrder {
+			items = append(items, s.resources[u].def)
+		}
+	case "resources/templates/list":
+		key = "resourceTemplates"
+		for _, t := range s.templates {
+			items = append(items, t.def)
+		}
+	case "prompts/list":
+		key = "prompts"
+		for _, n := range s.prOrder {
+			items = append(items, s.prompts[n].def)
+		}
+	}
+	if items == nil {
+		items = []json.RawMessage{}
+	}
+	b, _ := json.Marshal(map[string]any{key: items})
+	if s.listCache == nil {
+		s.listCache = map[string]json.RawMessage{}
+	}
+	s.listCache[method] = b
+	return b
+}
+
+func strField(params json.RawMessage, name string) string {
+	var v string
+	json.Unmarshal(rawMember(params, name), &v)
+	return v
+}
+
+// rawMember finds a top-level member of a JSON object.
+func rawMember(raw json.RawMessage, name string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m[name]
+}
+
+func textResult(text string, isError bool) json.RawMessage {
+	b := make([]byte, 0, len(text)+64)
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	q, _ := json.Marshal(text)
+	b = append(b, q...)
+	b = append(b, "}]"...)
+	if isError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}')
+}
+
+func (s *luaServer) callTool(r *rmcp.Request) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	json.Unmarshal(r.Params, &p)
+	s.mu.RLock()
+	t := s.tools[p.Name]
+	s.mu.RUnlock()
+	if t == nil {
+		r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool: " + p.Name})
+		return
+	}
+	args := p.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if t.schema != nil {
+		var v any
+		if err := json.Unmarshal(args, &v); err != nil {
+			r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments are not a JSON object"})
+			return
+		}
+		if err := t.schema.Validate(v); err != nil {
+			// Input validation failures are tool execution errors, so the
+			// model can correct itself.
+			r.Reply(textResult(validationMessage(t.name, err), true))
+			return
+		}
+	}
+	s.m.lp.Post(func() {
+		L := s.m.lp.L
+		argv, err := value.Decode(L, args)
+		if err != nil {
+			r.Reply(textResult("arguments: "+err.Error(), true))
+			return
+		}
+		ctx := s.newCtx(L, r)
+		task := s.m.lp.Spawn(t.handler, []lua.LValue{argv, ctx}, sched.SpawnOptions{Name: "tool " + t.name, Parent: r.Context()})
+		task.OnDone(func(task *sched.Task) { s.toolDone(r, t, task) })
+	})
+}
+
+func validationMessage(tool string, err error) string {
+	return "invalid arguments for tool " + tool + ": " + schemaProblems(err, "argument")
+}
+
+// schemaProblems lists what failed validation, naming each field.
+func schemaProblems(err error, noun string) string {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err.Error()
+	}
+	var parts []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		where := "the value"
+		if len(e.InstanceLocation) > 0 {
+			where = noun + " '" + strings.Join(e.InstanceLocation, ".") + "'"
+		}
+		parts = append(parts, where+": "+e.ErrorKind.LocalizedString(printer))
+	}
+	walk(ve)
+	sort.Strings(parts)
+	return strings.Join(parts, "; ")
+}
+
+// errorText is the message of a handler's error: a Lua string without its
+// "file.lua:12: " position (the model does not need it), or the error's
+// text. The position and traceback go to the server log.
+func (s *luaServer) errorText(f *sched.Failure) string {
+	msg := f.Message
+	if m := luaPosition.FindStringIndex(msg); m != nil && m[0] == 0 {
+		msg = msg[m[1]:]
+	}
+	if s.m.cfg.Log != nil && f.Kind != errs.Cancelled && f.Kind != errs.Timeout {
+		s.m.cfg.Log(s.srv.Name(), "handler error: "+f.Message+"\n"+f.Traceback)
+	}
+	return msg
+}
+
+var luaPosition = regexp.MustCompile(`^[^\s:]+\.lua:\d+: `)
+
+// toolDone maps a handler's outcome to a CallToolResult.
+func (s *luaServer) toolDone(r *rmcp.Request, t *toolDef, task *sched.Task) {
+	if f := task.Failure(); f != nil {
+		if r.Context().Err() != nil && (f.Kind == errs.Cancelled || f.Kind == errs.Timeout) {
+			return // answered already (timeout, input_required) or cancelled
+		}
+		r.Reply(textResult(s.errorText(f), true))
+		return
+	}
+	res := task.Results()
+	var first lua.LValue = lua.LNil
+	if len(res) > 0 {
+		first = res[0]
+	}
+	if first == lua.LNil && len(res) > 1 {
+		// return nil, "message": a tool error.
+		r.Reply(textResult(vm.ToString(s.m.lp.L, res[1]), true))
+		return
+	}
+	out, err := s.toolResult(t, first)
+	if err != nil {
+		r.Reply(textResult(err.Error(), true))
+		return
+	}
+	r.Reply(out)
+}
+
+var contentTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource": true, "resource_link": true}
+
+func isContentBlock(v lua.LValue) bool {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return false
+	}
+	ty, ok := t.RawGetString("type").(lua.LString)
+	return ok && contentTypes[string(ty)]
+}
+
+func (s *luaServer) toolResult(t *toolDef, v lua.LValue) (json.RawMessage, error) {
+	switch x := v.(type) {
+	case *lua.LNilType:
+		return json.RawMessage(`{"content":[]}`), nil
+	case lua.LString:
+		return textResult(string(x), false), nil
+	case lua.LNumber, lua.LBool:
+		return textResult(vm.ToString(s.m.lp.L, x), false), nil
+	case *lua.LTable:
+		// A full result: {content = {...}, structuredContent = ..., isError = ...}.
+		if c, ok := x.RawGetString("content").(*lua.LTable); ok && (c.Len() > 0 || value.IsArray(c)) && isContentList(c) {
+			b, err := value.Encode(x, value.EncodeOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("the tool's result cannot be sent: %v", err)
+			}
+			return b, nil
+		}
+		// A list of content blocks.
+		if x.Len() > 0 && isContentList(x) {
+			c, err := value.Encode(x, value.EncodeOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("the tool's result cannot be sent: %v", err)
+			}
+			return append(append([]byte(`{"content":`), c...), '}'), nil
+		}
+		// Structured content, also as JSON text for clients that only read text.
+		sc, err := value.Encode(x, value.EncodeOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("the tool's result cannot be sent as JSON: %v", err)
+		}
+		if t.output != nil {
+			var v any
+			json.Unmarshal(sc, &v)
+			if err := t.output.Validate(v); err != nil {
+				return nil, fmt.Errorf("the tool's result does not match its output schema: %s", schemaProblems(err, "field"))
+			}
+		}
+		b := textResult(string(sc), false)
+		b = append(b[:len(b)-1], `,"structuredContent":`...)
+		b = append(b, sc...)
+		return append(b, '}'), nil
+	}
+	return nil, fmt.Errorf("the tool returned a %s, which cannot be sent", v.Type())
+}
+
+func isContentList(t *lua.LTable) bool {
+	for i := 1; i <= t.Len(); i++ {
+		if !isContentBlock(t.RawGetInt(i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// --- resources ---
+
+func (s *luaServer) readResource(r *rmcp.Request) {
+	uri := strField(r.Params, "uri")
+	s.mu.RLock()
+	rd := s.resources[uri]
+	var td *templateDef
+	var vars []string
+	if rd == nil {
+		for _, t := range s.templates {
+			if m := t.pattern.FindStringSubmatch(uri); m != nil {
+				td, vars = t, m[1:]
+				break
+			}
+		}
+	}
+	s.mu.RUnlock()
+	if rd == nil && td == nil {
+		r.NotFound(uri)
+		return
+	}
+	s.m.lp.Post(func() {
+		L := s.m.lp.L
+		ctx := s.newCtx(L, r)
+		var fn *lua.LFunction
+		var args []lua.LValue
+		mime := ""
+		if rd != nil {
+			fn, args, mime = rd.read, []lua.LValue{ctx}, rd.mime
+		} else {
+			vt := L.CreateTable(0, len(vars))
+			for i, v := range vars {
+				vt.RawSetString(td.vars[i], lua.LString(v))
+			}
+			fn, args, mime = td.read, []lua.LValue{vt, ctx}, td.mime
+		}
+		task := s.m.lp.Spawn(fn, args, sched.SpawnOptions{Name: "read " + uri, Parent: r.Context()})
+		task.OnDone(func(task *sched.Task) {
+			if f := task.Failure(); f != nil {
+				if r.Context().Err() == nil {
+					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(f)})
+				}
+				return
+			}
+			res := task.Results()
+			if len(res) == 0 || res[0] == lua.LNil {
+				r.NotFound(uri)
+				return
+			}
+			b, err := contents(uri, mime, res[0])
+			if err != nil {
+				r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
+				return
+			}
+			r.Reply(b)
+		})
+	})
+}
+
+// contents maps what read returned to a ReadResourceResult: a string (text),
+// {text=}, {blob= base64}, {bytes= raw}, or a list of those (each may name
+// its uri and mimeType).
+func contents(uri, mime string, v lua.LValue) (json.RawMessage, error) {
+	one := func(x lua.LValue) (map[string]any, error) {
+		c := map[string]any{"uri": uri}
+		if mime != "" {
+			c["mimeType"] = mime
+		}
+		switch y := x.(type) {
+		case lua.LString:
+			c["text"] = string(y)
+			return c, nil
+		case *lua.LTable:
+			for _, k := range []string{"uri", "mimeType", "text", "blob"} {
+				if s, ok := y.RawGetString(k).(lua.LString); ok {
+					c[k] = string(s)
+				}
+			}
+			if s, ok := y.RawGetString("bytes").(lua.LString); ok {
+				c["blob"] = base64.StdEncoding.EncodeToString([]byte(s))
+			}
+			if c["text"] == nil && c["blob"] == nil {
+				return nil, fmt.Errorf("the resource's read returned a table without text, blob or bytes")
+			}
+			if m, ok := y.RawGetString("_meta").(*lua.LTable); ok {
+				mv, _ := value.FromLua(m)
+				c["_meta"] = mv
+			}
+			return c, nil
+		}
+		return nil, fmt.Errorf("the resource's read returned a %s; return a string or {text=...}/{blob=...}", x.Type())
+	}
+	var list []map[string]any
+	if t, ok := v.(*lua.LTable); ok && t.Len() > 0 {
+		for i := 1; i <= t.Len(); i++ {
+			c, err := one(t.RawGetInt(i))
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, c)
+		}
+	} else {
+		c, err := one(v)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, c)
+	}
+	return json.Marshal(map[string]any{"contents": list})
+}
+
+// --- prompts ---
+
+func (s *luaServer) getPrompt(r *rmcp.Request) {
+	var p struct {
+		Name      string            `json:"name"`
+		Arguments map[string]string `json:"arguments"`
+	}
+	if err := json.Unmarshal(r.Params, &p); err != nil {
+		r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "prompts/get: arguments must be strings"})
+		return
+	}
+	s.mu.RLock()
+	pd := s.prompts[p.Name]
+	s.mu.RUnlock()
+	if pd == nil {
+		r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown prompt: " + p.Name})
+		return
+	}
+	for _, req := range pd.required {
+		if _, ok := p.Arguments[req]; !ok {
+			r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("prompt %s needs argument %s", p.Name, req)})
+			return
+		}
+	}
+	s.m.lp.Post(func() {
+		L := s.m.lp.L
+		at := L.CreateTable(0, len(p.Arguments))
+		for k, v := range p.Arguments {
+			at.RawSetString(k, lua.LString(v))
+		}
+		task := s.m.lp.Spawn(pd.get, []lua.LValue{at, s.newCtx(L, r)}, sched.SpawnOptions{Name: "prompt " + p.Name, Parent: r.Context()})
+		task.OnDone(func(task *sched.Task) {
+			if f := task.Failure(); f != nil {
+				if r.Context().Err() == nil {
+					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(f)})
+				}
+				return
+			}
+			var v lua.LValue = lua.LNil
+			if res := task.Results(); len(res) > 0 {
+				v = res[0]
+			}
+			b, err := promptResult(v)
+			if err != nil {
+				r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
+				return
+			}
+			r.Reply(b)
+		})
+	})
+}
+
+// promptResult maps get's return: a string (one user message), a list of
+// messages ({role=, content=}, content a string or a block), or a full
+// {description=, messages=} table.
+func promptResult(v lua.LValue) (json.RawMessage, error) {
+	msg := func(x lua.LValue) (any, error) {
+		switch y := x.(type) {
+		case lua.LString:
+			return map[string]any{"role": "user", "content": map[string]string{"type": "text", "text": string(y)}}, nil
+		case *lua.LTable:
+			m, err := value.FromLua(y)
+			if err != nil {
+				return nil, err
+			}
+			mm, ok := m.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("a prompt message must be {role = ..., content = ...}")
+			}
+			if s, ok := mm["content"].(string); ok {
+				mm["content"] = map[string]string{"type": "text", "text": s}
+			}
+			if mm["role"] == nil {
+				mm["role"] = "user"
+			}
+			return mm, nil
+		}
+		return nil, fmt.Errorf("a prompt message must be a string or a table, not a %s", x.Type())
+	}
+	out := map[string]any{}
+	var list *lua.LTable
+	switch y := v.(type) {
+	case lua.LString:
+		m, _ := msg(y)
+		out["messages"] = []any{m}
+		return json.Marshal(out)
+	case *lua.LTable:
+		if ms, ok := y.RawGetString("messages").(*lua.LTable); ok {
+			list = ms
+			if d, ok := y.RawGetString("description").(lua.LString); ok {
+				out["description"] = string(d)
+			}
+		} else {
+			list = y
+		}
+	default:
+		return nil, fmt.Errorf("the prompt's get returned a %s; return a string or a list of messages", v.Type())
+	}
+	msgs := []any{}
+	for i := 1; i <= list.Len(); i++ {
+		m, err := msg(list.RawGetInt(i))
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m)
+	}
+	out["messages"] = msgs
+	return json.Marshal(out)
+}
+
+// --- completion ---
+
+func (s *luaServer) complete(r *rmcp.Request) {
+	var p struct {
+		Ref struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+			URI  string `json:"uri"`
+		} `json:"ref"`
+		Argument struct {
+			Name  string `json:"name"`
+			Value string `json:"value"`
+		} `json:"argument"`
+		Context struct {
+			Arguments map[string]string `json:"arguments"`
+		} `json:"context"`
+	}
+	json.Unmarshal(r.Params, &p)
+	s.mu.RLock()
+	fn := s.completer
+	switch p.Ref.Type {
+	case "ref/prompt":
+		if pd := s.prompts[p.Ref.Name]; pd != nil && pd.complete[p.Argument.Name] != nil {
+			fn = pd.complete[p.Argument.Name]
+		}
+	case "ref/resource":
+		for _, t := range s.templates {
+			if t.name == p.Ref.URI && t.complete[p.Argument.Name] != nil {
+				fn = t.complete[p.Argument.Name]
+			}
+		}
+	}
+	s.mu.RUnlock()
+	if fn == nil {
+		r.Reply(json.RawMessage(`{"completion":{"values":[],"hasMore":false}}`))
+		return
+	}
+	s.m.lp.Post(func() {
+		L := s.m.lp.L
+		refV, _ := value.Decode(L, rawMember(r.Params, "ref"))
+		argT := L.CreateTable(0, 3)
+		argT.RawSetString("name", lua.LString(p.Argument.Name))
+		argT.RawSetString("value", lua.LString(p.Argument.Value))
+		ctxArgs := L.CreateTable(0, len(p.Context.Arguments))
+		for k, v := range p.Context.Arguments {
+			ctxArgs.RawSetString(k, lua.LString(v))
+		}
+		argT.RawSetString("context", ctxArgs)
+		var args []lua.LValue
+		if fn == s.completer {
+			args = []lua.LValue{refV, argT, s.newCtx(L, r)}
+		} else {
+			args = []lua.LValue{lua.LString(p.Argument.Value), argT, s.newCtx(L, r)}
+		}
+		task := s.m.lp.Spawn(fn, args, sched.SpawnOptions{Name: "complete", Parent: r.Context()})
+		task.OnDone(func(task *sched.Task) {
+			if f := task.Failure(); f != nil {
+				if r.Context().Err() == nil {
+					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(f)})
+				}
+				return
+			}
+			var v lua.LValue = lua.LNil
+			if res := task.Results(); len(res) > 0 {
+				v = res[0]
+			}
+			values := []string{}
+			var total any
+			hasMore := false
+			if t, ok := v.(*lua.LTable); ok {
+				vs := t
+				if inner, ok := t.RawGetString("values").(*lua.LTable); ok {
+					vs = inner
+					if n, ok := t.RawGetString("total").(lua.LNumber); ok {
+						total = int(n)
+					}
+					hasMore = lua.LVAsBool(t.RawGetString("hasMore"))
+				}
+				for i := 1; i <= vs.Len(); i++ {
+					values = append(values, vm.ToString(L, vs.RawGetInt(i)))
+				}
+			}
+			if len(values) > 100 {
+				values, hasMore = values[:100], true
+			}
+			c := map[string]any{"values": values, "hasMore": hasMore}
+			if total != nil {
+				c["total"] = total
+			}
+			b, _ := json.Marshal(map[string]any{"completion": c})
+			r.Reply(b)
+		})
+	})
+}
+
+var _ = strconv.Itoa

@@ -1,0 +1,535 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/trace"
+)
+
+// The server side: one Server serves any number of connections (a stdio
+// process has one), each answering both eras. A request whose params carry
+// the modern _meta envelope is served statelessly as 2026-07-28; initialize
+// opens a legacy session on that connection (always, even with modern
+// _meta, and the era is never locked by a failed request); requests without
+// the envelope belong to that session. What the server offers — tools,
+// resources, prompts, completion — comes from a ServerHandler (the Lua
+// binding); this file does the protocol around it.
+
+// ServerHandler provides a server's features.
+type ServerHandler interface {
+	// Capabilities reports what the server offers now (tools, resources,
+	// prompts, completions); logging is always offered.
+	Capabilities() HandlerCapabilities
+	// Handle serves tools/list, tools/call, resources/list,
+	// resources/templates/list, resources/read, prompts/list, prompts/get
+	// and completion/complete. It must not block: it answers with
+	// req.Reply or req.Fail, once, from any goroutine.
+	Handle(req *Request)
+}
+
+// HandlerCapabilities says which features a handler offers.
+type HandlerCapabilities struct {
+	Tools, Resources, Prompts, Completions bool
+	// Subscribe: resources can be subscribed to.
+	Subscribe bool
+}
+
+// CacheHints are the ttlMs and cacheScope put on modern results that must
+// carry them when the handler did not set its own.
+type CacheHints struct {
+	DiscoverTTL time.Duration // server/discover
+	ListTTL     time.Duration // tools/list, prompts/list, resources/list, resources/templates/list
+	ReadTTL     time.Duration // resources/read
+	Scope       string        // "public" or "private"
+}
+
+// ServerOptions configure a Server.
+type ServerOptions struct {
+	Info         Implementation
+	Instructions string
+	Handler      ServerHandler
+	// StateKey signs modern requestState (HMAC-SHA256). Replicas that share
+	// it accept each other's state. Nil: a random key per process.
+	StateKey []byte
+	// StateTTL bounds how old a requestState may be. Default 10 minutes.
+	StateTTL time.Duration
+	// HandlerTimeout stops a request's handler after this long. Default 60 s.
+	HandlerTimeout time.Duration
+	Cache          CacheHints
+	Trace          trace.Sink
+	// Logf reports server-side problems (to stderr; never to stdout).
+	Logf func(format string, args ...any)
+}
+
+// Server is the protocol engine of an MCP server.
+type Server struct {
+	opts  ServerOptions
+	ctx   context.Context
+	stop  context.CancelFunc
+	infoJ []byte // serverInfo as JSON
+
+	mu    sync.Mutex
+	conns map[*serverConn]bool
+}
+
+// NewServer returns a server; serve connections with ServeStream.
+func NewServer(opts ServerOptions) *Server {
+	if opts.HandlerTimeout <= 0 {
+		opts.HandlerTimeout = 60 * time.Second
+	}
+	if opts.StateTTL <= 0 {
+		opts.StateTTL = 10 * time.Minute
+	}
+	if opts.StateKey == nil {
+		opts.StateKey = make([]byte, 32)
+		rand.Read(opts.StateKey)
+	}
+	if opts.Cache.Scope == "" {
+		opts.Cache.Scope = "public"
+	}
+	if opts.Cache.DiscoverTTL == 0 {
+		opts.Cache.DiscoverTTL = time.Hour
+	}
+	if opts.Cache.ListTTL == 0 {
+		opts.Cache.ListTTL = time.Minute
+	}
+	if opts.Info.Name == "" {
+		opts.Info.Name = "luagent-server"
+	}
+	if opts.Info.Version == "" {
+		opts.Info.Version = "0.0.0"
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	info, _ := json.Marshal(opts.Info)
+	return &Server{opts: opts, ctx: ctx, stop: stop, infoJ: info, conns: map[*serverConn]bool{}}
+}
+
+// serverConn is one client connection: a legacy session, if initialize
+// came, and the requests and listen streams in flight.
+type serverConn struct {
+	srv  *Server
+	conn *jsonrpc.Conn
+
+	mu          sync.Mutex
+	initialized bool // initialize answered (legacy session open)
+	version     string
+	clientCaps  clientCapabilities
+	clientInfo  Implementation
+	logLevel    string
+	subs        map[string]bool
+	inflight    map[string]*Request
+	listens     map[string]*listenStream
+}
+
+// ServeStream serves one connection until the stream ends (stdin EOF) or
+// ctx ends. It returns nil on a clean end of input.
+func (s *Server) ServeStream(ctx context.Context, stream jsonrpc.Stream) error {
+	sc := &serverConn{srv: s, subs: map[string]bool{}, inflight: map[string]*Request{}, listens: map[string]*listenStream{}}
+	sc.conn = jsonrpc.NewConn(stream, jsonrpc.Options{
+		Name:         "client",
+		Trace:        s.opts.Trace,
+		Request:      func(c *jsonrpc.Conn, m *jsonrpc.Message) { sc.handle(m) },
+		Notification: sc.notification,
+		Invalid: func(line []byte, err error) {
+			// A malformed message: answer as JSON-RPC says, with a null id.
+			c := jsonrpc.CodeInvalidRequest
+			if len(line) > 0 && !json.Valid(line) {
+				c = jsonrpc.CodeParseError
+			}
+			sc.conn.Reply(jsonrpc.ID{}, nil, &jsonrpc.Error{Code: c, Message: "invalid message: " + err.Error()})
+		},
+	})
+	s.mu.Lock()
+	s.conns[sc] = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, sc)
+		s.mu.Unlock()
+		sc.cancelAll()
+	}()
+	select {
+	case <-sc.conn.Done():
+		err := sc.conn.Err()
+		if errs.KindOf(err) == errs.Closed || isEOF(err) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+		sc.conn.Close()
+		return ctx.Err()
+	}
+}
+
+func isEOF(err error) bool {
+	return err != nil && (err.Error() == "EOF" || errs.KindOf(err) == errs.Closed)
+}
+
+// Close ends every connection's requests.
+func (s *Server) Close() { s.stop() }
+
+// Name is the server's name (serverInfo.name).
+func (s *Server) Name() string { return s.opts.Info.Name }
+
+func (sc *serverConn) cancelAll() {
+	sc.mu.Lock()
+	reqs := make([]*Request, 0, len(sc.inflight))
+	for _, r := range sc.inflight {
+		reqs = append(reqs, r)
+	}
+	sc.mu.Unlock()
+	for _, r := range reqs {
+		r.cancel(errs.New(errs.Closed, "", "the client went away"))
+	}
+}
+
+type clientCapabilities struct {
+	Roots       json.RawMessage `json:"roots"`
+	Sampling    json.RawMessage `json:"sampling"`
+	Elicitation *struct {
+		Form json.RawMessage `json:"form"`
+		URL  json.RawMessage `json:"url"`
+	} `json:"elicitation"`
+	Extensions map[string]json.RawMessage `json:"extensions"`
+	Raw        json.RawMessage            `json:"-"`
+}
+
+func parseClientCaps(raw json.RawMessage) clientCapabilities {
+	var c clientCapabilities
+	if len(raw) > 0 {
+		json.Unmarshal(raw, &c)
+	}
+	c.Raw = raw
+	return c
+}
+
+// rpcError is a JSON-RPC error with a message.
+func rpcError(code int, msg string, data any) *jsonrpc.Error {
+	e := &jsonrpc.Error{Code: code, Message: msg}
+	if data != nil {
+		e.Data, _ = json.Marshal(data)
+	}
+	return e
+}
+
+// handle routes one request; it runs on the connection's reader goroutine.
+func (sc *serverConn) handle(m *jsonrpc.Message) {
+	switch m.Method {
+	case "initialize":
+		sc.initialize(m)
+		return
+	case "ping":
+		sc.conn.Reply(m.ID, json.RawMessage("{}"), nil)
+		return
+	}
+	meta := member(m.Params, "_meta")
+	var version []byte
+	if meta != nil {
+		version = member(meta, MetaProtocolVersion)
+	}
+	if version != nil {
+		sc.modern(m, meta, version)
+		return
+	}
+	sc.mu.Lock()
+	initialized := sc.initialized
+	sc.mu.Unlock()
+	if !initialized {
+		if m.Method == "server/discover" || !knownMethod(m.Method) {
+			code := jsonrpc.CodeInvalidParams
+			if !knownMethod(m.Method) {
+				code = jsonrpc.CodeMethodNotFound
+			}
+			sc.conn.Reply(m.ID, nil, rpcError(code, "missing _meta \""+MetaProtocolVersion+"\": send it on every 2026-07-28 request, or initialize first (2025-11-25)", nil))
+			return
+		}
+		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidRequest, "the session is not initialized: send initialize first (2025-11-25), or put _meta \""+MetaProtocolVersion+"\" on the request (2026-07-28)", nil))
+		return
+	}
+	sc.legacy(m)
+}
+
+var handlerMethods = []string{"tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete"}
+
+func knownMethod(m string) bool {
+	return slices.Contains(handlerMethods, m) || m == "logging/setLevel" || m == "resources/subscribe" || m == "resources/unsubscribe" || m == "server/discover" || m == "subscriptions/listen"
+}
+
+// capabilities is the server's capabilities object for an era.
+func (s *Server) capabilities(era Era) json.RawMessage {
+	hc := s.opts.Handler.Capabilities()
+	caps := map[string]any{"logging": map[string]any{}}
+	if hc.Tools {
+		caps["tools"] = map[string]any{"listChanged": true}
+	}
+	if hc.Resources {
+		caps["resources"] = map[string]any{"listChanged": true, "subscribe": hc.Subscribe}
+	}
+	if hc.Prompts {
+		caps["prompts"] = map[string]any{"listChanged": true}
+	}
+	if hc.Completions {
+		caps["completions"] = map[string]any{}
+	}
+	b, _ := json.Marshal(caps)
+	return b
+}
+
+func (sc *serverConn) initialize(m *jsonrpc.Message) {
+	var p struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ClientInfo      Implementation  `json:"clientInfo"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil || p.ProtocolVersion == "" {
+		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidParams, "initialize needs protocolVersion, capabilities and clientInfo", nil))
+		return
+	}
+	// Answer the client's version when we speak it, else our latest.
+	version := LegacyVersion
+	if slices.Contains(LegacyVersions, p.ProtocolVersion) {
+		version = p.ProtocolVersion
+	}
+	sc.mu.Lock()
+	sc.initialized = true
+	sc.version = version
+	sc.clientCaps = parseClientCaps(p.Capabilities)
+	sc.clientInfo = p.ClientInfo
+	sc.mu.Unlock()
+	res := map[string]any{
+		"protocolVersion": version,
+		"capabilities":    json.RawMessage(sc.srv.capabilities(EraLegacy)),
+		"serverInfo":      json.RawMessage(sc.srv.infoJ),
+	}
+	if sc.srv.opts.Instructions != "" {
+		res["instructions"] = sc.srv.opts.Instructions
+	}
+	b, _ := json.Marshal(res)
+	sc.conn.Reply(m.ID, b, nil)
+}
+
+// modern serves a request that carries the 2026-07-28 envelope.
+func (sc *serverConn) modern(m *jsonrpc.Message, meta, versionRaw []byte) {
+	var version string
+	if err := json.Unmarshal(versionRaw, &version); err != nil || !slices.Contains(ModernVersions, version) {
+		supported := append(append([]string{}, ModernVersions...), LegacyVersions...)
+		sc.conn.Reply(m.ID, nil, rpcError(CodeUnsupportedProtocolVersion, "Unsupported protocol version",
+			map[string]any{"supported": supported, "requested": json.RawMessage(versionRaw)}))
+		return
+	}
+	capsRaw := member(meta, MetaClientCapabilities)
+	if capsRaw == nil || len(capsRaw) == 0 || capsRaw[0] != '{' {
+		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidParams, "missing or invalid _meta \""+MetaClientCapabilities+"\" (send {} for none)", nil))
+		return
+	}
+	switch m.Method {
+	case "server/discover":
+		res := map[string]any{
+			"supportedVersions": append(append([]string{}, ModernVersions...), LegacyVersions...),
+			"capabilities":      json.RawMessage(sc.srv.capabilities(EraModern)),
+		}
+		if sc.srv.opts.Instructions != "" {
+			res["instructions"] = sc.srv.opts.Instructions
+		}
+		b, _ := json.Marshal(res)
+		sc.conn.Reply(m.ID, sc.srv.modernResult(m.Method, b), nil)
+		return
+	case "subscriptions/listen":
+		sc.listen(m)
+		return
+	case "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "initialize", "ping":
+		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeMethodNotFound, m.Method+" is not part of the 2026-07-28 protocol", nil))
+		return
+	}
+	if !slices.Contains(handlerMethods, m.Method) {
+		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method, nil))
+		return
+	}
+	r := sc.newRequest(m, EraModern, version)
+	r.clientCaps = parseClientCaps(capsRaw)
+	if ci := member(meta, MetaClientInfo); ci != nil {
+		json.Unmarshal(ci, &r.ClientInfo)
+	}
+	if lvl := member(meta, MetaLogLevel); lvl != nil {
+		json.Unmarshal(lvl, &r.logLevel)
+		if !slices.Contains(LogLevels, r.logLevel) {
+			r.finish(nil, rpcError(jsonrpc.CodeInvalidParams, "unknown log level "+string(lvl), nil))
+			return
+		}
+	}
+	r.progressToken = member(meta, "progressToken")
+	if rerr := r.loadInputs(); rerr != nil {
+		r.finish(nil, rerr)
+		return
+	}
+	sc.dispatch(r)
+}
+
+// legacy serves a request of the initialized session.
+func (sc *serverConn) legacy(m *jsonrpc.Message) {
+	switch m.Method {
+	case "logging/setLevel":
+		var p struct {
+			Level string `json:"level"`
+		}
+		json.Unmarshal(m.Params, &p)
+		if !slices.Contains(LogLevels, p.Level) {
+			sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidParams, fmt.Sprintf("unknown log level %q", p.Level), nil))
+			return
+		}
+		sc.mu.Lock()
+		sc.logLevel = p.Level
+		sc.mu.Unlock()
+		sc.conn.Reply(m.ID, json.RawMessage("{}"), nil)
+		return
+	case "resources/subscribe", "resources/unsubscribe":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.URI == "" {
+			sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidParams, m.Method+" needs a uri", nil))
+			return
+		}
+		sc.mu.Lock()
+		if m.Method == "resources/subscribe" {
+			sc.subs[p.URI] = true
+		} else {
+			delete(sc.subs, p.URI)
+		}
+		sc.mu.Unlock()
+		sc.conn.Reply(m.ID, json.RawMessage("{}"), nil)
+		return
+	case "server/discover", "subscriptions/listen":
+		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidParams, m.Method+" needs the 2026-07-28 _meta envelope", nil))
+		return
+	}
+	if !slices.Contains(handlerMethods, m.Method) {
+		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeMethodNotFound, "Method not found: "+m.Method, nil))
+		return
+	}
+	sc.mu.Lock()
+	version, caps, info := sc.version, sc.clientCaps, sc.clientInfo
+	sc.mu.Unlock()
+	r := sc.newRequest(m, EraLegacy, version)
+	r.clientCaps, r.ClientInfo = caps, info
+	if meta := member(m.Params, "_meta"); meta != nil {
+		r.progressToken = member(meta, "progressToken")
+	}
+	sc.dispatch(r)
+}
+
+func (sc *serverConn) newRequest(m *jsonrpc.Message, era Era, version string) *Request {
+	ctx, cancel := context.WithCancelCause(sc.srv.ctx)
+	r := &Request{Method: m.Method, Params: m.Params, ID: m.ID, Era: era, ProtocolVersion: version, sc: sc, ctx: ctx, cancelFn: cancel}
+	sc.mu.Lock()
+	sc.inflight[m.ID.String()] = r
+	sc.mu.Unlock()
+	return r
+}
+
+// dispatch hands the request to the handler under the handler timeout.
+func (sc *serverConn) dispatch(r *Request) {
+	timeout := sc.srv.opts.HandlerTimeout
+	r.timer = time.AfterFunc(timeout, func() {
+		msg := "the handler took longer than " + roundDur(timeout) + " (--handler-timeout) and was stopped"
+		r.cancel(errs.New(errs.Timeout, "", msg))
+		if r.Method == "tools/call" {
+			b, _ := json.Marshal(map[string]any{"content": []any{map[string]string{"type": "text", "text": msg}}, "isError": true})
+			r.Reply(b)
+			return
+		}
+		r.Fail(rpcError(jsonrpc.CodeInternalError, msg, nil))
+	})
+	sc.srv.opts.Handler.Handle(r)
+}
+
+// notification handles what the client notifies: cancellation of a request
+// or of a listen stream.
+func (sc *serverConn) notification(m *jsonrpc.Message) {
+	if m.Method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return
+	}
+	id := p.RequestID.String()
+	sc.mu.Lock()
+	r := sc.inflight[id]
+	ls := sc.listens[id]
+	delete(sc.listens, id)
+	sc.mu.Unlock()
+	if r != nil {
+		// The client asked to stop: stop the handler and send nothing more.
+		r.silence()
+		r.cancel(errs.New(errs.Cancelled, "", "the client cancelled the request"))
+	}
+	if ls != nil {
+		ls.close()
+	}
+}
+
+// modernResult adds what every modern result carries: resultType (when the
+// handler did not set one), serverInfo in _meta, and, for discover, lists
+// and reads, cache hints.
+func (s *Server) modernResult(method string, res json.RawMessage) json.RawMessage {
+	has := map[string]bool{}
+	members(res, func(k, _ []byte) bool {
+		if ks, ok := unquoteSimple(k); ok {
+			has[ks] = true
+		}
+		return true
+	})
+	out := make([]byte, 0, len(res)+160)
+	out = append(out, '{')
+	if !has["resultType"] {
+		out = append(out, `"resultType":"complete",`...)
+	}
+	if !has["_meta"] {
+		out = append(out, `"_meta":{"`+MetaServerInfo+`":`...)
+		out = append(out, s.infoJ...)
+		out = append(out, "},"...)
+	}
+	if ttl, ok := s.cacheTTL(method); ok && !has["ttlMs"] {
+		out = append(out, `"ttlMs":`...)
+		out = strconv.AppendInt(out, ttl.Milliseconds(), 10)
+		out = append(out, ',')
+	}
+	if _, ok := s.cacheTTL(method); ok && !has["cacheScope"] {
+		out = append(out, `"cacheScope":`...)
+		out = strconv.AppendQuote(out, s.opts.Cache.Scope)
+		out = append(out, ',')
+	}
+	inner := res[skipSpace(res, 0)+1:]
+	if i := skipSpace(inner, 0); i < len(inner) && inner[i] == '}' {
+		// An empty result: drop the trailing comma.
+		return append(out[:len(out)-1], '}')
+	}
+	return append(out, inner...)
+}
+
+func (s *Server) cacheTTL(method string) (time.Duration, bool) {
+	switch method {
+	case "server/discover":
+		return s.opts.Cache.DiscoverTTL, true
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+		return s.opts.Cache.ListTTL, true
+	case "resources/read":
+		return s.opts.Cache.ReadTTL, true
+	}
+	return 0, false
+}
