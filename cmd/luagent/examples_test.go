@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,8 +18,24 @@ func TestExamples(t *testing.T) {
 	}
 	fsCmd, fsArgs := peers.Filesystem(t, "")
 	env := []string{"MCP_FS_SERVER=" + strings.Join(append([]string{fsCmd}, fsArgs[:len(fsArgs)-1]...), " ")}
+	env = append(env, "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, _ := os.ReadFile(f)
+			if strings.Contains(string(src), "mcp.server{") {
+				// A server: serve it and drive it with a client.
+				abs, _ := filepath.Abs(f)
+				client := `local c = mcp.connect{ command = "` + bin + `", args = { "serve", "` + abs + `" } }
+local tools = c:tools()
+assert(#tools > 0, "no tools")
+print(c:info().name, #tools, tools[1].name)
+c:close()`
+				r := luagent(t, "", env, "-e", client)
+				if r.code != 0 || strings.TrimSpace(r.stdout) == "" {
+					t.Fatalf("serving %s: %+v", f, r)
+				}
+				return
+			}
 			r := luagent(t, "", env, "run", f)
 			if r.code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)

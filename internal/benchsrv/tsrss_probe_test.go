@@ -12,9 +12,9 @@ func TestProbeTSRSS(t *testing.T) {
 	t.Setenv("MCP_TS_NODE_MODULES", "/tmp/tsv2/node_modules")
 	_ = os.Getenv
 	for _, era := range eras {
-		s := Options{Era: era, Env: []string{"MCP_TS_NODE_MODULES=/tmp/tsv2/node_modules"}}.Start(t, node, "tsecho/echo.mjs")
+		s := Options{Era: era, Env: []string{"MCP_TS_NODE_MODULES=/tmp/tsv2/node_modules"}}.Start(t, node, "--max-old-space-size=40", "tsecho/echo.mjs")
 		done := 0
-		for _, n := range []int{0, 1000, 5000, 10000, 30000} {
+		for _, n := range []int{0, 10000, 30000, 60000} {
 			if err := s.sequential(n-done, nil); err != nil {
 				t.Fatal(err)
 			}
