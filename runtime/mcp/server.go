@@ -487,29 +487,36 @@ func (sc *serverConn) notification(m *jsonrpc.Message) {
 // handler did not set one), serverInfo in _meta, and, for discover, lists
 // and reads, cache hints.
 func (s *Server) modernResult(method string, res json.RawMessage) json.RawMessage {
-	has := map[string]bool{}
+	var has struct{ resultType, meta, ttl, scope bool }
 	members(res, func(k, _ []byte) bool {
-		if ks, ok := unquoteSimple(k); ok {
-			has[ks] = true
+		switch string(k) {
+		case `"resultType"`:
+			has.resultType = true
+		case `"_meta"`:
+			has.meta = true
+		case `"ttlMs"`:
+			has.ttl = true
+		case `"cacheScope"`:
+			has.scope = true
 		}
 		return true
 	})
 	out := make([]byte, 0, len(res)+160)
 	out = append(out, '{')
-	if !has["resultType"] {
+	if !has.resultType {
 		out = append(out, `"resultType":"complete",`...)
 	}
-	if !has["_meta"] {
+	if !has.meta {
 		out = append(out, `"_meta":{"`+MetaServerInfo+`":`...)
 		out = append(out, s.infoJ...)
 		out = append(out, "},"...)
 	}
-	if ttl, ok := s.cacheTTL(method); ok && !has["ttlMs"] {
+	if ttl, ok := s.cacheTTL(method); ok && !has.ttl {
 		out = append(out, `"ttlMs":`...)
 		out = strconv.AppendInt(out, ttl.Milliseconds(), 10)
 		out = append(out, ',')
 	}
-	if _, ok := s.cacheTTL(method); ok && !has["cacheScope"] {
+	if _, ok := s.cacheTTL(method); ok && !has.scope {
 		out = append(out, `"cacheScope":`...)
 		out = strconv.AppendQuote(out, s.opts.Cache.Scope)
 		out = append(out, ',')

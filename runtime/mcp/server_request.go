@@ -62,6 +62,21 @@ func (r *Request) ClientCapabilities() json.RawMessage {
 // Meta returns the request's params._meta (or nil).
 func (r *Request) Meta() json.RawMessage { return member(r.Params, "_meta") }
 
+// Param returns the raw JSON of params' member name, or nil.
+func (r *Request) Param(name string) json.RawMessage { return member(r.Params, name) }
+
+// StringParam returns params' member name as a string ("" when absent or
+// not a string).
+func (r *Request) StringParam(name string) string {
+	raw := member(r.Params, name)
+	if s, ok := unquoteSimple(raw); ok {
+		return s
+	}
+	var s string
+	json.Unmarshal(raw, &s)
+	return s
+}
+
 func (r *Request) cancel(cause error) {
 	r.cancelFn(cause)
 }

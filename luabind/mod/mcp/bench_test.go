@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -28,8 +29,11 @@ import (
 // answers with as little work as it can, so the clients' own costs show;
 // BENCH_SERVER=gosdk picks the Go SDK test server instead.
 func echoServer(b *testing.B) (string, []string) {
-	if os.Getenv("BENCH_SERVER") == "gosdk" {
+	switch os.Getenv("BENCH_SERVER") {
+	case "gosdk":
 		return peers.GoSDKServer(b, "modern")
+	case "lua":
+		return testbin.Build(b, "cmd/luagent"), []string{"serve", filepath.Join(testbin.Root(), "examples", "echo.lua")}
 	}
 	return testbin.Build(b, "internal/testserver/echo"), nil
 }

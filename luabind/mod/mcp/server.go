@@ -537,12 +537,6 @@ func (s *luaServer) list(method string) json.RawMessage {
 	return b
 }
 
-func strField(params json.RawMessage, name string) string {
-	var v string
-	json.Unmarshal(rawMember(params, name), &v)
-	return v
-}
-
 // rawMember finds a top-level member of a JSON object.
 func rawMember(raw json.RawMessage, name string) json.RawMessage {
 	var m map[string]json.RawMessage
@@ -555,8 +549,7 @@ func rawMember(raw json.RawMessage, name string) json.RawMessage {
 func textResult(text string, isError bool) json.RawMessage {
 	b := make([]byte, 0, len(text)+64)
 	b = append(b, `{"content":[{"type":"text","text":`...)
-	q, _ := json.Marshal(text)
-	b = append(b, q...)
+	b, _ = value.AppendJSON(b, lua.LString(text), value.EncodeOptions{})
 	b = append(b, "}]"...)
 	if isError {
 		b = append(b, `,"isError":true`...)
@@ -565,19 +558,15 @@ func textResult(text string, isError bool) json.RawMessage {
 }
 
 func (s *luaServer) callTool(r *rmcp.Request) {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	json.Unmarshal(r.Params, &p)
+	name := r.StringParam("name")
 	s.mu.RLock()
-	t := s.tools[p.Name]
+	t := s.tools[name]
 	s.mu.RUnlock()
 	if t == nil {
-		r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool: " + p.Name})
+		r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool: " + name})
 		return
 	}
-	args := p.Arguments
+	args := r.Param("arguments")
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
@@ -748,7 +737,7 @@ func isContentList(t *lua.LTable) bool {
 // --- resources ---
 
 func (s *luaServer) readResource(r *rmcp.Request) {
-	uri := strField(r.Params, "uri")
+	uri := r.StringParam("uri")
 	s.mu.RLock()
 	rd := s.resources[uri]
 	var td *templateDef
