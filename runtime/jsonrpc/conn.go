@@ -54,13 +54,27 @@ type Conn struct {
 	nextID  int64
 	err     error // why the connection ended
 	done    chan struct{}
+
+	startOnce sync.Once
 }
 
 // NewConn starts reading s.
 func NewConn(s Stream, opts Options) *Conn {
-	c := &Conn{s: s, opts: opts, pending: make(map[string]*Call), done: make(chan struct{})}
-	go c.readLoop()
+	c := NewIdleConn(s, opts)
+	c.Start()
 	return c
+}
+
+// NewIdleConn returns a connection that does not read until Start: for
+// callers whose handlers need the *Conn stored before the first message
+// can arrive.
+func NewIdleConn(s Stream, opts Options) *Conn {
+	return &Conn{s: s, opts: opts, pending: make(map[string]*Call), done: make(chan struct{})}
+}
+
+// Start begins reading (once).
+func (c *Conn) Start() {
+	c.startOnce.Do(func() { go c.readLoop() })
 }
 
 // Call is an outgoing request awaiting its response.
@@ -109,8 +123,8 @@ func (c *Conn) NewID() ID {
 	return IntID(id)
 }
 
-// Start sends a request with a fresh id.
-func (c *Conn) Start(method string, params json.RawMessage) (*Call, error) {
+// Call sends a request with a fresh id.
+func (c *Conn) Call(method string, params json.RawMessage) (*Call, error) {
 	return c.StartID(c.NewID(), method, params)
 }
 

@@ -157,7 +157,7 @@ func TestCallsAndNotifications(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			call, err := c.Start("echo", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)))
+			call, err := c.Call("echo", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)))
 			if err != nil {
 				t.Error(err)
 				return
@@ -170,7 +170,7 @@ func TestCallsAndNotifications(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
-	call, _ := c.Start("fail", nil)
+	call, _ := c.Call("fail", nil)
 	<-call.Done()
 	resp, err := call.Result()
 	if err != nil || resp.Error == nil || resp.Error.Code != -32602 {
@@ -208,7 +208,7 @@ func TestIncomingRequest(t *testing.T) {
 func TestDeathFailsPendingCalls(t *testing.T) {
 	a, b := newPipes()
 	c := jsonrpc.NewConn(a, jsonrpc.Options{Name: "srv"})
-	call, err := c.Start("slow", nil)
+	call, err := c.Call("slow", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestDeathFailsPendingCalls(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 	<-c.Done()
-	if _, err := c.Start("after", nil); err == nil {
+	if _, err := c.Call("after", nil); err == nil {
 		t.Error("Start after death should fail")
 	}
 }
@@ -230,7 +230,7 @@ func TestDeathFailsPendingCalls(t *testing.T) {
 func TestCloseFailsWithKindClosed(t *testing.T) {
 	a, _ := newPipes()
 	c := jsonrpc.NewConn(a, jsonrpc.Options{Name: "srv"})
-	call, _ := c.Start("x", nil)
+	call, _ := c.Call("x", nil)
 	c.Close()
 	<-call.Done()
 	if _, err := call.Result(); errs.KindOf(err) != errs.Closed {
@@ -242,10 +242,10 @@ func TestAbandonedCallDropsLateResponse(t *testing.T) {
 	a, b := newPipes()
 	c := jsonrpc.NewConn(a, jsonrpc.Options{})
 	defer c.Close()
-	call, _ := c.Start("x", nil)
+	call, _ := c.Call("x", nil)
 	call.Abandon()
 	b.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
-	call2, _ := c.Start("y", nil)
+	call2, _ := c.Call("y", nil)
 	msg, _ := b.Read()
 	msg, _ = b.Read()
 	m, _ := jsonrpc.Decode(msg)
@@ -285,7 +285,7 @@ func (p *prefixStream) Close() error       { return nil }
 func TestOversizedResponseFailsItsCall(t *testing.T) {
 	ps := &prefixStream{reads: make(chan func() ([]byte, error), 2)}
 	c := jsonrpc.NewConn(ps, jsonrpc.Options{})
-	call, _ := c.Start("big", nil)
+	call, _ := c.Call("big", nil)
 	ps.reads <- func() ([]byte, error) {
 		return nil, oversize{[]byte(`{"jsonrpc":"2.0","id":` + call.ID.String() + `,"result":{"content":[{"type":"text","text":"aaaa`)}
 	}

@@ -62,7 +62,7 @@ func (c *Client) relisten(s *session) error {
 	}
 	fb, _ := json.Marshal(f)
 	params := c.params(s, json.RawMessage(`{"notifications":`+string(fb)+`}`), "", false)
-	call, err := s.conn.Start("subscriptions/listen", params)
+	call, err := s.conn.Call("subscriptions/listen", params)
 	if err != nil {
 		return c.transportError("subscriptions/listen", err)
 	}

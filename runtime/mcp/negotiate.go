@@ -140,7 +140,7 @@ func (c *Client) probe(ctx context.Context, s *session, required bool) (era Era,
 	s.envelope = c.envelope(ModernVersion)
 	params := c.params(s, nil, "", false)
 	s.info.Era = EraUnknown
-	call, err := s.conn.Start("server/discover", params)
+	call, err := s.conn.Call("server/discover", params)
 	if err != nil {
 		// The process died before we could even write.
 		return EraLegacy, &discoverResult{why: "it exited at start"}, true, nil

@@ -203,7 +203,7 @@ func (c *Client) roundTrip(ctx context.Context, s *session, method string, param
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx, method, c.opts.Name)
 	}
-	call, err := s.conn.Start(method, params)
+	call, err := s.conn.Call(method, params)
 	if err != nil {
 		return nil, c.transportError(method, err)
 	}

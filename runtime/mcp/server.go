@@ -137,7 +137,7 @@ type serverConn struct {
 // ctx ends. It returns nil on a clean end of input.
 func (s *Server) ServeStream(ctx context.Context, stream jsonrpc.Stream) error {
 	sc := &serverConn{srv: s, subs: map[string]bool{}, inflight: map[string]*Request{}, listens: map[string]*listenStream{}}
-	sc.conn = jsonrpc.NewConn(stream, jsonrpc.Options{
+	sc.conn = jsonrpc.NewIdleConn(stream, jsonrpc.Options{
 		Name:         "client",
 		Trace:        s.opts.Trace,
 		Request:      func(c *jsonrpc.Conn, m *jsonrpc.Message) { sc.handle(m) },
@@ -154,6 +154,8 @@ func (s *Server) ServeStream(ctx context.Context, stream jsonrpc.Stream) error {
 	s.mu.Lock()
 	s.conns[sc] = true
 	s.mu.Unlock()
+	// Read only now: the handlers use sc.conn.
+	sc.conn.Start()
 	defer func() {
 		s.mu.Lock()
 		delete(s.conns, sc)
