@@ -114,14 +114,54 @@ func New(cfg Config) *Host {
 	mcpmod.Preload(h.Loop, mcpmod.Config{Trace: cfg.Trace, Log: func(server, line string) {
 		h.Logger.Log(logmod.Debug, "["+server+"] "+line)
 	}})
-	for _, name := range []string{"json", "task", "log", "env", "inspect", "mcp"} {
+	for _, name := range []string{"json", "task", "log", "env"} {
 		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
 			panic(fmt.Sprintf("host: loading module %s: %v", name, err))
 		}
 		L.SetGlobal(name, L.Get(-1))
 		L.Pop(1)
 	}
+	// The costlier modules load on first use: compiling inspect.lua and
+	// building mcp's types was most of a server's start-up.
+	lazyGlobal(L, "inspect")
+	lazyGlobal(L, "mcp")
 	return h
+}
+
+// lazyGlobal makes the global name a stand-in that requires the module on
+// first use (indexing or calling it) and then replaces itself.
+func lazyGlobal(L *lua.LState, name string) {
+	load := func(L *lua.LState) lua.LValue {
+		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
+			L.RaiseError("loading module %s: %v", name, err)
+		}
+		m := L.Get(-1)
+		L.Pop(1)
+		L.G.Global.RawSetString(name, m)
+		return m
+	}
+	mt := L.CreateTable(0, 3)
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.Push(L.GetField(load(L), L.CheckString(2)))
+		return 1
+	}))
+	mt.RawSetString("__call", L.NewFunction(func(L *lua.LState) int {
+		m := load(L)
+		top := L.GetTop()
+		L.Push(m)
+		for i := 2; i <= top; i++ {
+			L.Push(L.Get(i))
+		}
+		L.Call(top-1, lua.MultRet)
+		return L.GetTop() - top
+	}))
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString("module " + name + " (not loaded yet)"))
+		return 1
+	}))
+	stub := L.CreateTable(0, 0)
+	stub.Metatable = mt
+	L.G.Global.RawSetString(name, stub)
 }
 
 // Stdout and Stderr are where the host writes.

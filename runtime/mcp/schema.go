@@ -1,43 +1,124 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Tool arguments are checked against the tool's inputSchema before they are
-// sent, so a mistake is reported with the field's name instead of as a
-// server's free-form complaint. The validator is
-// github.com/santhosh-tekuri/jsonschema/v6: maintained, complete for draft
-// 2020-12 (the MCP default dialect), and able to refuse network $refs (the
-// 2026 spec forbids dereferencing them automatically).
+// sent (client) or before the handler runs (server), so a mistake is
+// reported with the field's name. The validator is
+// github.com/google/jsonschema-go: maintained with the official Go MCP SDK,
+// draft 2020-12 and draft-07, and it refuses remote $refs unless given a
+// loader (the 2026 spec forbids dereferencing them automatically).
+// santhosh-tekuri/jsonschema/v6 was tried first and dropped: it compiles
+// every draft's meta-schema at package init, ~10 ms of every process start.
 
+// Schema is a compiled JSON Schema.
+type Schema struct {
+	rs *jsonschema.Resolved
+}
+
+// CompileSchema compiles raw (a JSON Schema document). Dialects other than
+// 2020-12 and draft-07, and references to other documents, are errors.
+func CompileSchema(raw json.RawMessage) (*Schema, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("not a JSON Schema: %v", err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, err
+	}
+	// The dialect is checked when validating, first thing: find out now.
+	if err := rs.Validate(nil); err != nil && strings.HasPrefix(err.Error(), "cannot validate version") {
+		return nil, err
+	}
+	return &Schema{rs: rs}, nil
+}
+
+// Validate checks v (decoded JSON) and returns nil or a *ValidationError.
+func (s *Schema) Validate(v any) error {
+	if s == nil {
+		return nil
+	}
+	err := s.rs.Validate(v)
+	if err == nil {
+		return nil
+	}
+	return &ValidationError{msg: err.Error()}
+}
+
+// ValidationError says what in a value does not match its schema.
+type ValidationError struct{ msg string }
+
+func (e *ValidationError) Error() string { return e.Problem("field") }
+
+// Problem names the failing field as "<noun> 'a.b'" and says what is wrong,
+// e.g. "argument 'n': minimum: 0 is less than 1".
+func (e *ValidationError) Problem(noun string) string {
+	msg := e.msg
+	path := ""
+	const prefix = "validating "
+	for {
+		i := strings.Index(msg, prefix)
+		if i < 0 {
+			break
+		}
+		rest := msg[i+len(prefix):]
+		j := strings.Index(rest, ": ")
+		if j < 0 {
+			break
+		}
+		if p := rest[:j]; p != "root" {
+			path = p
+		}
+		msg = rest[j+2:]
+	}
+	field := fieldOf(path)
+	if field == "" {
+		return "the value: " + msg
+	}
+	return noun + " '" + field + "': " + msg
+}
+
+// fieldOf turns a schema path (/properties/a/properties/b/items) into the
+// instance's field (a.b[]).
+func fieldOf(path string) string {
+	var out []string
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	for i := 0; i < len(parts); i++ {
+		switch parts[i] {
+		case "properties":
+			if i+1 < len(parts) {
+				out = append(out, parts[i+1])
+				i++
+			}
+		case "items":
+			if len(out) > 0 {
+				out[len(out)-1] += "[]"
+			}
+		}
+	}
+	return strings.Join(out, ".")
+}
+
+// schemaCache compiles each distinct schema once.
 type schemaCache struct {
 	mu sync.Mutex
-	m  map[string]*jsonschema.Schema // by schema text
+	m  map[string]*Schema
 }
-
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("not loading %s: schemas may not reference other documents", url)
-}
-
-var printer = message.NewPrinter(language.English)
 
 // compile returns the compiled schema for raw, cached by its text. A schema
-// the validator cannot compile is not an error of the call: it returns nil
-// (arguments are then sent unchecked; the server still validates).
-func (sc *schemaCache) compile(raw json.RawMessage) *jsonschema.Schema {
+// that cannot be compiled gives nil: the arguments are then sent unchecked
+// (the server still validates them).
+func (sc *schemaCache) compile(raw json.RawMessage) *Schema {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -48,25 +129,16 @@ func (sc *schemaCache) compile(raw json.RawMessage) *jsonschema.Schema {
 		return s
 	}
 	if sc.m == nil {
-		sc.m = make(map[string]*jsonschema.Schema)
+		sc.m = make(map[string]*Schema)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	var s *jsonschema.Schema
-	if err == nil {
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		c.UseLoader(noLoader{})
-		if c.AddResource("mcp:tool-input-schema", doc) == nil {
-			s, _ = c.Compile("mcp:tool-input-schema")
-		}
-	}
+	s, _ := CompileSchema(raw)
 	sc.m[key] = s
 	return s
 }
 
 // validateArgs checks args (decoded JSON) against schema and returns an
-// error of kind errs.Invalid naming each failing field.
-func validateArgs(s *jsonschema.Schema, tool string, args any) error {
+// error of kind errs.Invalid naming the failing field.
+func validateArgs(s *Schema, tool string, args any) error {
 	if s == nil {
 		return nil
 	}
@@ -77,38 +149,9 @@ func validateArgs(s *jsonschema.Schema, tool string, args any) error {
 	if err == nil {
 		return nil
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q do not match its input schema: %v", tool, err)
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q do not match its input schema: %s", tool, ve.Problem("argument"))
 	}
-	var problems []string
-	collect(ve, &problems)
-	sort.Strings(problems)
-	problems = dedupe(problems)
-	return errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q do not match its input schema: %s", tool, strings.Join(problems, "; "))
-}
-
-// collect gathers the leaf errors: the ones that say what is wrong where.
-func collect(ve *jsonschema.ValidationError, out *[]string) {
-	if len(ve.Causes) > 0 {
-		for _, c := range ve.Causes {
-			collect(c, out)
-		}
-		return
-	}
-	where := "the arguments"
-	if len(ve.InstanceLocation) > 0 {
-		where = "argument '" + strings.Join(ve.InstanceLocation, ".") + "'"
-	}
-	*out = append(*out, where+": "+ve.ErrorKind.LocalizedString(printer))
-}
-
-func dedupe(s []string) []string {
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
+	return errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q do not match its input schema: %v", tool, err)
 }

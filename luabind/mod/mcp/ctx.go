@@ -11,11 +11,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	lua "github.com/yuin/gopher-lua"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
-
-var printer = message.NewPrinter(language.English)
 
 // The request context a handler gets as ctx:
 //

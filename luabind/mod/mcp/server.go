@@ -1,15 +1,13 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,7 +17,6 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -56,8 +53,8 @@ type luaServer struct {
 type toolDef struct {
 	name    string
 	def     json.RawMessage // the tools/list entry
-	schema  *jsonschema.Schema
-	output  *jsonschema.Schema
+	schema  *rmcp.Schema
+	output  *rmcp.Schema
 	handler *lua.LFunction
 }
 
@@ -191,27 +188,11 @@ func defJSON(t *lua.LTable, skip ...string) (map[string]any, error) {
 	return m, bad
 }
 
-func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+func compileSchema(raw json.RawMessage) (*rmcp.Schema, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource("mcp:schema", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("mcp:schema")
-}
-
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schemas may not reference other documents (%s)", url)
+	return rmcp.CompileSchema(raw)
 }
 
 // s:tool{name, title, description, input, output, annotations, handler}
@@ -600,30 +581,13 @@ func validationMessage(tool string, err error) string {
 	return "invalid arguments for tool " + tool + ": " + schemaProblems(err, "argument")
 }
 
-// schemaProblems lists what failed validation, naming each field.
+// schemaProblems says what failed validation, naming the field.
 func schemaProblems(err error, noun string) string {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err.Error()
+	var ve *rmcp.ValidationError
+	if errors.As(err, &ve) {
+		return ve.Problem(noun)
 	}
-	var parts []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		where := "the value"
-		if len(e.InstanceLocation) > 0 {
-			where = noun + " '" + strings.Join(e.InstanceLocation, ".") + "'"
-		}
-		parts = append(parts, where+": "+e.ErrorKind.LocalizedString(printer))
-	}
-	walk(ve)
-	sort.Strings(parts)
-	return strings.Join(parts, "; ")
+	return err.Error()
 }
 
 // errorText is the message of a handler's error: a Lua string without its
