@@ -4,8 +4,9 @@ BIN     ?= bin/luagent
 PKGS    := ./...
 FUZZTIME ?= 60s
 NPM     ?= npm
-# Stamp written after the pinned npm peers (internal/peers) are installed.
+# Stamps written after the pinned npm peers (internal/peers) are installed.
 PEERS_STAMP := test/peers/node_modules/.installed
+TSCLIENT_STAMP := test/tsclient/node_modules/.installed
 
 .PHONY: build test demo bench fuzz lint clean peers
 
@@ -38,10 +39,16 @@ lint:
 clean:
 	rm -rf bin
 
-# The npm MCP servers the interop tests talk to (test/peers/package-lock.json).
-# Reinstalled only when node_modules is missing or older than the lock file.
-peers: $(PEERS_STAMP)
+# The npm MCP servers the interop tests talk to (test/peers/package-lock.json)
+# and the TypeScript SDK v2 client that drives luagent's servers
+# (test/tsclient/package-lock.json, with its own Node 24). Reinstalled only
+# when node_modules is missing or older than the lock file.
+peers: $(PEERS_STAMP) $(TSCLIENT_STAMP)
 
 $(PEERS_STAMP): test/peers/package-lock.json test/peers/package.json
 	$(NPM) ci --prefix test/peers --no-audit --no-fund
+	@touch $@
+
+$(TSCLIENT_STAMP): test/tsclient/package-lock.json test/tsclient/package.json
+	$(NPM) ci --prefix test/tsclient --no-audit --no-fund
 	@touch $@

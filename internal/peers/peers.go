@@ -205,3 +205,30 @@ func sweepGoSDKDirs() {
 		}
 	}
 }
+
+// TSClient returns the command that runs test/tsclient/drive.mjs — the
+// official TypeScript SDK v2 client (@modelcontextprotocol/client, pinned in
+// test/tsclient/package-lock.json) on its pinned Node 24 — with args to
+// append before "--era ...". See test/tsclient/README.md.
+func TSClient(t testing.TB) (cmd string, args []string) {
+	t.Helper()
+	dir := filepath.Join(RepoRoot(t), "test", "tsclient")
+	var want, got struct {
+		Dependencies map[string]string `json:"dependencies"`
+		Version      string            `json:"version"`
+	}
+	if err := readJSON(filepath.Join(dir, "package.json"), &want); err != nil {
+		t.Fatalf("peers: %v", err)
+	}
+	const pkg = "@modelcontextprotocol/client"
+	err := readJSON(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "package.json"), &got)
+	node := filepath.Join(dir, "node_modules", ".bin", "node")
+	if _, serr := os.Stat(node); err != nil || serr != nil || got.Version != want.Dependencies[pkg] {
+		msg := fmt.Sprintf("%s %s and its Node are not installed in test/tsclient/node_modules", pkg, want.Dependencies[pkg])
+		if os.Getenv(SkipEnv) == "1" {
+			t.Skipf("peers: %s (%s=1)", msg, SkipEnv)
+		}
+		t.Fatalf("peers: %s; run `make peers` (or set %s=1 to skip)", msg, SkipEnv)
+	}
+	return node, []string{filepath.Join(dir, "drive.mjs")}
+}

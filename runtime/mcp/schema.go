@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -82,10 +83,38 @@ func (e *ValidationError) Problem(noun string) string {
 		msg = rest[j+2:]
 	}
 	field := fieldOf(path)
+	msg = plainNumbers.ReplaceAllStringFunc(msg, plainNumber)
+	if names, ok := strings.CutPrefix(msg, "unexpected additional properties "); ok {
+		names = strings.NewReplacer("[", "", "]", "", `"`, "").Replace(names)
+		if field == "" {
+			return "unknown " + noun + " " + names
+		}
+		return noun + " '" + field + "': unknown property " + names
+	}
+	if names, ok := strings.CutPrefix(msg, "required: missing properties: "); ok {
+		names = strings.NewReplacer("[", "", "]", "", `"`, "").Replace(names)
+		if field == "" {
+			return "missing required " + noun + " " + names
+		}
+		return noun + " '" + field + "': missing required property " + names
+	}
 	if field == "" {
-		return "the value: " + msg
+		return "the " + noun + "s: " + msg
 	}
 	return noun + " '" + field + "': " + msg
+}
+
+// The validator prints numbers as rationals ("0/1") and with six decimals.
+var plainNumbers = regexp.MustCompile(`-?\d+(/1\b|\.\d+)`)
+
+func plainNumber(s string) string {
+	if n, ok := strings.CutSuffix(s, "/1"); ok {
+		return n
+	}
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // fieldOf turns a schema path (/properties/a/properties/b/items) into the

@@ -232,9 +232,6 @@ func (sc *serverConn) handle(m *jsonrpc.Message) {
 	case "initialize":
 		sc.initialize(m)
 		return
-	case "ping":
-		sc.conn.Reply(m.ID, json.RawMessage("{}"), nil)
-		return
 	}
 	meta := member(m.Params, "_meta")
 	var version []byte
@@ -242,7 +239,11 @@ func (sc *serverConn) handle(m *jsonrpc.Message) {
 		version = member(meta, MetaProtocolVersion)
 	}
 	if version != nil {
-		sc.modern(m, meta, version)
+		sc.modern(m, meta, version) // ping is not a 2026-07-28 method
+		return
+	}
+	if m.Method == "ping" { // legacy, allowed before initialize too
+		sc.conn.Reply(m.ID, json.RawMessage("{}"), nil)
 		return
 	}
 	sc.mu.Lock()

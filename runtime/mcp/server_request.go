@@ -9,6 +9,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,7 +43,8 @@ type Request struct {
 	// Modern input rounds (MRTR): answers known so far, by key, and how many
 	// asks the handler has made in this run.
 	inMu    sync.Mutex
-	answers map[string]json.RawMessage
+	answers map[string]json.RawMessage // from requestState and inputResponses
+	used    map[string]json.RawMessage // the answers the handler has taken
 	asks    int
 }
 
@@ -196,7 +198,8 @@ func (r *Request) Log(level, logger string, data json.RawMessage) error {
 // ErrInputRequired is what Ask delivers when a modern request has been
 // answered with input_required: the handler should stop (its context is
 // cancelled too); the client will call again with the answer.
-var ErrInputRequired = errors.New("the client was asked for input; the request will be retried")
+// Its kind is Cancelled: for the handler's run it is a cancellation.
+var ErrInputRequired error = &errs.Error{Kind: errs.Cancelled, Msg: "the request has been answered (the client was asked for input, or lacks a capability); the handler stops here"}
 
 // capabilityFor names the client capability an input method needs.
 func capabilityFor(method string, params json.RawMessage) (string, json.RawMessage) {
@@ -232,58 +235,225 @@ func (c clientCapabilities) has(name string) bool {
 	return false
 }
 
-// Ask asks the client for input — elicitation/create,
-// sampling/createMessage or roots/list — and calls cb with the answer. It
-// reads as one call for the handler in both eras. Legacy: a request to the
-// client. Modern: the answer from this round's inputResponses or the signed
-// requestState; when there is none, the request is answered with
-// input_required (and a requestState carrying every answer so far), and cb
-// gets ErrInputRequired. A capability the client did not declare fails:
-// modern with -32021 for the whole request, legacy with an error for cb.
+// Input is one thing a handler asks the client for: elicitation/create,
+// sampling/createMessage or roots/list. Key names it in a modern round's
+// inputRequests (and the client's inputResponses); "" means input-N, N
+// counting the asks of the handler's run.
+type Input struct {
+	Key    string
+	Method string
+	Params json.RawMessage
+}
+
+// Ask asks the client for one input and calls cb with the answer; see AskAll.
 func (r *Request) Ask(method string, params json.RawMessage, cb func(json.RawMessage, error)) {
-	capName, capJSON := capabilityFor(method, params)
-	if capName == "" {
-		cb(nil, errs.Errorf(errs.Invalid, "ask", "cannot ask the client for %s", method))
-		return
-	}
-	if !r.clientCaps.has(capName) {
-		err := errs.Errorf(errs.Protocol, method, "the client did not declare the %s capability, which this needs", capName)
-		if r.Era == EraModern {
-			r.finish(nil, rpcError(CodeMissingClientCapability, "Missing required client capability: "+capName,
-				map[string]any{"requiredCapabilities": capJSON}))
-			cb(nil, ErrInputRequired)
+	r.AskKey("", method, params, cb)
+}
+
+// AskKey is Ask with the input's key chosen by the handler.
+func (r *Request) AskKey(key, method string, params json.RawMessage, cb func(json.RawMessage, error)) {
+	r.AskAll([]Input{{Key: key, Method: method, Params: params}}, func(answers map[string]json.RawMessage, keys []string, err error) {
+		if err != nil {
+			cb(nil, err)
 			return
 		}
-		cb(nil, err)
+		cb(answers[keys[0]], nil)
+	})
+}
+
+// AskAll asks the client for every input and calls cb with the answers by
+// key (keys in the order of inputs). It reads as one call for the handler in
+// both eras. Legacy: requests to the client, one after another. Modern: the
+// answers from this round's inputResponses or the signed requestState; when
+// some are missing, the request is answered with one input_required listing
+// them (and a requestState carrying every answer used so far), and cb gets
+// ErrInputRequired. An answer of the wrong shape fails the request with
+// -32602. A capability the client did not declare fails: modern with -32021
+// for the whole request, legacy with an error for cb.
+func (r *Request) AskAll(inputs []Input, cb func(answers map[string]json.RawMessage, keys []string, err error)) {
+	if len(inputs) == 0 {
+		cb(map[string]json.RawMessage{}, nil, nil)
 		return
 	}
-	if r.Era == EraLegacy {
-		r.askLegacy(method, params, cb)
+	var missing []string
+	for _, in := range inputs {
+		capName, _ := capabilityFor(in.Method, in.Params)
+		if capName == "" {
+			cb(nil, nil, errs.Errorf(errs.Invalid, "ask", "cannot ask the client for %q (elicitation/create, sampling/createMessage or roots/list)", in.Method))
+			return
+		}
+		if !r.clientCaps.has(capName) && !slices.Contains(missing, capName) {
+			missing = append(missing, capName)
+		}
+	}
+	if len(missing) > 0 {
+		r.missingCapabilities(missing, func(err error) { cb(nil, nil, err) })
 		return
 	}
+	keys := make([]string, len(inputs))
 	r.inMu.Lock()
-	r.asks++
-	key := "input-" + strconv.Itoa(r.asks)
-	answer, ok := r.answers[key]
+	for i, in := range inputs {
+		if in.Key == "" {
+			r.asks++
+			in.Key = "input-" + strconv.Itoa(r.asks)
+		}
+		keys[i] = in.Key
+		inputs[i] = in
+	}
 	r.inMu.Unlock()
-	if ok {
-		cb(answer, nil)
+	if r.Era == EraLegacy {
+		r.askLegacyAll(inputs, keys, map[string]json.RawMessage{}, cb)
 		return
 	}
-	state, err := r.sc.srv.signState(r, r.answers)
+	answers := make(map[string]json.RawMessage, len(inputs))
+	var ask []Input
+	r.inMu.Lock()
+	for _, in := range inputs {
+		a, ok := r.answers[in.Key]
+		if !ok {
+			ask = append(ask, in)
+			continue
+		}
+		if problem := answerProblem(in.Method, a); problem != "" {
+			r.inMu.Unlock()
+			r.finish(nil, rpcError(jsonrpc.CodeInvalidParams,
+				"inputResponses."+in.Key+" is not an answer to "+in.Method+": "+problem+"; answer with the result the request asked for", nil))
+			cb(nil, nil, ErrInputRequired)
+			return
+		}
+		answers[in.Key] = a
+		if r.used == nil {
+			r.used = map[string]json.RawMessage{}
+		}
+		r.used[in.Key] = a
+	}
+	used := r.used
+	r.inMu.Unlock()
+	if len(ask) == 0 {
+		cb(answers, keys, nil)
+		return
+	}
+	state, err := r.sc.srv.signState(r, used)
 	if err != nil {
 		r.Fail(err)
-		cb(nil, err)
+		cb(nil, nil, err)
 		return
 	}
-	req, _ := json.Marshal(map[string]any{key: map[string]any{"method": method, "params": params}})
+	reqs := make(map[string]any, len(ask))
+	for _, in := range ask {
+		reqs[in.Key] = map[string]any{"method": in.Method, "params": in.Params}
+	}
+	req, _ := json.Marshal(reqs)
 	res := []byte(`{"resultType":"input_required","inputRequests":`)
 	res = append(res, req...)
 	res = append(res, `,"requestState":`...)
 	res = strconv.AppendQuote(res, state)
 	res = append(res, '}')
 	r.finish(res, nil)
-	cb(nil, ErrInputRequired)
+	cb(nil, nil, ErrInputRequired)
+}
+
+// RequireCapabilities checks that the client declared every named capability
+// ("sampling", "elicitation", "elicitation.url", "roots"). When one is
+// missing, a modern request is answered with -32021 (naming them all in
+// data.requiredCapabilities) and cb gets ErrInputRequired; a legacy handler
+// gets an error saying what is missing. Otherwise cb gets nil.
+func (r *Request) RequireCapabilities(names []string, cb func(error)) {
+	var missing []string
+	for _, n := range names {
+		if _, ok := capabilityJSON[n]; !ok {
+			cb(errs.Errorf(errs.Invalid, "require", "unknown client capability %q (sampling, elicitation, elicitation.url or roots)", n))
+			return
+		}
+		if !r.clientCaps.has(n) && !slices.Contains(missing, n) {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) == 0 {
+		cb(nil)
+		return
+	}
+	r.missingCapabilities(missing, cb)
+}
+
+var capabilityJSON = map[string]map[string]any{
+	"elicitation":     {"elicitation": map[string]any{}},
+	"elicitation.url": {"elicitation": map[string]any{"url": map[string]any{}}},
+	"sampling":        {"sampling": map[string]any{}},
+	"roots":           {"roots": map[string]any{}},
+}
+
+func (r *Request) missingCapabilities(missing []string, cb func(error)) {
+	list := strings.Join(missing, ", ")
+	if r.Era == EraLegacy {
+		what := "the " + list + " capability"
+		if len(missing) > 1 {
+			what = "the " + strings.Join(missing[:len(missing)-1], ", ") + " and " + missing[len(missing)-1] + " capabilities"
+		}
+		cb(errs.Errorf(errs.Protocol, r.Method, "the client did not declare %s, which this needs", what))
+		return
+	}
+	need := map[string]any{}
+	for _, n := range missing {
+		for k, v := range capabilityJSON[n] {
+			if old, ok := need[k].(map[string]any); ok && len(old) > 0 {
+				continue // elicitation.url already asked for more
+			}
+			need[k] = v
+		}
+	}
+	r.finish(nil, rpcError(CodeMissingClientCapability, "Missing required client capability: "+list,
+		map[string]any{"requiredCapabilities": need}))
+	cb(ErrInputRequired)
+}
+
+// answerProblem says what is wrong with an answer to method ("" if nothing).
+func answerProblem(method string, a json.RawMessage) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(a, &obj) != nil || obj == nil {
+		return "it must be a JSON object"
+	}
+	switch method {
+	case "elicitation/create":
+		var action string
+		if json.Unmarshal(obj["action"], &action) != nil || (action != "accept" && action != "decline" && action != "cancel") {
+			return `action must be "accept", "decline" or "cancel"`
+		}
+		if c, ok := obj["content"]; ok && string(c) != "null" && (len(c) == 0 || c[0] != '{') {
+			return "content must be an object"
+		}
+	case "sampling/createMessage":
+		if c := obj["content"]; len(c) == 0 || (c[0] != '{' && c[0] != '[') {
+			return "content must be a content block or a list of them"
+		}
+	case "roots/list":
+		if r := obj["roots"]; len(r) == 0 || r[0] != '[' {
+			return "roots must be a list"
+		}
+	}
+	return ""
+}
+
+// askLegacyAll asks for inputs[i:] one after another.
+func (r *Request) askLegacyAll(inputs []Input, keys []string, got map[string]json.RawMessage, cb func(map[string]json.RawMessage, []string, error)) {
+	if len(inputs) == 0 {
+		cb(got, keys, nil)
+		return
+	}
+	in := inputs[0]
+	r.askLegacy(in.Method, in.Params, func(a json.RawMessage, err error) {
+		if err == nil {
+			if problem := answerProblem(in.Method, a); problem != "" {
+				err = errs.Errorf(errs.Protocol, in.Method, "the client's answer to %s is malformed: %s", in.Method, problem)
+			}
+		}
+		if err != nil {
+			cb(nil, nil, err)
+			return
+		}
+		got[in.Key] = a
+		r.askLegacyAll(inputs[1:], keys, got, cb)
+	})
 }
 
 // askLegacy sends a server→client request on the session and waits for the
@@ -382,7 +552,7 @@ func (r *Request) loadInputs() *jsonrpc.Error {
 	}
 	if responses != nil {
 		var rs map[string]json.RawMessage
-		if json.Unmarshal(responses, &rs) != nil {
+		if json.Unmarshal(responses, &rs) != nil || rs == nil {
 			return rpcError(jsonrpc.CodeInvalidParams, "inputResponses must be an object of answers by key", nil)
 		}
 		for k, v := range rs {

@@ -92,12 +92,13 @@ if (process.env.TSCLIENT_ELICIT_CONTENT) elicitContent = JSON.parse(process.env.
 const client = new Client(
     { name: 'luagent-tsclient', version: '2.4.0' },
     {
-        capabilities: { elicitation: { form: {} }, sampling: {} },
+        capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
         versionNegotiation: { mode: opts.era === 'modern' ? { pin: MODERN } : 'legacy' }
     }
 );
 
 client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: elicitContent }));
+client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///ts', name: 'ts' }] }));
 client.setRequestHandler('sampling/createMessage', async () => ({
     role: 'assistant',
     content: { type: 'text', text: 'sampled by ts' },

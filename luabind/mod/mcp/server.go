@@ -160,6 +160,7 @@ func (m *module) serverMethods(L *lua.LState) *lua.LTable {
 		"remove_resource":  m.remove("resources"),
 		"remove_prompt":    m.remove("prompts"),
 		"resource_updated": m.resourceUpdated,
+		"list_changed":     m.listChanged,
 	})
 	return methods
 }
@@ -434,6 +435,21 @@ func without(list []string, s string) []string {
 		}
 	}
 	return out
+}
+
+// s:list_changed(kind) tells clients a list changed ("tools", "resources"
+// or "prompts") without changing it here: for lists a handler computes.
+func (m *module) listChanged(L *lua.LState) int {
+	s := m.checkServer(L)
+	kind := L.CheckString(2)
+	if kind != "tools" && kind != "resources" && kind != "prompts" {
+		L.ArgError(2, `kind must be "tools", "resources" or "prompts"`)
+	}
+	s.mu.Lock()
+	s.listCache = nil
+	s.mu.Unlock()
+	s.srv.ListChanged(kind)
+	return 0
 }
 
 func (m *module) resourceUpdated(L *lua.LState) int {

@@ -107,16 +107,48 @@ for _, era in ipairs({ "modern", "legacy" }) do
     c:close()
   end)
 
+  test(era .. ": ctx:ask asks for several inputs at once", function()
+    local asked = {}
+    local c = serve(era, {
+      on_elicit = function(p)
+        asked[#asked + 1] = p.message
+        return { action = "accept", content = { name = "Ada" } }
+      end,
+      on_sample = answers.on_sample, roots = answers.roots,
+    })
+    expect.eq(c:call("ask_all").content[1].text, "Ada / hi from Lua / 2 roots / accept")
+    table.sort(asked)
+    expect.eq(asked, { "Raw?", "Who?" })
+    -- Mistakes in the handler's asking are tool errors naming the problem.
+    expect.match(c:call("ask_badly", { how = "spec" }).content[1].text, "x: say what to ask", true)
+    expect.match(c:call("ask_badly", { how = "method" }).content[1].text, 'cannot ask the client for "tools/call"', true)
+    expect.match(c:call("ask_badly", { how = "capability" }).content[1].text, 'unknown client capability "telepathy"', true)
+    expect.eq(c:call("needs_sampling").content[1].text, "has both")
+    -- s:list_changed sends the notification without changing the list.
+    local changed = 0
+    c:on("prompts_changed", function() changed = changed + 1 end)
+    expect.eq(c:call("touch_list").content[1].text, "ok")
+    task.sleep(0.1)
+    if era == "legacy" then expect.eq(changed, 1) end
+    c:close()
+  end)
+
   test(era .. ": a capability the client did not declare", function()
     local c = serve(era)
     if era == "modern" then
       local err = expect.error(function() c:call("ask_twice") end)
       expect.eq(err.code, -32021)
       expect.eq(err.data.requiredCapabilities.elicitation, {})
+      err = expect.error(function() c:call("needs_sampling") end)
+      expect.eq(err.code, -32021)
+      expect.eq(err.data.requiredCapabilities, { sampling = {}, roots = {} })
     else
       local r = c:call("ask_twice")
       expect.truthy(r.isError)
       expect.match(r.content[1].text, "did not declare the elicitation capability", true)
+      r = c:call("needs_sampling")
+      expect.truthy(r.isError)
+      expect.match(r.content[1].text, "did not declare the sampling and roots capabilities", true)
     end
     c:close()
   end)

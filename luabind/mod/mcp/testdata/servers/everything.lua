@@ -71,6 +71,30 @@ s:tool{ name = "roots", handler = function(_, ctx)
   return table.concat(out, ",")
 end }
 
+s:tool{ name = "ask_all", handler = function(_, ctx)
+  local a = ctx:ask{
+    who = { elicit = { message = "Who?", schema = { name = "string" } } },
+    said = { sample = { messages = "Say something", maxTokens = 5 } },
+    where = { roots = {} },
+    raw = { method = "elicitation/create", params = { message = "Raw?", requestedSchema = { type = "object", properties = {} } } },
+  }
+  return a.who.content.name .. " / " .. a.said.content.text .. " / " .. #a.where .. " roots / " .. a.raw.action
+end }
+
+s:tool{ name = "ask_badly", input = { how = "string" }, handler = function(args, ctx)
+  if args.how == "spec" then return ctx:ask{ x = { shout = {} } } end
+  if args.how == "method" then return ctx:ask{ x = { method = "tools/call" } } end
+  if args.how == "capability" then ctx:require_capability("telepathy") end
+  return "unreachable"
+end }
+
+s:tool{ name = "needs_sampling", handler = function(_, ctx)
+  ctx:require_capability("sampling", "roots")
+  return "has both"
+end }
+
+s:tool{ name = "touch_list", handler = function() s:list_changed("prompts"); return "ok" end }
+
 s:tool{ name = "whoami", handler = function(_, ctx)
   return ctx.client.era .. " " .. ctx.client.protocol_version .. " " .. (ctx.client.name or "?")
 end }
