@@ -108,7 +108,6 @@ const (
 	CodeInternalError  = -32603
 )
 
-
 // Decode parses one message. A body that is not a JSON-RPC 2.0 message is an
 // error of kind errs.Protocol.
 //
