@@ -13,6 +13,8 @@ import (
 // MCP servers use the pinned peers (make peers).
 func TestExamples(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*.lua")
+	nested, _ := filepath.Glob("../../examples/*/*.lua")
+	files = append(files, nested...)
 	if len(files) == 0 {
 		t.Fatal("no examples found")
 	}
@@ -20,7 +22,8 @@ func TestExamples(t *testing.T) {
 	env := []string{"MCP_FS_SERVER=" + strings.Join(append([]string{fsCmd}, fsArgs[:len(fsArgs)-1]...), " ")}
 	env = append(env, "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
+		name, _ := filepath.Rel("../../examples", f)
+		t.Run(name, func(t *testing.T) {
 			src, _ := os.ReadFile(f)
 			if strings.Contains(string(src), "mcp.server{") {
 				// A server: serve it and drive it with a client.
