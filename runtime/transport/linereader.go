@@ -85,6 +85,9 @@ const (
 	lineOversize
 )
 
+// Buffered is how many bytes of input are read but not yet returned.
+func (l *LineReader) Buffered() int { return l.br.Buffered() }
+
 // Next returns the next message, without its newline, in a slice the caller
 // owns. A message line over the limit yields an *OversizeError; the next call
 // continues after it. At the end of the stream Next returns io.EOF; a final
