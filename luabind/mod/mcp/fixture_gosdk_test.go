@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -57,19 +56,7 @@ func TestFixtureWithGoSDKClient(t *testing.T) {
 				},
 			})
 			client.AddRoots(&sdk.Root{URI: "file:///go", Name: "go"})
-			var opts *sdk.ClientSessionOptions
-			if era == "legacy" {
-				opts = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
-			}
-			cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", server)}, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
-			want := map[string]string{"modern": "2026-07-28", "legacy": "2025-11-25"}[era]
-			if v := cs.InitializeResult().ProtocolVersion; v != want {
-				t.Fatalf("negotiated %s, want %s", v, want)
-			}
+			cs := serveToGoSDK(ctx, t, client, era, bin, server)
 			call := func(name string, args map[string]any, meta sdk.Meta) *sdk.CallToolResult {
 				t.Helper()
 				p := &sdk.CallToolParams{Name: name, Arguments: args}

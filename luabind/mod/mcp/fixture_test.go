@@ -723,15 +723,21 @@ func fixtureMRTR(t *testing.T, w *fixtureWire) {
 	}
 }
 
-// fixtureResources checks resources and the template; isModern adds the
-// 2026 fields and the not-found code.
-func fixtureResources(t *testing.T, w *fixtureWire, isModern bool) {
-	call := func(method, body string) exchange {
+// caller sends requests with params body (without braces) in one era: with
+// the 2026 envelope, or bare on an initialized legacy session.
+func (w *fixtureWire) caller(isModern bool) func(method, body string) exchange {
+	return func(method, body string) exchange {
 		if isModern {
 			return w.call(method, modern(body, "{}", ""))
 		}
 		return w.call(method, "{"+body+"}")
 	}
+}
+
+// fixtureResources checks resources and the template; isModern adds the
+// 2026 fields and the not-found code.
+func fixtureResources(t *testing.T, w *fixtureWire, isModern bool) {
+	call := w.caller(isModern)
 	list := call("resources/list", "").ok(t, "resources/list")
 	var uris []string
 	for _, r := range list["resources"].([]any) {
@@ -773,12 +779,7 @@ func fixtureResources(t *testing.T, w *fixtureWire, isModern bool) {
 }
 
 func fixturePrompts(t *testing.T, w *fixtureWire, isModern bool) {
-	call := func(method, body string) exchange {
-		if isModern {
-			return w.call(method, modern(body, "{}", ""))
-		}
-		return w.call(method, "{"+body+"}")
-	}
+	call := w.caller(isModern)
 	list := call("prompts/list", "").ok(t, "prompts/list")
 	var names []string
 	for _, p := range list["prompts"].([]any) {

@@ -51,19 +51,7 @@ func TestServerWithGoSDKClient(t *testing.T) {
 				},
 			})
 			client.AddRoots(&sdk.Root{URI: "file:///go", Name: "go"})
-			var opts *sdk.ClientSessionOptions
-			if era == "legacy" {
-				opts = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
-			}
-			cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", server)}, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
-			want := map[string]string{"modern": "2026-07-28", "legacy": "2025-11-25"}[era]
-			if v := cs.InitializeResult().ProtocolVersion; v != want {
-				t.Fatalf("negotiated %s, want %s", v, want)
-			}
+			cs := serveToGoSDK(ctx, t, client, era, bin, server)
 			text := func(r *sdk.CallToolResult) string {
 				if r == nil || len(r.Content) == 0 {
 					return ""
@@ -158,4 +146,25 @@ func TestServerWithGoSDKClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveToGoSDK connects client to `bin serve server` in era ("modern" is
+// the SDK's default negotiation, "legacy" pins 2025-11-25) and checks the
+// negotiated version; the session closes with the test.
+func serveToGoSDK(ctx context.Context, t *testing.T, client *sdk.Client, era, bin, server string) *sdk.ClientSession {
+	t.Helper()
+	var opts *sdk.ClientSessionOptions
+	if era == "legacy" {
+		opts = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", server)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	want := map[string]string{"modern": "2026-07-28", "legacy": "2025-11-25"}[era]
+	if v := cs.InitializeResult().ProtocolVersion; v != want {
+		t.Fatalf("negotiated %s, want %s", v, want)
+	}
+	return cs
 }
