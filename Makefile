@@ -29,6 +29,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzCompile -fuzztime=$(FUZZTIME) ./luabind/vm/
 	$(GO) test -run='^$$' -fuzz=FuzzComplete -fuzztime=$(FUZZTIME) ./luabind/host/
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME) ./runtime/jsonrpc/
+	$(GO) test -run='^$$' -fuzz=FuzzMembers -fuzztime=$(FUZZTIME) ./runtime/jsonscan/
 	$(GO) test -run='^$$' -fuzz=FuzzReadFraming -fuzztime=$(FUZZTIME) ./runtime/transport/
 
 lint:

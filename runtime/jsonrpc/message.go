@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"strconv"
 
 	"github.com/luagent/luagent/runtime/errs"
@@ -124,7 +125,7 @@ func Decode(b []byte) (*Message, error) {
 	m := &Message{}
 	var version, idRaw, method, errRaw []byte
 	hasResult := false
-	ok := scanObject(b, func(key, val []byte) {
+	ok := jsonscan.Members(b, func(key, val []byte) bool {
 		switch string(key) {
 		case `"jsonrpc"`:
 			version = val
@@ -140,6 +141,7 @@ func Decode(b []byte) (*Message, error) {
 		case `"error"`:
 			errRaw = val
 		}
+		return true
 	})
 	if !ok {
 		return nil, errs.New(errs.Protocol, "", "not a JSON-RPC message: not a JSON object")
@@ -176,81 +178,6 @@ func Decode(b []byte) (*Message, error) {
 		return nil, errs.New(errs.Protocol, "", "a JSON-RPC response has no id")
 	}
 	return m, nil
-}
-
-// scanObject calls f for each top-level member of the valid JSON b (key
-// with its quotes); it reports whether b is an object. Duplicate keys: the
-// last wins, as with encoding/json.
-func scanObject(b []byte, f func(key, val []byte)) bool {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i++
-	for {
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case '}':
-			return true
-		case ',':
-			i++
-			continue
-		}
-		kEnd := skipJSON(b, i)
-		key := b[i:kEnd]
-		i = skipWS(b, kEnd)
-		i = skipWS(b, i+1) // the colon
-		vEnd := skipJSON(b, i)
-		f(key, b[i:vEnd])
-		i = vEnd
-	}
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipJSON returns the end of the (valid) value starting at i.
-func skipJSON(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
-			}
-		}
-		return len(b)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = skipJSON(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-		j++
-	}
-	return j
 }
 
 func nullToNil(r json.RawMessage) json.RawMessage {

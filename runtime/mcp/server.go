@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"slices"
 	"strconv"
 	"sync"
@@ -233,10 +234,10 @@ func (sc *serverConn) handle(m *jsonrpc.Message) {
 		sc.initialize(m)
 		return
 	}
-	meta := member(m.Params, "_meta")
+	meta := jsonscan.Member(m.Params, "_meta")
 	var version []byte
 	if meta != nil {
-		version = member(meta, MetaProtocolVersion)
+		version = jsonscan.Member(meta, MetaProtocolVersion)
 	}
 	if version != nil {
 		sc.modern(m, meta, version) // ping is not a 2026-07-28 method
@@ -332,7 +333,7 @@ func (sc *serverConn) modern(m *jsonrpc.Message, meta, versionRaw []byte) {
 			map[string]any{"supported": supported, "requested": json.RawMessage(versionRaw)}))
 		return
 	}
-	capsRaw := member(meta, MetaClientCapabilities)
+	capsRaw := jsonscan.Member(meta, MetaClientCapabilities)
 	if capsRaw == nil || len(capsRaw) == 0 || capsRaw[0] != '{' {
 		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidParams, "missing or invalid _meta \""+MetaClientCapabilities+"\" (send {} for none)", nil))
 		return
@@ -362,17 +363,17 @@ func (sc *serverConn) modern(m *jsonrpc.Message, meta, versionRaw []byte) {
 	}
 	r := sc.newRequest(m, EraModern, version)
 	r.clientCaps = parseClientCaps(capsRaw)
-	if ci := member(meta, MetaClientInfo); ci != nil {
+	if ci := jsonscan.Member(meta, MetaClientInfo); ci != nil {
 		json.Unmarshal(ci, &r.ClientInfo)
 	}
-	if lvl := member(meta, MetaLogLevel); lvl != nil {
+	if lvl := jsonscan.Member(meta, MetaLogLevel); lvl != nil {
 		json.Unmarshal(lvl, &r.logLevel)
 		if !slices.Contains(LogLevels, r.logLevel) {
 			r.finish(nil, rpcError(jsonrpc.CodeInvalidParams, "unknown log level "+string(lvl), nil))
 			return
 		}
 	}
-	r.progressToken = member(meta, "progressToken")
+	r.progressToken = jsonscan.Member(meta, "progressToken")
 	if rerr := r.loadInputs(); rerr != nil {
 		r.finish(nil, rerr)
 		return
@@ -427,8 +428,8 @@ func (sc *serverConn) legacy(m *jsonrpc.Message) {
 	sc.mu.Unlock()
 	r := sc.newRequest(m, EraLegacy, version)
 	r.clientCaps, r.ClientInfo = caps, info
-	if meta := member(m.Params, "_meta"); meta != nil {
-		r.progressToken = member(meta, "progressToken")
+	if meta := jsonscan.Member(m.Params, "_meta"); meta != nil {
+		r.progressToken = jsonscan.Member(meta, "progressToken")
 	}
 	sc.dispatch(r)
 }
@@ -491,7 +492,7 @@ func (sc *serverConn) notification(m *jsonrpc.Message) {
 // and reads, cache hints.
 func (s *Server) modernResult(method string, res json.RawMessage) json.RawMessage {
 	var has struct{ resultType, meta, ttl, scope bool }
-	members(res, func(k, _ []byte) bool {
+	jsonscan.Members(res, func(k, _ []byte) bool {
 		switch string(k) {
 		case `"resultType"`:
 			has.resultType = true
@@ -524,8 +525,8 @@ func (s *Server) modernResult(method string, res json.RawMessage) json.RawMessag
 		out = strconv.AppendQuote(out, s.opts.Cache.Scope)
 		out = append(out, ',')
 	}
-	inner := res[skipSpace(res, 0)+1:]
-	if i := skipSpace(inner, 0); i < len(inner) && inner[i] == '}' {
+	inner := res[jsonscan.SkipSpace(res, 0)+1:]
+	if i := jsonscan.SkipSpace(inner, 0); i < len(inner) && inner[i] == '}' {
 		// An empty result: drop the trailing comma.
 		return append(out[:len(out)-1], '}')
 	}

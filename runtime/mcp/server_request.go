@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,16 +63,16 @@ func (r *Request) ClientCapabilities() json.RawMessage {
 }
 
 // Meta returns the request's params._meta (or nil).
-func (r *Request) Meta() json.RawMessage { return member(r.Params, "_meta") }
+func (r *Request) Meta() json.RawMessage { return jsonscan.Member(r.Params, "_meta") }
 
 // Param returns the raw JSON of params' member name, or nil.
-func (r *Request) Param(name string) json.RawMessage { return member(r.Params, name) }
+func (r *Request) Param(name string) json.RawMessage { return jsonscan.Member(r.Params, name) }
 
 // StringParam returns params' member name as a string ("" when absent or
 // not a string).
 func (r *Request) StringParam(name string) string {
-	raw := member(r.Params, name)
-	if s, ok := unquoteSimple(raw); ok {
+	raw := jsonscan.Member(r.Params, name)
+	if s, ok := jsonscan.UnquoteSimple(raw); ok {
 		return s
 	}
 	var s string
@@ -201,8 +202,9 @@ func (r *Request) Log(level, logger string, data json.RawMessage) error {
 // Its kind is Cancelled: for the handler's run it is a cancellation.
 var ErrInputRequired error = &errs.Error{Kind: errs.Cancelled, Msg: "the request has been answered (the client was asked for input, or lacks a capability); the handler stops here"}
 
-// capabilityFor names the client capability an input method needs.
-func capabilityFor(method string, params json.RawMessage) (string, json.RawMessage) {
+// capabilityFor names the client capability an input method needs ("" for
+// a method the client cannot be asked).
+func capabilityFor(method string, params json.RawMessage) string {
 	switch method {
 	case "elicitation/create":
 		var p struct {
@@ -210,15 +212,15 @@ func capabilityFor(method string, params json.RawMessage) (string, json.RawMessa
 		}
 		json.Unmarshal(params, &p)
 		if p.Mode == "url" {
-			return "elicitation.url", json.RawMessage(`{"elicitation":{"url":{}}}`)
+			return "elicitation.url"
 		}
-		return "elicitation", json.RawMessage(`{"elicitation":{}}`)
+		return "elicitation"
 	case "sampling/createMessage":
-		return "sampling", json.RawMessage(`{"sampling":{}}`)
+		return "sampling"
 	case "roots/list":
-		return "roots", json.RawMessage(`{"roots":{}}`)
+		return "roots"
 	}
-	return "", nil
+	return ""
 }
 
 func (c clientCapabilities) has(name string) bool {
@@ -277,7 +279,7 @@ func (r *Request) AskAll(inputs []Input, cb func(answers map[string]json.RawMess
 	}
 	var missing []string
 	for _, in := range inputs {
-		capName, _ := capabilityFor(in.Method, in.Params)
+		capName := capabilityFor(in.Method, in.Params)
 		if capName == "" {
 			cb(nil, nil, errs.Errorf(errs.Invalid, "ask", "cannot ask the client for %q (elicitation/create, sampling/createMessage or roots/list)", in.Method))
 			return
@@ -498,7 +500,7 @@ type statePayload struct {
 // target is what the state is bound to besides the method.
 func (r *Request) target() string {
 	for _, k := range []string{"name", "uri"} {
-		if v := member(r.Params, k); v != nil {
+		if v := jsonscan.Member(r.Params, k); v != nil {
 			var s string
 			json.Unmarshal(v, &s)
 			return s
@@ -531,8 +533,8 @@ var errBadState = rpcError(jsonrpc.CodeInvalidParams,
 // loadInputs reads the retry's requestState (verifying it) and
 // inputResponses into the request's answers.
 func (r *Request) loadInputs() *jsonrpc.Error {
-	state := member(r.Params, "requestState")
-	responses := member(r.Params, "inputResponses")
+	state := jsonscan.Member(r.Params, "requestState")
+	responses := jsonscan.Member(r.Params, "inputResponses")
 	if state == nil && responses == nil {
 		return nil
 	}
