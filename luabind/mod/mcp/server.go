@@ -235,15 +235,21 @@ func (m *module) addTool(L *lua.LState) int {
 		}
 	}
 	td.def, _ = json.Marshal(def)
+	register(s, "tools", s.tools, &s.toolOrder, name, td)
+	return 0
+}
+
+// register adds or replaces a definition under key (a new key goes last in
+// its list) and tells clients the list of kind changed.
+func register[T any](s *luaServer, kind string, defs map[string]T, order *[]string, key string, def T) {
 	s.mu.Lock()
-	if _, exists := s.tools[name]; !exists {
-		s.toolOrder = append(s.toolOrder, name)
+	if _, exists := defs[key]; !exists {
+		*order = append(*order, key)
 	}
-	s.tools[name] = td
+	defs[key] = def
 	s.listCache = nil
 	s.mu.Unlock()
-	s.srv.ListChanged("tools")
-	return 0
+	s.srv.ListChanged(kind)
 }
 
 // s:resource{uri, name, title, description, mimeType, read}
@@ -267,14 +273,7 @@ func (m *module) addResource(L *lua.LState) int {
 	}
 	rd := &resourceDef{uri: uri, read: read, mime: optString(t, "mimeType")}
 	rd.def, _ = json.Marshal(def)
-	s.mu.Lock()
-	if _, exists := s.resources[uri]; !exists {
-		s.resOrder = append(s.resOrder, uri)
-	}
-	s.resources[uri] = rd
-	s.listCache = nil
-	s.mu.Unlock()
-	s.srv.ListChanged("resources")
+	register(s, "resources", s.resources, &s.resOrder, uri, rd)
 	return 0
 }
 
@@ -376,14 +375,7 @@ func (m *module) addPrompt(L *lua.LState) int {
 		def["arguments"] = args
 	}
 	pd.def, _ = json.Marshal(def)
-	s.mu.Lock()
-	if _, exists := s.prompts[name]; !exists {
-		s.prOrder = append(s.prOrder, name)
-	}
-	s.prompts[name] = pd
-	s.listCache = nil
-	s.mu.Unlock()
-	s.srv.ListChanged("prompts")
+	register(s, "prompts", s.prompts, &s.prOrder, name, pd)
 	return 0
 }
 
