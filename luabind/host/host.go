@@ -84,6 +84,7 @@ func New(cfg Config) *Host {
 	if cfg.Exit == nil {
 		cfg.Exit = os.Exit
 	}
+	go warmSignals()
 	out, errw := &swapWriter{w: cfg.Stdout}, &swapWriter{w: cfg.Stderr}
 	cfg.Stdout, cfg.Stderr = out, errw
 	dir := cfg.ScriptDir

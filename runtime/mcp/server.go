@@ -80,6 +80,23 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[*serverConn]bool
+
+	// The random state key is made on first use: crypto/rand's first read
+	// costs most of a millisecond of start-up.
+	keyOnce sync.Once
+	key     []byte
+}
+
+// stateKey is the key that signs requestState.
+func (s *Server) stateKey() []byte {
+	s.keyOnce.Do(func() {
+		s.key = s.opts.StateKey
+		if s.key == nil {
+			s.key = make([]byte, 32)
+			rand.Read(s.key)
+		}
+	})
+	return s.key
 }
 
 // NewServer returns a server; serve connections with ServeStream.
@@ -89,10 +106,6 @@ func NewServer(opts ServerOptions) *Server {
 	}
 	if opts.StateTTL <= 0 {
 		opts.StateTTL = 10 * time.Minute
-	}
-	if opts.StateKey == nil {
-		opts.StateKey = make([]byte, 32)
-		rand.Read(opts.StateKey)
 	}
 	if opts.Cache.Scope == "" {
 		opts.Cache.Scope = "public"

@@ -510,7 +510,7 @@ func (r *Request) target() string {
 }
 
 func (s *Server) mac(b []byte) []byte {
-	h := hmac.New(sha256.New, s.opts.StateKey)
+	h := hmac.New(sha256.New, s.stateKey())
 	h.Write([]byte("luagent requestState v1\x00"))
 	h.Write(b)
 	return h.Sum(nil)

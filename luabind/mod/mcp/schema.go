@@ -32,6 +32,28 @@ func isFullSchema(t *lua.LTable) bool {
 	return false
 }
 
+// isPlainShorthand reports whether a tool's input (or output) field is
+// absent or a shorthand of type names only: luagent then writes the whole
+// schema itself, and it cannot fail to compile.
+func isPlainShorthand(v lua.LValue) bool {
+	if v == lua.LNil {
+		return true
+	}
+	t, ok := v.(*lua.LTable)
+	if !ok || isFullSchema(t) {
+		return false
+	}
+	plain := true
+	t.ForEach(func(_, v lua.LValue) {
+		if _, ok := v.(lua.LString); !ok {
+			plain = false
+		}
+	})
+	return plain
+}
+
+var jsonTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "object": true, "array": true, "null": true}
+
 // inputSchema turns a tool's input field into a JSON Schema.
 func inputSchema(v lua.LValue) (json.RawMessage, error) {
 	switch t := v.(type) {
@@ -73,6 +95,10 @@ func expandShorthand(t *lua.LTable) (json.RawMessage, error) {
 			s := string(pv)
 			opt := strings.HasSuffix(s, "?")
 			s = strings.TrimSuffix(s, "?")
+			if !jsonTypes[strings.TrimRight(s, "[]")] {
+				bad = fmt.Errorf("input.%s: unknown type %q (string, number, integer, boolean, object, array or null; add ? for optional, [] for a list)", name, string(pv))
+				return
+			}
 			props[string(name)] = typeSchema(s)
 			if !opt {
 				required = append(required, string(name))

@@ -53,8 +53,8 @@ type luaServer struct {
 type toolDef struct {
 	name    string
 	def     json.RawMessage // the tools/list entry
-	schema  *rmcp.Schema
-	output  *rmcp.Schema
+	schema  *schemaRef
+	output  *schemaRef
 	handler *lua.LFunction
 }
 
@@ -189,11 +189,44 @@ func defJSON(t *lua.LTable, skip ...string) (map[string]any, error) {
 	return m, bad
 }
 
-func compileSchema(raw json.RawMessage) (*rmcp.Schema, error) {
+// schemaRef is a schema compiled when first needed. One luagent generated
+// from type names alone cannot fail to compile, so it waits for the tool's
+// first call: compiling is most of a millisecond of a server's
+// start-up. One written out in full compiles at registration, so a mistake
+// is reported where it was made.
+type schemaRef struct {
+	raw  json.RawMessage
+	once sync.Once
+	s    *rmcp.Schema
+	err  error
+}
+
+// newSchemaRef returns nil for no schema.
+func newSchemaRef(raw json.RawMessage, generated bool) (*schemaRef, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	return rmcp.CompileSchema(raw)
+	r := &schemaRef{raw: raw}
+	if !generated {
+		if _, err := r.compiled(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *schemaRef) compiled() (*rmcp.Schema, error) {
+	r.once.Do(func() { r.s, r.err = rmcp.CompileSchema(r.raw) })
+	return r.s, r.err
+}
+
+// Validate checks v (decoded JSON) against the schema.
+func (r *schemaRef) Validate(v any) error {
+	s, err := r.compiled()
+	if err != nil {
+		return err
+	}
+	return s.Validate(v)
 }
 
 // s:tool{name, title, description, input, output, annotations, handler}
@@ -226,13 +259,11 @@ func (m *module) addTool(L *lua.LState) int {
 		def["outputSchema"] = json.RawMessage(out)
 	}
 	td := &toolDef{name: name, handler: handler}
-	if td.schema, err = compileSchema(in); err != nil {
+	if td.schema, err = newSchemaRef(in, isPlainShorthand(t.RawGetString("input"))); err != nil {
 		L.ArgError(2, "input schema: "+err.Error())
 	}
-	if out != nil {
-		if td.output, err = compileSchema(out); err != nil {
-			L.ArgError(2, "output schema: "+err.Error())
-		}
+	if td.output, err = newSchemaRef(out, isPlainShorthand(t.RawGetString("output"))); err != nil {
+		L.ArgError(2, "output schema: "+err.Error())
 	}
 	td.def, _ = json.Marshal(def)
 	register(s, "tools", s.tools, &s.toolOrder, name, td)

@@ -61,6 +61,10 @@ for _, era in ipairs({ "modern", "legacy" }) do
     local raw = c:request("tools/call", { name = "add", arguments = { a = "x", b = 1 } })
     expect.truthy(raw.isError)
     expect.match(raw.content[1].text, "argument 'a'", true)
+    -- echo's schema (type names only) is compiled at its first call.
+    raw = c:request("tools/call", { name = "echo", arguments = { message = 5 } })
+    expect.truthy(raw.isError)
+    expect.match(raw.content[1].text, "argument 'message'", true)
     expect.eq(c:call("echo", { message = "still serving" }).content[1].text, "still serving")
     c:close()
   end)
@@ -203,4 +207,16 @@ test("many calls in flight at once", function()
   expect.eq(#r, 20)
   expect.eq(r[20], "slept 0.3")
   c:close()
+end)
+
+test("registration mistakes are reported where they are made", function()
+  local s = mcp.server{ name = "mistakes" }
+  local noop = function() end
+  expect.error(function() s:tool{ name = "a", input = { n = "strng" }, handler = noop } end, 'input.n: unknown type "strng"')
+  expect.error(function() s:tool{ name = "b", input = { n = "list[]?" }, handler = noop } end, 'unknown type "list[]?"')
+  -- A property written as a table, or a whole schema, compiles at once.
+  expect.error(function() s:tool{ name = "c", input = { n = { type = "integer", minimum = "low" } }, handler = noop } end, "input schema")
+  expect.error(function() s:tool{ name = "d", input = { type = "object", properties = 5 }, handler = noop } end, "input schema")
+  expect.error(function() s:tool{ name = "e", output = { type = "object", required = "x" }, handler = noop } end, "output schema")
+  s:tool{ name = "fine", input = { n = "integer", tags = "string[]?" }, output = { ok = "boolean" }, handler = noop }
 end)
