@@ -7,15 +7,22 @@ NPM     ?= npm
 # Stamps written after the pinned npm peers (internal/peers) are installed.
 PEERS_STAMP := test/peers/node_modules/.installed
 TSCLIENT_STAMP := test/tsclient/node_modules/.installed
+JUDGES_STAMPS := test/conformance/legacy/node_modules/.installed test/conformance/modern/node_modules/.installed
 
-.PHONY: build test demo bench fuzz lint clean peers
+.PHONY: build test demo bench fuzz lint clean peers judges conformance
 
 build:
 	$(GO) build -o $(BIN) ./cmd/luagent
 
 # The README's test command; .ci/run calls it.
-test: lint peers
+test: lint peers judges
 	$(GO) test -race -count=1 $(PKGS)
+	$(MAKE) conformance
+
+# The official conformance judges (pinned, test/conformance) against the
+# fixture served over HTTP; expected failures in test/conformance/expected-failures.yml.
+conformance: build judges
+	test/conformance/run.sh $(BIN)
 
 demo: build
 	$(BIN) run examples/demo.lua
@@ -48,6 +55,12 @@ peers: $(PEERS_STAMP) $(TSCLIENT_STAMP)
 
 $(PEERS_STAMP): test/peers/package-lock.json test/peers/package.json
 	$(NPM) ci --prefix test/peers --no-audit --no-fund
+	@touch $@
+
+judges: $(JUDGES_STAMPS)
+
+test/conformance/%/node_modules/.installed: test/conformance/%/package-lock.json test/conformance/%/package.json
+	$(NPM) ci --prefix test/conformance/$* --no-audit --no-fund
 	@touch $@
 
 $(TSCLIENT_STAMP): test/tsclient/package-lock.json test/tsclient/package.json

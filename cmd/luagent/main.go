@@ -38,12 +38,16 @@ is not a terminal, so a pipe can drive it).
   luagent -e 'CODE'            run CODE (repeatable) and exit
   luagent -i -e 'CODE'         run CODE, then open the REPL
   luagent serve FILE           serve the MCP server FILE returns, over stdio
+  luagent serve FILE --http [ADDR][/PATH]
+                               ... over Streamable HTTP (default 127.0.0.1:8080/mcp)
 
 options:
   -e CODE      run CODE before anything else
   -i           open the REPL after -e or a script
   --clean      skip ~/.luagent/init.lua
   --handler-timeout SECONDS  (serve) stop a request's handler after this long (default 60)
+  --http [ADDR][/PATH]       (serve) serve over HTTP instead of stdio
+  --allow-origin ORIGIN      (serve --http) accept browser requests from ORIGIN too
   --trace FILE write protocol and process events to FILE as JSON lines
   -v           print protocol and process events to stderr
   --version    print the version
@@ -72,6 +76,8 @@ func main() {
 type options struct {
 	serve       bool
 	handlerTO   time.Duration
+	http        string   // serve over HTTP at this ADDR/PATH ("" = stdio)
+	allowOrigin []string // more origins the HTTP server accepts
 	trace       string
 	verbose     bool
 	clean       bool
@@ -126,27 +132,7 @@ func parse(argv []string, stderr io.Writer) (options, int, bool) {
 			o.handlerTO = time.Duration(secs * float64(time.Second))
 		case a == "serve":
 			o.serve = true
-			rest := argv[i+1:]
-			for len(rest) > 0 && strings.HasPrefix(rest[0], "-") && rest[0] != "-" {
-				if rest[0] == "--handler-timeout" && len(rest) > 1 {
-					secs, err := strconv.ParseFloat(rest[1], 64)
-					if err != nil || secs <= 0 {
-						fmt.Fprintf(stderr, "luagent: --handler-timeout must be a number of seconds > 0, not %q\n", rest[1])
-						return o, host.ExitUsage, false
-					}
-					o.handlerTO = time.Duration(secs * float64(time.Second))
-					rest = rest[2:]
-					continue
-				}
-				fmt.Fprintf(stderr, "luagent: unknown serve option %s\n", rest[0])
-				return o, host.ExitUsage, false
-			}
-			if len(rest) == 0 {
-				fmt.Fprintln(stderr, "luagent: serve needs a file: luagent serve server.lua")
-				return o, host.ExitUsage, false
-			}
-			o.script, o.args = rest[0], rest[1:]
-			return o, 0, true
+			return parseServe(o, argv[i+1:], stderr)
 		case a == "run":
 			if i+1 >= len(argv) {
 				fmt.Fprintln(stderr, "luagent: run needs a file: luagent run script.lua (or - for stdin)")
@@ -244,6 +230,9 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return host.ExitError
 		}
 		script := host.Script{Src: src, Name: name, Args: o.args, Arg0: o.script}
+		if o.serve && o.http != "" {
+			return h.ServeHTTP(ctx, script, host.HTTPConfig{Addr: o.http, AllowOrigins: o.allowOrigin})
+		}
 		if o.serve {
 			return h.Serve(ctx, script, stdin, realStdout)
 		}
@@ -268,4 +257,83 @@ func unwrapPathError(err error) error {
 func isTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// parseServe reads `serve`'s options and file, in any order: options may
+// come before or after the file; `--` ends them (what follows goes to the
+// script as arg).
+func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool) {
+	fail := func(format string, a ...any) (options, int, bool) {
+		fmt.Fprintf(stderr, "luagent: "+format+"\n", a...)
+		return o, host.ExitUsage, false
+	}
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "--":
+			if o.script == "" && i+1 < len(rest) {
+				o.script, i = rest[i+1], i+1
+			}
+			o.args = append(o.args, rest[i+1:]...)
+			i = len(rest)
+		case a == "--handler-timeout" || strings.HasPrefix(a, "--handler-timeout="):
+			v, ok := optValue(rest, &i, "--handler-timeout")
+			if !ok {
+				return fail("--handler-timeout needs seconds: luagent serve --handler-timeout 30 server.lua")
+			}
+			secs, err := strconv.ParseFloat(v, 64)
+			if err != nil || secs <= 0 {
+				return fail("--handler-timeout must be a number of seconds > 0, not %q", v)
+			}
+			o.handlerTO = time.Duration(secs * float64(time.Second))
+		case a == "--http" || strings.HasPrefix(a, "--http="):
+			o.http = defaultHTTP
+			if v, ok := strings.CutPrefix(a, "--http="); ok {
+				o.http = v
+			} else if i+1 < len(rest) && looksLikeAddr(rest[i+1]) {
+				o.http, i = rest[i+1], i+1
+			}
+		case a == "--allow-origin" || strings.HasPrefix(a, "--allow-origin="):
+			v, ok := optValue(rest, &i, "--allow-origin")
+			if !ok {
+				return fail("--allow-origin needs an origin: --allow-origin https://app.example.com")
+			}
+			o.allowOrigin = append(o.allowOrigin, v)
+		case strings.HasPrefix(a, "-") && a != "-":
+			return fail("unknown serve option %s (serve takes --http, --allow-origin, --handler-timeout)", a)
+		case o.script == "":
+			o.script = a
+		default:
+			o.args = append(o.args, a)
+		}
+	}
+	if o.script == "" {
+		return fail("serve needs a file: luagent serve server.lua")
+	}
+	if len(o.allowOrigin) > 0 && o.http == "" {
+		return fail("--allow-origin is for HTTP: add --http")
+	}
+	return o, 0, true
+}
+
+const defaultHTTP = "127.0.0.1:8080/mcp"
+
+// optValue reads an option's value from --opt=V or the next argument.
+func optValue(args []string, i *int, name string) (string, bool) {
+	if v, ok := strings.CutPrefix(args[*i], name+"="); ok {
+		return v, v != ""
+	}
+	if *i+1 >= len(args) {
+		return "", false
+	}
+	*i++
+	return args[*i], true
+}
+
+// looksLikeAddr tells --http's optional ADDR[/PATH] from the script file.
+func looksLikeAddr(s string) bool {
+	if strings.HasPrefix(s, "-") || strings.HasSuffix(s, ".lua") {
+		return false
+	}
+	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, ":") || strings.Contains(s, ":")
 }

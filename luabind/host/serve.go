@@ -2,13 +2,20 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
+	"strings"
+	"time"
 
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/runtime/errs"
+	rmcp "github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/transport"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -18,6 +25,93 @@ import (
 // print, log, errors — on stderr. It returns when the client closes in (end
 // of input), the process is signalled, or the script fails.
 func (h *Host) Serve(ctx context.Context, s Script, in io.Reader, out io.Writer) int {
+	return h.serve(ctx, s, func(ctx context.Context, srv *rmcp.Server) error {
+		return srv.ServeStream(ctx, transport.NewStdio(in, out, 0))
+	})
+}
+
+// HTTPConfig configures ServeHTTP.
+type HTTPConfig struct {
+	// Addr is HOST:PORT[/PATH] (path default /mcp). Port 0 picks a free port.
+	Addr string
+	// AllowOrigins are browser origins accepted besides loopback ones.
+	AllowOrigins []string
+	// Ready, if set, is called with the endpoint's URL once it listens.
+	Ready func(url string)
+	// Grace is how long in-flight requests may finish after a signal
+	// (default 5 s).
+	Grace time.Duration
+}
+
+// ServeHTTP runs the script like Serve and serves its server over
+// Streamable HTTP (both eras) until the process is signalled.
+func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
+	addr, path := splitAddrPath(cfg.Addr)
+	return h.serve(ctx, s, func(ctx context.Context, srv *rmcp.Server) error {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("cannot listen on %s: %v (is another server using the port?)", addr, unwrapOpError(err))
+		}
+		tcp := ln.Addr().(*net.TCPAddr)
+		handler := mcphttp.NewHandler(srv, mcphttp.Options{
+			AllowOrigins: cfg.AllowOrigins,
+			AnyHost:      !tcp.IP.IsLoopback(),
+		})
+		mux := http.NewServeMux()
+		mux.Handle(path, handler)
+		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		url := "http://" + ln.Addr().String() + path
+		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s at %s\n", srv.Name(), url)
+		if cfg.Ready != nil {
+			cfg.Ready(url)
+		}
+		done := make(chan error, 1)
+		go func() { done <- hs.Serve(ln) }()
+		select {
+		case err := <-done:
+			handler.Close()
+			return err
+		case <-ctx.Done():
+		}
+		// Signalled: stop accepting, let requests in flight finish.
+		grace := cfg.Grace
+		if grace <= 0 {
+			grace = 5 * time.Second
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		handler.Close() // ends sessions' and listen streams, which never finish by themselves
+		hs.Shutdown(sctx)
+		return nil
+	})
+}
+
+// splitAddrPath splits HOST:PORT/PATH; a bare :PORT listens on loopback.
+func splitAddrPath(s string) (addr, path string) {
+	addr, path = s, "/mcp"
+	if i := strings.Index(s, "/"); i >= 0 {
+		addr, path = s[:i], s[i:]
+	}
+	if addr == "" {
+		addr = "127.0.0.1:8080"
+	}
+	if strings.HasPrefix(addr, ":") {
+		addr = "127.0.0.1" + addr
+	}
+	return addr, path
+}
+
+func unwrapOpError(err error) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err
+	}
+	return err
+}
+
+// serve runs the script and hands the server it returned to run, on its own
+// goroutine, while the loop serves the Lua side.
+func (h *Host) serve(ctx context.Context, s Script, run func(context.Context, *rmcp.Server) error) int {
 	fn, err := h.Load(s.Src, s.Name)
 	if err != nil {
 		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
@@ -27,8 +121,7 @@ func (h *Host) Serve(ctx context.Context, s Script, in io.Reader, out io.Writer)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stopSignals := h.onSignals(func(sig os.Signal) {
-		h.Loop.Cancel(errs.New(errs.Cancelled, "", "interrupted by "+signalName(sig)))
-		cancel()
+		cancel() // the transport stops first, then the loop
 	})
 	defer stopSignals()
 
@@ -52,17 +145,18 @@ func (h *Host) Serve(ctx context.Context, s Script, in io.Reader, out io.Writer)
 			h.Loop.Stop()
 			return
 		}
-		stream := transport.NewStdio(in, out, 0)
 		go func() {
-			if err := srv.ServeStream(ctx, stream); err != nil && ctx.Err() == nil {
+			if err := run(ctx, srv); err != nil && ctx.Err() == nil {
 				fmt.Fprintf(h.cfg.Stderr, "luagent: serving stopped: %v\n", err)
+				h.Loop.Post(func() { code = ExitError })
 			}
 			srv.Close()
+			// Handlers still running (past the grace, or spinning) stop too.
+			h.Loop.Cancel(errs.New(errs.Cancelled, "", "the server is shutting down"))
 			h.Loop.Post(h.Loop.Stop)
 		}()
 	})
-	if err := h.Loop.Run(ctx, sched.UntilStopped); err != nil && code == ExitOK && errs.KindOf(context.Cause(ctx)) == errs.Unknown {
-		// Signalled: a clean stop for a server.
+	if err := h.Loop.Run(context.Background(), sched.UntilStopped); err != nil && code == ExitOK && errs.KindOf(err) == errs.Unknown {
 		return ExitOK
 	}
 	return code

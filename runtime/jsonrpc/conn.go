@@ -20,6 +20,16 @@ type Stream interface {
 	Close() error
 }
 
+// RoutedStream is a Stream with several ways out (Streamable HTTP: each
+// request's own response stream, and a stream for the rest). WriteFor
+// writes a message that belongs with the incoming request related (a
+// progress notification, a log message, a request to the client made while
+// serving it).
+type RoutedStream interface {
+	Stream
+	WriteFor(related ID, msg []byte) error
+}
+
 // PrefixError is an error from Stream.Read about a message that was
 // dropped (too large) whose beginning is known, so the call it answers can
 // be failed rather than left to time out.
@@ -130,17 +140,31 @@ func (c *Conn) Call(method string, params json.RawMessage) (*Call, error) {
 
 // StartID sends a request with the given id, which must not be in use.
 func (c *Conn) StartID(id ID, method string, params json.RawMessage) (*Call, error) {
-	return c.start(id, method, params, nil)
+	return c.start(id, method, params, nil, ID{})
 }
 
 // StartThen sends a request and calls then when it is resolved, on the
 // resolving goroutine (see Call.then): for callers that must not block
 // waiting, such as an event loop.
 func (c *Conn) StartThen(method string, params json.RawMessage, then func(*Call)) (*Call, error) {
-	return c.start(c.NewID(), method, params, then)
+	return c.start(c.NewID(), method, params, then, ID{})
 }
 
-func (c *Conn) start(id ID, method string, params json.RawMessage, then func(*Call)) (*Call, error) {
+// StartThenFor is StartThen for a request made while serving the incoming
+// request related (see RoutedStream).
+func (c *Conn) StartThenFor(related ID, method string, params json.RawMessage, then func(*Call)) (*Call, error) {
+	return c.start(c.NewID(), method, params, then, related)
+}
+
+// write sends msg, with the request it belongs to when the stream routes.
+func (c *Conn) write(related ID, msg []byte) error {
+	if rs, ok := c.s.(RoutedStream); ok && !related.IsZero() {
+		return rs.WriteFor(related, msg)
+	}
+	return c.s.Write(msg)
+}
+
+func (c *Conn) start(id ID, method string, params json.RawMessage, then func(*Call), related ID) (*Call, error) {
 	call := &Call{ID: id, Method: method, start: time.Now(), c: c, done: make(chan struct{}), then: then}
 	c.mu.Lock()
 	if c.err != nil {
@@ -156,7 +180,7 @@ func (c *Conn) start(id ID, method string, params json.RawMessage, then func(*Ca
 	c.mu.Unlock()
 	msg := AppendRequest(make([]byte, 0, 64+len(method)+len(params)), id, method, params)
 	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.RequestSent, Server: c.opts.Name, Method: method, ID: id.raw})
-	if err := c.s.Write(msg); err != nil {
+	if err := c.write(related, msg); err != nil {
 		call.Abandon()
 		return nil, err
 	}
@@ -165,11 +189,17 @@ func (c *Conn) start(id ID, method string, params json.RawMessage, then func(*Ca
 
 // Notify sends a notification.
 func (c *Conn) Notify(method string, params json.RawMessage) error {
+	return c.NotifyFor(ID{}, method, params)
+}
+
+// NotifyFor sends a notification that belongs with the incoming request
+// related (see RoutedStream); a zero related is Notify.
+func (c *Conn) NotifyFor(related ID, method string, params json.RawMessage) error {
 	if err := c.Err(); err != nil {
 		return err
 	}
 	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.NotificationOut, Server: c.opts.Name, Method: method})
-	return c.s.Write(AppendRequest(nil, ID{}, method, params))
+	return c.write(related, AppendRequest(nil, ID{}, method, params))
 }
 
 // Reply answers an incoming request with a result or an error.

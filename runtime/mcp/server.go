@@ -37,6 +37,15 @@ type ServerHandler interface {
 	Handle(req *Request)
 }
 
+// ParamHeaderer is implemented by handlers whose tools mirror arguments into
+// HTTP headers (an inputSchema property annotated "x-mcp-header": NAME is
+// sent as Mcp-Param-NAME by 2026-07-28 HTTP clients).
+type ParamHeaderer interface {
+	// ParamHeaders maps a tool's header names (as annotated) to the
+	// arguments they mirror; nil when the tool has none.
+	ParamHeaders(tool string) map[string]string
+}
+
 // HandlerCapabilities says which features a handler offers.
 type HandlerCapabilities struct {
 	Tools, Resources, Prompts, Completions bool
@@ -195,6 +204,14 @@ func isEOF(err error) bool {
 
 // Close ends every connection's requests.
 func (s *Server) Close() { s.stop() }
+
+// ParamHeaders is the tool's x-mcp-header map (see ParamHeaderer).
+func (s *Server) ParamHeaders(tool string) map[string]string {
+	if ph, ok := s.opts.Handler.(ParamHeaderer); ok {
+		return ph.ParamHeaders(tool)
+	}
+	return nil
+}
 
 // Name is the server's name (serverInfo.name).
 func (s *Server) Name() string { return s.opts.Info.Name }

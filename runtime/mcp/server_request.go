@@ -162,7 +162,7 @@ func (r *Request) Progress(progress float64, total *float64, message string) {
 		p["message"] = message
 	}
 	b, _ := json.Marshal(p)
-	r.sc.conn.Notify("notifications/progress", b)
+	r.sc.conn.NotifyFor(r.ID, "notifications/progress", b)
 }
 
 // Log sends notifications/message at level when the client wants it: modern,
@@ -193,7 +193,7 @@ func (r *Request) Log(level, logger string, data json.RawMessage) error {
 		p["logger"] = logger
 	}
 	b, _ := json.Marshal(p)
-	return r.sc.conn.Notify("notifications/message", b)
+	return r.sc.conn.NotifyFor(r.ID, "notifications/message", b)
 }
 
 // ErrInputRequired is what Ask delivers when a modern request has been
@@ -462,7 +462,7 @@ func (r *Request) askLegacyAll(inputs []Input, keys []string, got map[string]jso
 // answer without blocking anyone.
 func (r *Request) askLegacy(method string, params json.RawMessage, cb func(json.RawMessage, error)) {
 	var once sync.Once
-	call, err := r.sc.conn.StartThen(method, params, func(call *jsonrpc.Call) {
+	call, err := r.sc.conn.StartThenFor(r.ID, method, params, func(call *jsonrpc.Call) {
 		once.Do(func() {
 			resp, err := call.Result()
 			switch {
@@ -482,7 +482,7 @@ func (r *Request) askLegacy(method string, params json.RawMessage, cb func(json.
 	context.AfterFunc(r.ctx, func() {
 		once.Do(func() {
 			call.Abandon()
-			r.sc.conn.Notify("notifications/cancelled", json.RawMessage(`{"requestId":`+call.ID.String()+`,"reason":"the request that asked was cancelled"}`))
+			r.sc.conn.NotifyFor(r.ID, "notifications/cancelled", json.RawMessage(`{"requestId":`+call.ID.String()+`,"reason":"the request that asked was cancelled"}`))
 			cb(nil, context.Cause(r.ctx))
 		})
 	})

@@ -55,6 +55,7 @@ type toolDef struct {
 	def     json.RawMessage // the tools/list entry
 	schema  *schemaRef
 	output  *schemaRef
+	headers map[string]string // x-mcp-header name → argument
 	handler *lua.LFunction
 }
 
@@ -258,7 +259,7 @@ func (m *module) addTool(L *lua.LState) int {
 	if out != nil {
 		def["outputSchema"] = json.RawMessage(out)
 	}
-	td := &toolDef{name: name, handler: handler}
+	td := &toolDef{name: name, handler: handler, headers: paramHeaders(in)}
 	if td.schema, err = newSchemaRef(in, isPlainShorthand(t.RawGetString("input"))); err != nil {
 		L.ArgError(2, "input schema: "+err.Error())
 	}
@@ -479,6 +480,39 @@ func (m *module) resourceUpdated(L *lua.LState) int {
 	s := m.checkServer(L)
 	s.srv.ResourceUpdated(L.CheckString(2))
 	return 0
+}
+
+// paramHeaders reads the x-mcp-header annotations of an input schema's
+// top-level properties (the only place they count).
+func paramHeaders(schema json.RawMessage) map[string]string {
+	var s struct {
+		Properties map[string]struct {
+			Header string `json:"x-mcp-header"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	var out map[string]string
+	for arg, p := range s.Properties {
+		if p.Header != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[p.Header] = arg
+		}
+	}
+	return out
+}
+
+// ParamHeaders implements rmcp.ParamHeaderer.
+func (s *luaServer) ParamHeaders(tool string) map[string]string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if t := s.tools[tool]; t != nil {
+		return t.headers
+	}
+	return nil
 }
 
 // --- rmcp.ServerHandler ---

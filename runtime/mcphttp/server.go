@@ -1,0 +1,800 @@
+// Package mcphttp serves an mcp.Server over Streamable HTTP, both protocol
+// eras on one endpoint.
+//
+// Every POST is routed by what it carries (docs/conformance-fixture.md §8.3):
+// a 2026-07-28 request — an MCP-Protocol-Version header that is not a legacy
+// version, or the _meta envelope in the body — is served on its own, its
+// answer written as JSON, or as an SSE stream when progress or log messages
+// come first. Anything else belongs to a 2025-11-25 session: initialize
+// opens one (Mcp-Session-Id), its requests are answered on their POSTs (SSE
+// when the server has something to send first, including requests to the
+// client, whose answers arrive as POSTs of their own), and notifications not
+// tied to a request go to the session's GET stream.
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
+	"github.com/luagent/luagent/runtime/mcp"
+)
+
+// Options configure a Handler.
+type Options struct {
+	// AllowOrigins are origins (scheme://host[:port]) accepted besides
+	// loopback ones; "*" accepts any.
+	AllowOrigins []string
+	// AnyHost turns off the Host check (a server bound to a public address
+	// is reached by names it cannot know). Loopback servers keep it: it is
+	// the defence against DNS rebinding.
+	AnyHost bool
+	// MaxBody bounds a request body (default 4 MiB).
+	MaxBody int64
+	// SessionIdle ends legacy sessions unused this long (default 1 hour).
+	SessionIdle time.Duration
+	// KeepAlive is the interval of SSE comment lines on long streams
+	// (default 15 s).
+	KeepAlive time.Duration
+}
+
+// Handler is the http.Handler of one MCP endpoint.
+type Handler struct {
+	srv  *mcp.Server
+	opts Options
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	closed   bool
+	ctx      context.Context
+	stop     context.CancelFunc
+}
+
+// NewHandler serves srv.
+func NewHandler(srv *mcp.Server, opts Options) *Handler {
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = 4 << 20
+	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = time.Hour
+	}
+	if opts.KeepAlive <= 0 {
+		opts.KeepAlive = 15 * time.Second
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Handler{srv: srv, opts: opts, sessions: map[string]*session{}, ctx: ctx, stop: stop}
+}
+
+// Close ends every session and open stream.
+func (h *Handler) Close() {
+	h.mu.Lock()
+	h.closed = true
+	ss := h.sessions
+	h.sessions = map[string]*session{}
+	h.mu.Unlock()
+	h.stop()
+	for _, s := range ss {
+		s.end()
+	}
+}
+
+const (
+	hdrVersion = "MCP-Protocol-Version"
+	hdrSession = "Mcp-Session-Id"
+	hdrMethod  = "Mcp-Method"
+	hdrName    = "Mcp-Name"
+)
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if msg := h.forbidden(r); msg != "" {
+		writeError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, msg, nil)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet:
+		h.get(w, r)
+	case http.MethodDelete:
+		h.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "method not allowed: use POST (GET and DELETE serve 2025-11-25 sessions)", nil)
+	}
+}
+
+// forbidden checks Host and Origin against DNS rebinding; it returns why a
+// request is refused, or "".
+func (h *Handler) forbidden(r *http.Request) string {
+	if !h.opts.AnyHost && !isLoopbackName(hostOnly(r.Host)) {
+		return "forbidden: Host " + r.Host + " is not a loopback name (this server accepts localhost, 127.0.0.1 and [::1])"
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return ""
+	}
+	if slices.Contains(h.opts.AllowOrigins, "*") || slices.Contains(h.opts.AllowOrigins, strings.TrimSuffix(origin, "/")) {
+		return ""
+	}
+	if i := strings.Index(origin, "://"); i > 0 && isLoopbackName(hostOnly(origin[i+3:])) {
+		return ""
+	}
+	return "forbidden: Origin " + origin + " is not allowed (start the server with --allow-origin " + origin + " to accept it)"
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+func isLoopbackName(h string) bool {
+	h = strings.Trim(strings.ToLower(h), "[]")
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
+				"the request body is larger than the server's limit of "+sizeString(h.opts.MaxBody), nil)
+			return
+		}
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "could not read the request body: "+err.Error(), nil)
+		return
+	}
+	m, err := jsonrpc.Decode(body)
+	if err != nil {
+		code := jsonrpc.CodeInvalidRequest
+		if !json.Valid(body) {
+			code = jsonrpc.CodeParseError
+		}
+		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, code, "invalid message: "+err.Error(), nil)
+		return
+	}
+	version := strings.TrimSpace(r.Header.Get(hdrVersion))
+	meta := jsonscan.Member(m.Params, "_meta")
+	envelope := meta != nil && (jsonscan.Member(meta, mcp.MetaProtocolVersion) != nil || jsonscan.Member(meta, mcp.MetaClientCapabilities) != nil)
+	// initialize is a 2025-11-25 method even with the envelope in its body
+	// (dual-era clients do that); only a 2026-07-28 header makes it modern —
+	// and then it does not exist.
+	modernHeader := version != "" && !slices.Contains(mcp.LegacyVersions, version)
+	if modernHeader || (envelope && m.Method != "initialize") {
+		if m.Method == "initialize" {
+			writeError(w, http.StatusNotFound, m.ID, jsonrpc.CodeMethodNotFound, "initialize is not part of the 2026-07-28 protocol (use server/discover; send it without the "+version+" header for a 2025-11-25 session)", nil)
+			return
+		}
+		h.postModern(w, r, m, body, meta, version)
+		return
+	}
+	h.postLegacy(w, r, m, body)
+}
+
+// --- 2026-07-28 ---
+
+func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, body, meta []byte, version string) {
+	if m.Method == "" {
+		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidRequest, "a 2026-07-28 client sends requests only, never responses", nil)
+		return
+	}
+	if m.ID.IsZero() {
+		// No client notifications are defined over 2026-07-28 HTTP.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	metaVersion := jsonscan.Member(meta, mcp.MetaProtocolVersion)
+	if metaVersion != nil && jsonscan.Member(meta, mcp.MetaClientCapabilities) != nil {
+		// With the envelope complete, the headers must agree with the body
+		// (a missing key is the server's -32602, answered below).
+		if msg := headerMismatch(h.srv, r, m, metaVersion, version); msg != "" {
+			writeError(w, http.StatusBadRequest, m.ID, mcp.CodeHeaderMismatch, msg, nil)
+			return
+		}
+	}
+	ps := newPostStream(w, r, m.ID, body, true)
+	ctx, cancel := context.WithCancel(h.ctx)
+	defer cancel()
+	stop := context.AfterFunc(r.Context(), cancel) // the client closed the stream: cancel
+	defer stop()
+	go func() {
+		// Keep long streams (subscriptions/listen) alive through proxies.
+		t := time.NewTicker(h.opts.KeepAlive)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				ps.close()
+				return
+			case <-t.C:
+				ps.comment()
+			}
+		}
+	}()
+	h.srv.ServeStream(ctx, ps)
+	ps.close()
+}
+
+// headerMismatch compares the 2026-07-28 request headers with the body.
+func headerMismatch(srv *mcp.Server, r *http.Request, m *jsonrpc.Message, metaVersion []byte, version string) string {
+	var mv string
+	json.Unmarshal(metaVersion, &mv)
+	if version == "" {
+		return "missing " + hdrVersion + " header (it must equal _meta " + mcp.MetaProtocolVersion + ", " + mv + ")"
+	}
+	if version != mv {
+		return hdrVersion + " header " + version + " does not match _meta " + mcp.MetaProtocolVersion + " " + mv
+	}
+	method, ok := r.Header[http.CanonicalHeaderKey(hdrMethod)]
+	if !ok {
+		return "missing " + hdrMethod + " header (it must equal the body's method, " + m.Method + ")"
+	}
+	if got := decodeHeader(method[0]); got != m.Method {
+		return hdrMethod + " header " + got + " does not match the body's method " + m.Method
+	}
+	var key string
+	switch m.Method {
+	case "tools/call", "prompts/get":
+		key = "name"
+	case "resources/read":
+		key = "uri"
+	default:
+		return ""
+	}
+	want := ""
+	if raw := jsonscan.Member(m.Params, key); raw != nil {
+		json.Unmarshal(raw, &want)
+	}
+	name, ok := r.Header[http.CanonicalHeaderKey(hdrName)]
+	if !ok {
+		return "missing " + hdrName + " header (it must equal params." + key + ", " + want + ")"
+	}
+	if got := decodeHeader(name[0]); got != want {
+		return hdrName + " header " + got + " does not match params." + key + " " + want
+	}
+	if m.Method == "tools/call" {
+		return paramMismatch(r, jsonscan.Member(m.Params, "arguments"), srv.ParamHeaders(want))
+	}
+	return ""
+}
+
+// paramMismatch checks the Mcp-Param-* headers of a tool whose arguments
+// are mirrored (x-mcp-header): each argument present must come with its
+// header, equal after decoding (integers compared as numbers).
+func paramMismatch(r *http.Request, args []byte, headers map[string]string) string {
+	for hname, arg := range headers {
+		h := "Mcp-Param-" + hname
+		vals := r.Header.Values(h)
+		raw := jsonscan.Member(args, arg)
+		if raw == nil || string(raw) == "null" {
+			continue // nothing to mirror; a header sent anyway is ignored
+		}
+		if len(vals) == 0 {
+			return "missing " + h + " header: argument " + arg + " is sent in the body, so it must be mirrored"
+		}
+		got := decodeHeader(vals[0])
+		var want string
+		switch raw[0] {
+		case '"':
+			json.Unmarshal(raw, &want)
+		case 't', 'f':
+			want = string(raw)
+		default:
+			var a, b json.Number
+			if json.Unmarshal(raw, &a) == nil && json.Unmarshal([]byte(got), &b) == nil && a.String() != "" {
+				af, e1 := a.Float64()
+				bf, e2 := b.Float64()
+				if e1 == nil && e2 == nil && af == bf {
+					continue
+				}
+			}
+			return h + " header " + strconvQuote(got) + " does not match argument " + arg + " " + string(raw)
+		}
+		if got != want {
+			return h + " header " + strconvQuote(got) + " does not match argument " + arg
+		}
+	}
+	return ""
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// decodeHeader trims optional whitespace and decodes the =?base64?…?=
+// sentinel form (a value with only one half of the sentinel is literal).
+func decodeHeader(v string) string {
+	v = strings.Trim(v, " \t")
+	if strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") && len(v) >= len("=?base64??=") {
+		if b, err := base64.StdEncoding.DecodeString(v[len("=?base64?") : len(v)-2]); err == nil {
+			return string(b)
+		}
+		return "\x00invalid base64"
+	}
+	return v
+}
+
+// --- 2025-11-25 sessions ---
+
+func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, body []byte) {
+	sid := r.Header.Get(hdrSession)
+	var s *session
+	if sid == "" {
+		if m.Method != "initialize" {
+			writeError(w, http.StatusBadRequest, m.ID, -32000, "Bad Request: "+hdrSession+" header is required (send initialize first, or the 2026-07-28 _meta envelope)", nil)
+			return
+		}
+		var err error
+		if s, err = h.newSession(); err != nil {
+			writeError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.CodeInternalError, err.Error(), nil)
+			return
+		}
+		w.Header().Set(hdrSession, s.id)
+	} else if s = h.session(sid); s == nil {
+		writeError(w, http.StatusNotFound, m.ID, -32001, "Session not found: it ended or never existed; send initialize without "+hdrSession+" to start a new one", nil)
+		return
+	} else if m.Method == "initialize" {
+		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidRequest, "this session is already initialized; send initialize without "+hdrSession+" for a new one", nil)
+		return
+	}
+	if m.Method == "" || m.ID.IsZero() {
+		// A notification, or the client's answer to a server request.
+		s.push(body)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	ps := newPostStream(w, r, m.ID, nil, false)
+	if !s.await(m.ID, ps) {
+		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidRequest, "request id "+m.ID.String()+" is already in use in this session", nil)
+		return
+	}
+	defer s.done(m.ID, ps)
+	s.push(body)
+	select {
+	case <-ps.finished:
+	case <-r.Context().Done():
+		// Disconnecting is not cancelling in 2025-11-25: the request goes
+		// on; its answer has nowhere to go.
+	case <-s.ctx.Done():
+		writeError(w, http.StatusNotFound, m.ID, -32001, "the session ended", nil)
+	}
+	ps.close()
+}
+
+func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(hdrSession)
+	if sid == "" {
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
+			"GET needs a 2025-11-25 session ("+hdrSession+"); 2026-07-28 clients use POST subscriptions/listen", nil)
+		return
+	}
+	s := h.session(sid)
+	if s == nil {
+		writeError(w, http.StatusNotFound, jsonrpc.ID{}, -32001, "Session not found", nil)
+		return
+	}
+	ps := newPostStream(w, r, jsonrpc.ID{}, nil, false)
+	if !s.setGet(ps) {
+		writeError(w, http.StatusConflict, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "this session already has a GET stream open", nil)
+		return
+	}
+	defer s.setGet(nil)
+	ps.startSSE()
+	t := time.NewTicker(h.opts.KeepAlive)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			ps.close()
+			return
+		case <-s.ctx.Done():
+			ps.close()
+			return
+		case <-t.C:
+			ps.comment()
+		}
+	}
+}
+
+func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(hdrSession)
+	if sid == "" {
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "DELETE needs a 2025-11-25 session ("+hdrSession+")", nil)
+		return
+	}
+	h.mu.Lock()
+	s := h.sessions[sid]
+	delete(h.sessions, sid)
+	h.mu.Unlock()
+	if s == nil {
+		writeError(w, http.StatusNotFound, jsonrpc.ID{}, -32001, "Session not found", nil)
+		return
+	}
+	s.end()
+	w.WriteHeader(http.StatusOK)
+}
+
+func (h *Handler) session(id string) *session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.sessions[id]
+	if s != nil {
+		s.used = time.Now()
+	}
+	return s
+}
+
+func (h *Handler) newSession() (*session, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	s := &session{id: hex.EncodeToString(b), in: make(chan []byte, 64), waiting: map[string]*postStream{}, used: time.Now()}
+	s.ctx, s.cancel = context.WithCancel(h.ctx)
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, errors.New("the server is shutting down")
+	}
+	// Sweep sessions idle too long (clients often never DELETE).
+	for id, old := range h.sessions {
+		if time.Since(old.used) > h.opts.SessionIdle {
+			delete(h.sessions, id)
+			go old.end()
+		}
+	}
+	h.sessions[s.id] = s
+	h.mu.Unlock()
+	go func() {
+		h.srv.ServeStream(s.ctx, s)
+		h.mu.Lock()
+		if h.sessions[s.id] == s {
+			delete(h.sessions, s.id)
+		}
+		h.mu.Unlock()
+	}()
+	return s, nil
+}
+
+// session is a 2025-11-25 session: a jsonrpc.Stream for mcp.Server whose
+// messages come from POSTs and go to the POST they answer or belong with,
+// or to the GET stream.
+type session struct {
+	id     string
+	ctx    context.Context
+	cancel context.CancelFunc
+	in     chan []byte
+	used   time.Time // guarded by Handler.mu
+
+	mu      sync.Mutex
+	waiting map[string]*postStream // by request id
+	getS    *postStream
+	ended   bool
+}
+
+func (s *session) push(msg []byte) {
+	select {
+	case s.in <- msg:
+	case <-s.ctx.Done():
+	}
+}
+
+func (s *session) await(id jsonrpc.ID, ps *postStream) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.waiting[id.String()]; dup {
+		return false
+	}
+	s.waiting[id.String()] = ps
+	return true
+}
+
+func (s *session) done(id jsonrpc.ID, ps *postStream) {
+	s.mu.Lock()
+	if s.waiting[id.String()] == ps {
+		delete(s.waiting, id.String())
+	}
+	s.mu.Unlock()
+}
+
+func (s *session) setGet(ps *postStream) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ps != nil && s.getS != nil {
+		return false
+	}
+	s.getS = ps
+	return true
+}
+
+func (s *session) end() {
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
+	s.cancel()
+}
+
+// Read gives mcp.Server the next message a POST brought.
+func (s *session) Read() ([]byte, error) {
+	select {
+	case msg := <-s.in:
+		return msg, nil
+	case <-s.ctx.Done():
+		return nil, io.EOF
+	}
+}
+
+// Write sends a response to the POST that asked, and anything else to the
+// GET stream (dropped when there is none: nothing is resumable).
+func (s *session) Write(msg []byte) error {
+	if id, ok := responseID(msg); ok {
+		s.mu.Lock()
+		ps := s.waiting[id]
+		s.mu.Unlock()
+		if ps != nil {
+			ps.final(msg)
+		}
+		return nil
+	}
+	s.mu.Lock()
+	g := s.getS
+	s.mu.Unlock()
+	if g != nil {
+		g.event(msg)
+	}
+	return nil
+}
+
+// WriteFor sends what belongs with request related on that request's POST
+// stream (or the GET stream when the POST is gone).
+func (s *session) WriteFor(related jsonrpc.ID, msg []byte) error {
+	s.mu.Lock()
+	ps := s.waiting[related.String()]
+	s.mu.Unlock()
+	if ps != nil && ps.event(msg) {
+		return nil
+	}
+	return s.Write(msg)
+}
+
+func (s *session) Close() error {
+	s.end()
+	return nil
+}
+
+// responseID returns the id of a response message.
+func responseID(msg []byte) (string, bool) {
+	var id []byte
+	isResp := false
+	jsonscan.Members(msg, func(k, v []byte) bool {
+		switch string(k) {
+		case `"id"`:
+			id = v
+		case `"result"`, `"error"`:
+			isResp = true
+		case `"method"`:
+			isResp = false
+			return false
+		}
+		return true
+	})
+	if !isResp || id == nil {
+		return "", false
+	}
+	var x jsonrpc.ID
+	if x.UnmarshalJSON(id) != nil {
+		return "", false
+	}
+	return x.String(), true
+}
+
+// --- the response side of one POST (or GET) ---
+
+// postStream writes one HTTP response: a JSON body, or an SSE stream once
+// something comes before the answer. As a jsonrpc.Stream (2026-07-28) it
+// also reads the one request of its POST.
+type postStream struct {
+	w        http.ResponseWriter
+	r        *http.Request
+	id       jsonrpc.ID // the request this POST carries
+	modern   bool
+	body     []byte // still to be read (2026-07-28)
+	sseOK    bool
+	finished chan struct{} // closed when the answer is written
+
+	mu     sync.Mutex
+	sse    bool
+	closed bool
+	fin    bool
+	read   chan struct{} // closed when done reading is allowed to end
+}
+
+func newPostStream(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, body []byte, modern bool) *postStream {
+	accept := r.Header.Get("Accept")
+	sseOK := accept == "" || strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "*/*")
+	return &postStream{w: w, r: r, id: id, body: body, modern: modern, sseOK: sseOK, finished: make(chan struct{}), read: make(chan struct{})}
+}
+
+// Read returns the request once, then waits until the answer is written
+// or the POST is gone (2026-07-28 streams).
+func (ps *postStream) Read() ([]byte, error) {
+	ps.mu.Lock()
+	b := ps.body
+	ps.body = nil
+	ps.mu.Unlock()
+	if b != nil {
+		return b, nil
+	}
+	<-ps.read
+	return nil, io.EOF
+}
+
+func (ps *postStream) Write(msg []byte) error {
+	if id, ok := responseID(msg); ok && id == ps.id.String() {
+		ps.final(msg)
+		return nil
+	}
+	ps.event(msg)
+	return nil
+}
+
+func (ps *postStream) WriteFor(_ jsonrpc.ID, msg []byte) error { return ps.Write(msg) }
+
+func (ps *postStream) Close() error {
+	ps.close()
+	return nil
+}
+
+func (ps *postStream) close() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if !ps.closed {
+		ps.closed = true
+		close(ps.read)
+		if !ps.fin {
+			ps.fin = true
+			close(ps.finished)
+		}
+	}
+}
+
+// startSSE commits the response to an event stream (locked by caller or
+// before use).
+func (ps *postStream) startSSE() {
+	h := ps.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	ps.w.WriteHeader(http.StatusOK)
+	ps.sse = true
+	ps.flush()
+}
+
+func (ps *postStream) flush() {
+	if f, ok := ps.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// event writes a message before the answer; it reports whether it could.
+func (ps *postStream) event(msg []byte) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.closed || ps.fin || !ps.sseOK {
+		return false
+	}
+	if !ps.sse {
+		ps.startSSE()
+	}
+	ps.writeEvent(msg)
+	return true
+}
+
+func (ps *postStream) writeEvent(msg []byte) {
+	var b bytes.Buffer
+	b.Grow(len(msg) + 24)
+	b.WriteString("event: message\ndata: ")
+	b.Write(msg)
+	b.WriteString("\n\n")
+	ps.w.Write(b.Bytes())
+	ps.flush()
+}
+
+func (ps *postStream) comment() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if !ps.closed && ps.sse {
+		io.WriteString(ps.w, ": keep-alive\n\n")
+		ps.flush()
+	}
+}
+
+// final writes the answer and ends the response.
+func (ps *postStream) final(msg []byte) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.closed || ps.fin {
+		return
+	}
+	if ps.sse {
+		ps.writeEvent(msg)
+	} else {
+		status := http.StatusOK
+		if ps.modern {
+			status = statusOf(msg)
+		}
+		ps.w.Header().Set("Content-Type", "application/json")
+		ps.w.WriteHeader(status)
+		ps.w.Write(msg)
+	}
+	ps.fin = true
+	close(ps.finished)
+	if ps.modern {
+		// The answer is out: the one-request stream ends.
+		ps.closed = true
+		close(ps.read)
+	}
+}
+
+// statusOf is the HTTP status of a 2026-07-28 answer sent as JSON.
+func statusOf(msg []byte) int {
+	e := jsonscan.Member(msg, "error")
+	if e == nil {
+		return http.StatusOK
+	}
+	var x struct {
+		Code int `json:"code"`
+	}
+	json.Unmarshal(e, &x)
+	switch x.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams,
+		mcp.CodeHeaderMismatch, mcp.CodeMissingClientCapability, mcp.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int, msg string, data json.RawMessage) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(jsonrpc.AppendResponse(nil, id, nil, &jsonrpc.Error{Code: code, Message: msg, Data: data}))
+}
+
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return itoa(n>>10) + " KiB"
+	}
+	return itoa(n) + " bytes"
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
