@@ -4,6 +4,7 @@
 // forced protocol era. See README.md.
 //
 //   node drive.mjs --era modern|legacy [--timeout MS] -- SERVER_CMD [ARGS...] < ops.json
+//   node drive.mjs --era modern|legacy [--timeout MS] --url URL < ops.json   (Streamable HTTP)
 //
 // stdin: a JSON array of operations, each {op, ...args}:
 //   {"op":"listTools"}                 {"op":"callTool","name":"echo","arguments":{...}}
@@ -33,6 +34,7 @@
 
 import { Client, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const MODERN = '2026-07-28';
 
@@ -42,7 +44,7 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-    const opts = { era: undefined, timeout: 30000, command: [] };
+    const opts = { era: undefined, timeout: 30000, command: [], url: undefined };
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
         if (a === '--') {
@@ -50,10 +52,11 @@ function parseArgs(argv) {
             break;
         } else if (a === '--era') opts.era = argv[++i];
         else if (a === '--timeout') opts.timeout = Number(argv[++i]);
+        else if (a === '--url') opts.url = argv[++i];
         else usage(`unknown argument ${a}`);
     }
     if (opts.era !== 'modern' && opts.era !== 'legacy') usage('--era must be modern or legacy');
-    if (opts.command.length === 0) usage('missing server command after --');
+    if (opts.command.length === 0 && !opts.url) usage('missing server command after -- (or --url URL)');
     if (!(opts.timeout > 0)) usage('--timeout must be a positive number of milliseconds');
     return opts;
 }
@@ -113,7 +116,9 @@ client.setNotificationHandler('notifications/message', (n) => {
 });
 
 const [command, ...args] = opts.command;
-const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+const transport = opts.url
+    ? new StreamableHTTPClientTransport(new URL(opts.url))
+    : new StdioClientTransport({ command, args, stderr: 'inherit' });
 
 try {
     await client.connect(transport, { timeout: opts.timeout });

@@ -14,15 +14,16 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The conformance fixture driven by the Go SDK v1.8.0 client in both eras:
-// every tool, resource and prompt, with the SDK answering elicitation,
-// sampling and roots (requests in 2025-11-25, input_required rounds in
-// 2026-07-28).
+// The conformance fixture driven by the Go SDK v1.8.0 client in both eras,
+// over stdio and over Streamable HTTP: every tool, resource and prompt, with
+// the SDK answering elicitation, sampling and roots (requests in
+// 2025-11-25, input_required rounds in 2026-07-28).
 func TestFixtureWithGoSDKClient(t *testing.T) {
 	bin := testbin.Build(t, "cmd/luagent")
 	server, _ := filepath.Abs(fixturePath)
-	for _, era := range []string{"modern", "legacy"} {
-		t.Run(era, func(t *testing.T) {
+	for _, mode := range []string{"stdio/modern", "stdio/legacy", "http/modern", "http/legacy"} {
+		transport, era, _ := strings.Cut(mode, "/")
+		t.Run(mode, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			var mu sync.Mutex
@@ -56,7 +57,7 @@ func TestFixtureWithGoSDKClient(t *testing.T) {
 				},
 			})
 			client.AddRoots(&sdk.Root{URI: "file:///go", Name: "go"})
-			cs := serveToGoSDK(ctx, t, client, era, bin, server)
+			cs := connectGoSDK(ctx, t, client, transport, era, bin, server)
 			call := func(name string, args map[string]any, meta sdk.Meta) *sdk.CallToolResult {
 				t.Helper()
 				p := &sdk.CallToolParams{Name: name, Arguments: args}

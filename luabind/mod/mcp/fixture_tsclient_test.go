@@ -16,8 +16,9 @@ import (
 
 // The conformance fixture driven by the official TypeScript SDK v2 client
 // (@modelcontextprotocol/client 2.4.0 on Node 24, test/tsclient/drive.mjs) in
-// both eras: every tool, resource and prompt; elicitation over two rounds,
-// sampling and roots answered by the SDK's handlers.
+// both eras, over stdio and Streamable HTTP: every tool, resource and
+// prompt; elicitation over two rounds, sampling and roots answered by the
+// SDK's handlers.
 func TestFixtureWithTSClient(t *testing.T) {
 	node, driver := peers.TSClient(t)
 	bin := testbin.Build(t, "cmd/luagent")
@@ -97,9 +98,16 @@ func TestFixtureWithTSClient(t *testing.T) {
 		"argument": map[string]string{"name": "arg1", "value": "test"}})
 	script, _ := json.Marshal(ops)
 
-	for _, era := range []string{"modern", "legacy"} {
-		t.Run(era, func(t *testing.T) {
-			cmd := exec.Command(node, append(driver, "--era", era, "--timeout", "20000", "--", bin, "serve", server)...)
+	for _, mode := range []string{"stdio/modern", "stdio/legacy", "http/modern", "http/legacy"} {
+		transport, era, _ := strings.Cut(mode, "/")
+		t.Run(mode, func(t *testing.T) {
+			args := append(append([]string{}, driver...), "--era", era, "--timeout", "20000")
+			if transport == "http" {
+				args = append(args, "--url", serveHTTP(t, bin, server))
+			} else {
+				args = append(args, "--", bin, "serve", server)
+			}
+			cmd := exec.Command(node, args...)
 			cmd.Stdin = bytes.NewReader(script)
 			cmd.Env = append(os.Environ(), `TSCLIENT_ELICIT_CONTENT={"username":"tsuser","email":"ts@example.com","name":"TS","color":"green","context":"ts context","ok":true}`)
 			var stderr bytes.Buffer

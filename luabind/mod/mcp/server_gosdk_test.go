@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os/exec"
@@ -158,6 +159,61 @@ func serveToGoSDK(ctx context.Context, t *testing.T, client *sdk.Client, era, bi
 		opts = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 	}
 	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", server)}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	want := map[string]string{"modern": "2026-07-28", "legacy": "2025-11-25"}[era]
+	if v := cs.InitializeResult().ProtocolVersion; v != want {
+		t.Fatalf("negotiated %s, want %s", v, want)
+	}
+	return cs
+}
+
+// serveHTTP starts `bin serve server --http` on a free loopback port and
+// returns the endpoint's URL; the process ends with the test.
+func serveHTTP(t *testing.T, bin, server string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", server, "--http", "127.0.0.1:0/mcp")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, url, ok := strings.Cut(sc.Text(), " at http://"); ok {
+				urls <- "http://" + url
+			}
+		}
+		close(urls)
+	}()
+	select {
+	case url, ok := <-urls:
+		if !ok {
+			t.Fatal("the HTTP server exited before listening")
+		}
+		return url
+	case <-time.After(20 * time.Second):
+		t.Fatal("the HTTP server did not start")
+	}
+	return ""
+}
+
+// connectGoSDK connects client to server over transport "stdio" or "http"
+// in era, checking the negotiated version.
+func connectGoSDK(ctx context.Context, t *testing.T, client *sdk.Client, transport, era, bin, server string) *sdk.ClientSession {
+	t.Helper()
+	if transport == "stdio" {
+		return serveToGoSDK(ctx, t, client, era, bin, server)
+	}
+	var opts *sdk.ClientSessionOptions
+	if era == "legacy" {
+		opts = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: serveHTTP(t, bin, server)}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
