@@ -376,7 +376,8 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		// Disconnecting is not cancelling in 2025-11-25: the request goes
 		// on; its answer has nowhere to go.
 	case <-s.ctx.Done():
-		writeError(w, http.StatusNotFound, m.ID, -32001, "the session ended", nil)
+		// Through ps: its lock keeps this from racing a late answer.
+		ps.final(jsonrpc.AppendResponse(nil, m.ID, nil, &jsonrpc.Error{Code: -32001, Message: "the session ended before the request was answered"}))
 	}
 	ps.close()
 }
@@ -400,7 +401,11 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.setGet(nil)
-	ps.startSSE()
+	ps.mu.Lock() // a notification may already be starting it
+	if !ps.sse {
+		ps.startSSE()
+	}
+	ps.mu.Unlock()
 	t := time.NewTicker(h.opts.KeepAlive)
 	defer t.Stop()
 	for {
@@ -680,8 +685,7 @@ func (ps *postStream) close() {
 	}
 }
 
-// startSSE commits the response to an event stream (locked by caller or
-// before use).
+// startSSE commits the response to an event stream; ps.mu is held.
 func (ps *postStream) startSSE() {
 	h := ps.w.Header()
 	h.Set("Content-Type", "text/event-stream")
