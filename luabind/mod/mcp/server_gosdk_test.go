@@ -52,7 +52,7 @@ func TestServerWithGoSDKClient(t *testing.T) {
 				},
 			})
 			client.AddRoots(&sdk.Root{URI: "file:///go", Name: "go"})
-			cs := serveToGoSDK(ctx, t, client, era, bin, server)
+			cs := connectGoSDK(ctx, t, client, "stdio", era, bin, server)
 			text := func(r *sdk.CallToolResult) string {
 				if r == nil || len(r.Content) == 0 {
 					return ""
@@ -149,27 +149,6 @@ func TestServerWithGoSDKClient(t *testing.T) {
 	}
 }
 
-// serveToGoSDK connects client to `bin serve server` in era ("modern" is
-// the SDK's default negotiation, "legacy" pins 2025-11-25) and checks the
-// negotiated version; the session closes with the test.
-func serveToGoSDK(ctx context.Context, t *testing.T, client *sdk.Client, era, bin, server string) *sdk.ClientSession {
-	t.Helper()
-	var opts *sdk.ClientSessionOptions
-	if era == "legacy" {
-		opts = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
-	}
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: exec.Command(bin, "serve", server)}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	want := map[string]string{"modern": "2026-07-28", "legacy": "2025-11-25"}[era]
-	if v := cs.InitializeResult().ProtocolVersion; v != want {
-		t.Fatalf("negotiated %s, want %s", v, want)
-	}
-	return cs
-}
-
 // serveHTTP starts `bin serve server --http` on a free loopback port and
 // returns the endpoint's URL; the process ends with the test.
 func serveHTTP(t *testing.T, bin, server string) string {
@@ -202,18 +181,21 @@ func serveHTTP(t *testing.T, bin, server string) string {
 	return ""
 }
 
-// connectGoSDK connects client to server over transport "stdio" or "http"
-// in era, checking the negotiated version.
+// connectGoSDK connects client to `bin serve server` over transport
+// ("stdio" or "http") in era ("modern" is the SDK's default negotiation,
+// "legacy" pins 2025-11-25) and checks the negotiated version; the session
+// closes with the test.
 func connectGoSDK(ctx context.Context, t *testing.T, client *sdk.Client, transport, era, bin, server string) *sdk.ClientSession {
 	t.Helper()
-	if transport == "stdio" {
-		return serveToGoSDK(ctx, t, client, era, bin, server)
-	}
 	var opts *sdk.ClientSessionOptions
 	if era == "legacy" {
 		opts = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 	}
-	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: serveHTTP(t, bin, server)}, opts)
+	var tr sdk.Transport = &sdk.CommandTransport{Command: exec.Command(bin, "serve", server)}
+	if transport == "http" {
+		tr = &sdk.StreamableClientTransport{Endpoint: serveHTTP(t, bin, server)}
+	}
+	cs, err := client.Connect(ctx, tr, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
