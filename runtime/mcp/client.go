@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +23,16 @@ type Options struct {
 	Name string
 	// Command starts the server process (stdio).
 	Command transport.Command
+	// URL is a Streamable HTTP endpoint (instead of Command).
+	URL string
+	// Header is sent with every HTTP request (custom headers).
+	Header http.Header
+	// HTTPClient makes the HTTP requests; nil is a client that takes proxy
+	// settings from the environment.
+	HTTPClient *http.Client
+	// Token, if set, returns the bearer token for each HTTP request (the
+	// OAuth layer's hook).
+	Token func(ctx context.Context) (string, error)
 	// Protocol is "auto" (probe server/discover, fall back to initialize),
 	// "legacy" (initialize only) or "modern" (require 2026-07-28).
 	Protocol string
@@ -79,6 +91,9 @@ func (o *Options) defaults() {
 	}
 	if o.Name == "" {
 		o.Name = o.Command.Path
+		if o.URL != "" {
+			o.Name = o.URL
+		}
 	}
 	if o.Protocol == "" {
 		o.Protocol = "auto"
@@ -111,6 +126,7 @@ type Client struct {
 
 type session struct {
 	proc    *transport.Process
+	stream  jsonrpc.Stream // proc, or an HTTP stream
 	conn    *jsonrpc.Conn
 	info    Info
 	started time.Time
@@ -132,8 +148,16 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	default:
 		return nil, errs.Errorf(errs.Invalid, "connect", "protocol must be \"auto\", \"legacy\" or \"modern\", not %q", opts.Protocol)
 	}
-	if opts.Command.Path == "" {
-		return nil, errs.New(errs.Invalid, "connect", "no command given: set command= to the server program")
+	if opts.Command.Path == "" && opts.URL == "" {
+		return nil, errs.New(errs.Invalid, "connect", "no server given: set command= to the server program, or url= to its HTTP endpoint")
+	}
+	if opts.Command.Path != "" && opts.URL != "" {
+		return nil, errs.New(errs.Invalid, "connect", "give command= or url=, not both")
+	}
+	if opts.URL != "" {
+		if u, err := url.Parse(opts.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, errs.Errorf(errs.Invalid, "connect", "url must be an http:// or https:// endpoint, not %q", opts.URL)
+		}
 	}
 	c := &Client{opts: opts, subs: map[string]bool{}}
 	if _, err := c.session(ctx); err != nil {
@@ -184,8 +208,8 @@ func (c *Client) CloseAsync() <-chan error {
 
 func (s *session) close() error {
 	s.conn.Close()
-	if s.proc != nil {
-		return s.proc.Close()
+	if s.stream != nil {
+		return s.stream.Close()
 	}
 	return nil
 }
@@ -279,19 +303,33 @@ func (c *Client) endDial(s *session, counted bool) {
 	}
 }
 
-// start spawns the process and wraps it in a JSON-RPC connection.
+// start spawns the process (or opens the HTTP stream) and wraps it in a
+// JSON-RPC connection.
 func (c *Client) start() (*session, error) {
-	proc, err := transport.Start(c.opts.Command, transport.Options{
-		Name:       c.opts.Name,
-		MaxMessage: c.opts.MaxMessage,
-		OnStderr:   c.opts.OnStderr,
-		Trace:      c.opts.Trace,
-	})
-	if err != nil {
-		return nil, err
+	s := &session{started: time.Now(), invalid: make(chan struct{})}
+	if c.opts.URL != "" {
+		s.stream = transport.NewHTTP(c.opts.URL, transport.HTTPOptions{
+			Name:         c.opts.Name,
+			Client:       c.opts.HTTPClient,
+			Header:       c.opts.Header,
+			Token:        c.opts.Token,
+			ParamHeaders: c.paramHeaders,
+			MaxMessage:   c.opts.MaxMessage,
+			Trace:        c.opts.Trace,
+		})
+	} else {
+		proc, err := transport.Start(c.opts.Command, transport.Options{
+			Name:       c.opts.Name,
+			MaxMessage: c.opts.MaxMessage,
+			OnStderr:   c.opts.OnStderr,
+			Trace:      c.opts.Trace,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.proc, s.stream = proc, proc
 	}
-	s := &session{proc: proc, started: time.Now(), invalid: make(chan struct{})}
-	s.conn = jsonrpc.NewConn(proc, jsonrpc.Options{
+	s.conn = jsonrpc.NewConn(s.stream, jsonrpc.Options{
 		Name:         c.opts.Name,
 		Trace:        c.opts.Trace,
 		Request:      func(conn *jsonrpc.Conn, m *jsonrpc.Message) { c.serverRequest(s, m) },

@@ -25,6 +25,18 @@ type listEntry struct {
 	items   []json.RawMessage
 	expires time.Time // zero: until dropped
 	tools   []Tool
+	headers map[string]map[string]string // tool → x-mcp-header name → argument
+}
+
+// paramHeaders is the x-mcp-header map of a listed tool (for the HTTP
+// stream's Mcp-Param-* headers).
+func (c *Client) paramHeaders(tool string) map[string]string {
+	c.lists.mu.Lock()
+	defer c.lists.mu.Unlock()
+	if e := c.lists.m["tools/list"]; e != nil {
+		return e.headers[tool]
+	}
+	return nil
 }
 
 func (lc *listCache) get(method string, fresh bool) *listEntry {
@@ -120,10 +132,23 @@ func (c *Client) list(ctx context.Context, method, key string) (*listEntry, erro
 	}
 	if method == "tools/list" {
 		e.tools = make([]Tool, 0, len(items))
+		e.headers = map[string]map[string]string{}
 		for _, raw := range items {
 			var t Tool
 			if json.Unmarshal(raw, &t) == nil && t.Name != "" {
 				t.Raw = raw
+				if c.opts.URL != "" {
+					// Over HTTP a tool's x-mcp-header annotations must be
+					// valid, or the tool is left out (2026-07-28).
+					h, err := ParamHeaders(t.InputSchema)
+					if err != nil {
+						trace.Emit(c.opts.Trace, trace.Event{Kind: trace.ToolDropped, Server: c.opts.Name, Method: t.Name, Message: err.Error()})
+						continue
+					}
+					if h != nil {
+						e.headers[t.Name] = h
+					}
+				}
 				e.tools = append(e.tools, t)
 			}
 		}

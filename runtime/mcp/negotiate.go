@@ -27,6 +27,9 @@ import (
 var eras sync.Map // string -> Era
 
 func (c *Client) eraKey() string {
+	if c.opts.URL != "" {
+		return "url\x00" + c.opts.URL
+	}
 	cmd := c.opts.Command
 	return cmd.Path + "\x00" + strings.Join(cmd.Args, "\x00") + "\x00" + cmd.Dir
 }

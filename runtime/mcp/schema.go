@@ -184,3 +184,100 @@ func validateArgs(s *Schema, tool string, args any) error {
 	}
 	return errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q do not match its input schema: %v", tool, err)
 }
+
+// ParamHeaders reads the x-mcp-header annotations of a tool's inputSchema
+// (header name → argument name) and checks them as 2026-07-28 requires: a
+// non-empty token of visible ASCII without separators, unique without
+// regard to case, on a string, integer or boolean property directly under
+// the root's properties. An annotation anywhere else makes the tool
+// invalid, as does a property of another type carrying one.
+func ParamHeaders(schema json.RawMessage) (map[string]string, error) {
+	var root struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if len(schema) == 0 || json.Unmarshal(schema, &root) != nil {
+		return nil, nil
+	}
+	var out map[string]string
+	seen := map[string]string{}
+	for arg, raw := range root.Properties {
+		var p struct {
+			Type   any             `json:"type"`
+			Header json.RawMessage `json:"x-mcp-header"`
+		}
+		if json.Unmarshal(raw, &p) != nil || p.Header == nil {
+			continue
+		}
+		var name string
+		if json.Unmarshal(p.Header, &name) != nil || !isToken(name) {
+			return nil, fmt.Errorf("argument %s: x-mcp-header %s is not a valid header name", arg, p.Header)
+		}
+		if t, _ := p.Type.(string); t != "string" && t != "integer" && t != "boolean" {
+			return nil, fmt.Errorf("argument %s: x-mcp-header is only allowed on string, integer or boolean properties", arg)
+		}
+		if other, dup := seen[strings.ToLower(name)]; dup {
+			return nil, fmt.Errorf("arguments %s and %s: x-mcp-header %q is used twice", other, arg, name)
+		}
+		seen[strings.ToLower(name)] = arg
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name] = arg
+	}
+	// Annotations below the top level are not allowed either.
+	var nested func(v any, top bool) bool
+	nested = func(v any, top bool) bool {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if k == "x-mcp-header" && !top {
+					return true
+				}
+				if k == "properties" && top {
+					if props, ok := c.(map[string]any); ok {
+						for _, p := range props {
+							if pm, ok := p.(map[string]any); ok {
+								for k2, c2 := range pm {
+									if k2 != "x-mcp-header" && nested(c2, false) {
+										return true
+									}
+								}
+							}
+						}
+					}
+					continue
+				}
+				if nested(c, false) {
+					return true
+				}
+			}
+		case []any:
+			for _, c := range x {
+				if nested(c, false) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var whole any
+	json.Unmarshal(schema, &whole)
+	if nested(whole, true) {
+		return nil, fmt.Errorf("x-mcp-header is only allowed on properties directly under the root")
+	}
+	return out, nil
+}
+
+// isToken reports whether s is an RFC 9110 token.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= 0x20 || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -26,6 +26,7 @@ const (
 	ProcessStopped  Kind = "process_stopped"
 	JunkSkipped     Kind = "junk_skipped"
 	ToolsRefreshed  Kind = "tools_refreshed"
+	ToolDropped     Kind = "tool_dropped"
 	ToolCallStart   Kind = "tool_call_start"
 	ToolCallEnd     Kind = "tool_call_end"
 	EraChosen       Kind = "era_chosen"

@@ -18,6 +18,12 @@
 //	             server/discover gets -32022 whose data.supported lists only
 //	             legacy versions.
 //
+// With -http ADDR it serves Streamable HTTP at http://ADDR/mcp instead, and
+// prints "listening on http://ADDR/mcp" to stderr once it listens: -mode
+// legacy gives the SDK's stateful (session) server limited to handshake
+// versions; -mode modern with -stateless its stateless server, which is
+// how go-sdk serves 2026-07-28 over HTTP.
+//
 // Features: tools echo, add, slow, ask (elicitation), sample (sampling),
 // roots (roots/list); resource test://static; template test://items/{id};
 // prompt greet(name) with completion; -tools N extra tools tool_1..tool_N.
@@ -33,6 +39,8 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -51,6 +59,8 @@ func main() {
 	mode := flag.String("mode", "modern", "modern | modern-only | legacy | sdk-legacy")
 	extra := flag.Int("tools", 0, "register N extra tools tool_1..tool_N")
 	pageSize := flag.Int("page-size", 0, "list page size (0 = SDK default, 1000)")
+	httpAddr := flag.String("http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:0) instead of stdio")
+	stateless := flag.Bool("stateless", false, "with -http: the SDK's stateless mode")
 	flag.Parse()
 
 	opts := &mcp.ServerOptions{
@@ -79,6 +89,10 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *httpAddr != "" {
+		serveHTTP(ctx, s, *httpAddr, *stateless)
+		return
+	}
 	if err := s.Run(ctx, transport); err != nil && ctx.Err() == nil {
 		log.Printf("server: %v", err)
 	}
@@ -357,4 +371,20 @@ func refuseInitialize(params json.RawMessage) *jsonrpc.Error {
 	_ = json.Unmarshal(params, &p)
 	data, _ := json.Marshal(map[string]any{"supported": []string{modernVersion}, "requested": p.ProtocolVersion})
 	return &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}
+}
+
+func serveHTTP(ctx context.Context, s *mcp.Server, addr string, stateless bool) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	srv := &http.Server{Handler: mux}
+	fmt.Fprintf(os.Stderr, "listening on http://%s/mcp\n", ln.Addr())
+	go func() { <-ctx.Done(); srv.Close() }()
+	if err := srv.Serve(ln); err != nil && ctx.Err() == nil {
+		log.Print(err)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -230,11 +231,35 @@ func optSeconds(t *lua.LTable, key string) (time.Duration, error) {
 func (m *module) options(L *lua.LState, t *lua.LTable) (rmcp.Options, error) {
 	o := rmcp.Options{Trace: m.cfg.Trace, Name: optString(t, "name")}
 	o.Command.Path = optString(t, "command")
-	if o.Command.Path == "" {
-		return o, fmt.Errorf("command is required (the server program, e.g. command = \"npx\")")
+	o.URL = optString(t, "url")
+	switch {
+	case o.Command.Path == "" && o.URL == "":
+		return o, fmt.Errorf("command or url is required (the server program, e.g. command = \"npx\", or its HTTP endpoint, url = \"http://127.0.0.1:8080/mcp\")")
+	case o.Command.Path != "" && o.URL != "":
+		return o, fmt.Errorf("give command or url, not both")
 	}
 	if o.Name == "" {
 		o.Name = o.Command.Path
+		if o.URL != "" {
+			o.Name = o.URL
+		}
+	}
+	if hs, ok := t.RawGetString("headers").(*lua.LTable); ok {
+		o.Header = http.Header{}
+		var bad error
+		hs.ForEach(func(k, v lua.LValue) {
+			ks, ok := k.(lua.LString)
+			if !ok {
+				bad = fmt.Errorf("headers keys must be header names")
+				return
+			}
+			o.Header.Set(string(ks), vm.ToString(L, v))
+		})
+		if bad != nil {
+			return o, bad
+		}
+	} else if t.RawGetString("headers") != lua.LNil {
+		return o, fmt.Errorf("headers must be a table of name = value")
 	}
 	if args, ok := t.RawGetString("args").(*lua.LTable); ok {
 		for i := 1; i <= args.Len(); i++ {

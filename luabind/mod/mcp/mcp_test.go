@@ -28,6 +28,9 @@ func TestInterop(t *testing.T) {
 	gcmd, gargs := peers.GoSDKServer(t, "modern")
 	_, lgargs := peers.GoSDKServer(t, "legacy")
 	_, slargs := peers.GoSDKServer(t, "sdk-legacy")
+	everythingHTTP := peers.EverythingHTTP(t)
+	gosdkStateful := peers.GoSDKHTTP(t, "legacy", false)
+	gosdkStateless := peers.GoSDKHTTP(t, "modern", true)
 	luatest.RunFile(t, "testdata/interop.lua", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
 		set := func(name, cmd string, args []string) {
 			tb := h.L.CreateTable(0, 2)
@@ -45,5 +48,13 @@ func TestInterop(t *testing.T) {
 		set("GOSDK_LEGACY", gcmd, lgargs)
 		set("GOSDK_SDK_LEGACY", gcmd, slargs)
 		h.L.SetGlobal("FS_ROOT", lua.LString(root))
+		url := func(name, u string) {
+			tb := h.L.CreateTable(0, 1)
+			tb.RawSetString("url", lua.LString(u))
+			h.L.SetGlobal(name, tb)
+		}
+		url("EVERYTHING_HTTP", everythingHTTP)
+		url("GOSDK_HTTP_STATEFUL", gosdkStateful)
+		url("GOSDK_HTTP_STATELESS", gosdkStateless)
 	}})
 }

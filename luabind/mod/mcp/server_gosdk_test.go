@@ -151,9 +151,9 @@ func TestServerWithGoSDKClient(t *testing.T) {
 
 // serveHTTP starts `bin serve server --http` on a free loopback port and
 // returns the endpoint's URL; the process ends with the test.
-func serveHTTP(t *testing.T, bin, server string) string {
+func serveHTTP(t *testing.T, bin, server string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", server, "--http", "127.0.0.1:0/mcp")
+	cmd := exec.Command(bin, append([]string{"serve", server, "--http", "127.0.0.1:0/mcp"}, args...)...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,652 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
+	"github.com/luagent/luagent/runtime/trace"
+)
+
+// HTTP is the client side of Streamable HTTP as a message stream (the same
+// Read/Write/Close as Process), for both protocol eras:
+//
+//   - every message is POSTed; a reply comes as JSON or as an SSE stream of
+//     messages, all of which Read returns in order;
+//   - a request carrying the 2026-07-28 _meta envelope gets the headers
+//     that era requires (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
+//     Mcp-Param-*); cancelling it (notifications/cancelled) closes its
+//     stream instead of being sent;
+//   - 2025-11-25: the session id from the initialize answer and the
+//     negotiated version go on every later POST; after
+//     notifications/initialized a GET stream brings what the server sends
+//     unprompted; an SSE reply that breaks before its answer is resumed
+//     with Last-Event-ID after the server's retry: delay; a 404 for the
+//     session ends the stream (the client initializes again); Close sends
+//     DELETE;
+//   - error answers whose id is null (legacy servers refusing a sessionless
+//     request do that) are given the id of the request they answer, and a
+//     reply that is not JSON-RPC at all becomes an error answer for it, so
+//     era detection can read them.
+type HTTP struct {
+	url  string
+	opts HTTPOptions
+
+	in     chan []byte
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	mu        sync.Mutex
+	session   string // Mcp-Session-Id (2025-11-25)
+	version   string // negotiated 2025-11-25 version
+	inflight  map[string]inflight
+	getOpen   bool
+	lastEvent string // of the GET stream
+	closed    bool
+}
+
+// HTTPOptions configure an HTTP stream.
+type HTTPOptions struct {
+	Name   string // the server's name, for errors
+	Client *http.Client
+	// Header is added to every request (custom headers).
+	Header http.Header
+	// Token, if set, returns a bearer token for each request.
+	Token func(ctx context.Context) (string, error)
+	// ParamHeaders, if set, maps a tool's x-mcp-header names to argument
+	// names, so 2026-07-28 tools/call requests mirror them as Mcp-Param-*.
+	ParamHeaders func(tool string) map[string]string
+	// MaxMessage caps one message (default 16 MiB).
+	MaxMessage int
+	Trace      trace.Sink
+}
+
+// NewHTTP returns a stream to the MCP endpoint url. Nothing is sent until
+// the first Write.
+func NewHTTP(url string, opts HTTPOptions) *HTTP {
+	if opts.Client == nil {
+		opts.Client = http.DefaultClient
+	}
+	if opts.MaxMessage <= 0 {
+		opts.MaxMessage = 16 << 20
+	}
+	if opts.Name == "" {
+		opts.Name = url
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	return &HTTP{url: url, opts: opts, in: make(chan []byte, 256), ctx: ctx, cancel: cancel, inflight: map[string]inflight{}}
+}
+
+// Read returns the next message from the server.
+func (h *HTTP) Read() ([]byte, error) {
+	select {
+	case m := <-h.in:
+		return m, nil
+	case <-h.ctx.Done():
+		// Deliver what arrived before the end.
+		select {
+		case m := <-h.in:
+			return m, nil
+		default:
+		}
+		return nil, context.Cause(h.ctx)
+	}
+}
+
+func (h *HTTP) deliver(msg []byte) {
+	select {
+	case h.in <- msg:
+	case <-h.ctx.Done():
+	}
+}
+
+// fail ends the stream with err.
+func (h *HTTP) fail(err error) { h.cancel(err) }
+
+// Write sends one message.
+func (h *HTTP) Write(msg []byte) error {
+	if err := h.ctx.Err(); err != nil {
+		return context.Cause(h.ctx)
+	}
+	var method string
+	var id, params []byte
+	isResponse := false
+	jsonscan.Members(msg, func(k, v []byte) bool {
+		switch string(k) {
+		case `"method"`:
+			json.Unmarshal(v, &method)
+		case `"id"`:
+			id = v
+		case `"params"`:
+			params = v
+		case `"result"`, `"error"`:
+			isResponse = true
+		}
+		return true
+	})
+	meta := jsonscan.Member(params, "_meta")
+	modernVersion := ""
+	if v := jsonscan.Member(meta, "io.modelcontextprotocol/protocolVersion"); v != nil {
+		json.Unmarshal(v, &modernVersion)
+	}
+	if method == "notifications/cancelled" && h.cancelInflight(jsonscan.Member(params, "requestId")) {
+		return nil
+	}
+	go h.post(msg, method, id, params, modernVersion, isResponse)
+	return nil
+}
+
+// inflight is a request whose reply is being read.
+type inflight struct {
+	cancel context.CancelFunc
+	modern bool
+}
+
+// cancelInflight closes the stream of a cancelled 2026-07-28 request (how
+// that era cancels); it reports whether it did, so nothing is sent.
+func (h *HTTP) cancelInflight(reqID []byte) bool {
+	if reqID == nil {
+		return false
+	}
+	h.mu.Lock()
+	f, ok := h.inflight[string(reqID)]
+	h.mu.Unlock()
+	if !ok || !f.modern {
+		return false
+	}
+	f.cancel()
+	return true
+}
+
+func (h *HTTP) newRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, h.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range h.opts.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if h.opts.Token != nil {
+		tok, err := h.opts.Token(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+	}
+	return req, nil
+}
+
+func (h *HTTP) post(msg []byte, method string, id, params []byte, modernVersion string, isResponse bool) {
+	ctx, cancel := context.WithCancel(h.ctx)
+	defer cancel()
+	isRequest := method != "" && id != nil
+	if isRequest {
+		h.mu.Lock()
+		h.inflight[string(id)] = inflight{cancel: cancel, modern: modernVersion != ""}
+		h.mu.Unlock()
+		defer func() {
+			h.mu.Lock()
+			delete(h.inflight, string(id))
+			h.mu.Unlock()
+		}()
+	}
+	req, err := h.newRequest(ctx, http.MethodPost, msg)
+	if err != nil {
+		h.failRequest(id, isRequest, err)
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if modernVersion != "" {
+		req.Header.Set("MCP-Protocol-Version", modernVersion)
+		if method != "" {
+			req.Header.Set("Mcp-Method", method)
+		}
+		h.modernHeaders(req, method, params)
+	} else {
+		h.mu.Lock()
+		if h.session != "" {
+			req.Header.Set("Mcp-Session-Id", h.session)
+		}
+		if h.version != "" {
+			req.Header.Set("MCP-Protocol-Version", h.version)
+		}
+		h.mu.Unlock()
+	}
+	resp, err := h.opts.Client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil && h.ctx.Err() == nil {
+			return // cancelled by the client (2026-07-28 cancellation)
+		}
+		h.failRequest(id, isRequest, err)
+		return
+	}
+	defer resp.Body.Close()
+	if method == "initialize" && modernVersion == "" {
+		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+			h.mu.Lock()
+			h.session = sid
+			h.mu.Unlock()
+		}
+	}
+	if resp.StatusCode == http.StatusNotFound && modernVersion == "" && req.Header.Get("Mcp-Session-Id") != "" {
+		// The session is gone: end the stream; the client starts a new one.
+		h.fail(errs.Errorf(errs.Process, "", "the HTTP session with %s ended (404); it will be initialized again on the next call", h.opts.Name))
+		return
+	}
+	if !isRequest {
+		// Notifications and answers: 202 expected; anything else is the
+		// server's business (logged by trace only).
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		if method == "notifications/initialized" && modernVersion == "" && resp.StatusCode < 300 {
+			go h.getStream()
+		}
+		return
+	}
+	ct := resp.Header.Get("Content-Type")
+	switch {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		h.readSSE(ctx, resp.Body, id, method, modernVersion == "")
+	default:
+		body, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.opts.MaxMessage)+1))
+		if err != nil && ctx.Err() != nil {
+			return
+		}
+		h.deliverReply(id, method, resp.StatusCode, body)
+	}
+}
+
+// modernHeaders sets Mcp-Name and Mcp-Param-* for a 2026-07-28 request.
+func (h *HTTP) modernHeaders(req *http.Request, method string, params []byte) {
+	key := ""
+	switch method {
+	case "tools/call", "prompts/get":
+		key = "name"
+	case "resources/read":
+		key = "uri"
+	default:
+		return
+	}
+	var name string
+	json.Unmarshal(jsonscan.Member(params, key), &name)
+	req.Header.Set("Mcp-Name", EncodeHeader(name))
+	if method != "tools/call" || h.opts.ParamHeaders == nil {
+		return
+	}
+	args := jsonscan.Member(params, "arguments")
+	for hname, arg := range h.opts.ParamHeaders(name) {
+		raw := jsonscan.Member(args, arg)
+		if raw == nil || string(raw) == "null" {
+			continue
+		}
+		v := string(raw)
+		if raw[0] == '"' {
+			json.Unmarshal(raw, &v)
+		}
+		req.Header.Set("Mcp-Param-"+hname, EncodeHeader(v))
+	}
+}
+
+// EncodeHeader writes a header value as 2026-07-28 requires: as is when it
+// is plain visible ASCII without edge whitespace, else =?base64?…?=.
+func EncodeHeader(v string) string {
+	plain := v == strings.TrimSpace(v)
+	for i := 0; plain && i < len(v); i++ {
+		if c := v[i]; (c < 0x20 && c != '\t') || c > 0x7e {
+			plain = false
+		}
+	}
+	if plain && !(strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=")) {
+		return v
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+}
+
+// failRequest answers a request whose POST failed with an error the client
+// reads like any other (network errors end the stream: the server is gone).
+func (h *HTTP) failRequest(id []byte, isRequest bool, err error) {
+	if !isRequest {
+		return
+	}
+	h.fail(errs.Errorf(errs.Process, "", "cannot reach MCP server %s at %s: %v", h.opts.Name, h.url, unwrapURLError(err)))
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// deliverReply hands a JSON reply to Read, fixing what era detection needs.
+func (h *HTTP) deliverReply(id []byte, method string, status int, body []byte) {
+	body = bytes.TrimSpace(body)
+	if len(body) > h.opts.MaxMessage {
+		h.deliver(errorReply(id, -32603, fmt.Sprintf("the reply to %s is larger than %d bytes", method, h.opts.MaxMessage), status))
+		return
+	}
+	if json.Valid(body) && jsonscan.Members(body, func([]byte, []byte) bool { return true }) {
+		if e := jsonscan.Member(body, "error"); e != nil {
+			if rid := jsonscan.Member(body, "id"); rid == nil || string(rid) == "null" {
+				// An error for this POST without its id.
+				body = append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"error":`...)
+				body = append(append(body, e...), '}')
+			}
+		}
+		if status >= 300 && jsonscan.Member(body, "error") == nil {
+			body = errorReply(id, -32603, fmt.Sprintf("HTTP %d for %s", status, method), status)
+		}
+		if method == "initialize" {
+			h.noteVersion(body)
+		}
+		h.deliver(body)
+		return
+	}
+	snippet := string(body)
+	if len(snippet) > 200 {
+		snippet = snippet[:200] + "…"
+	}
+	msg := fmt.Sprintf("HTTP %d for %s", status, method)
+	if snippet != "" {
+		msg += ": " + snippet
+	}
+	h.deliver(errorReply(id, -32600, msg, status))
+}
+
+// noteVersion keeps the negotiated 2025-11-25 version for later headers.
+func (h *HTTP) noteVersion(body []byte) {
+	var r struct {
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(body, &r) == nil && r.Result.ProtocolVersion != "" {
+		h.mu.Lock()
+		h.version = r.Result.ProtocolVersion
+		h.mu.Unlock()
+	}
+}
+
+func errorReply(id []byte, code int, msg string, status int) []byte {
+	e, _ := json.Marshal(map[string]any{"code": code, "message": msg, "data": map[string]int{"httpStatus": status}})
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	b = append(append(b, `,"error":`...), e...)
+	return append(b, '}')
+}
+
+// readSSE reads a reply stream until it ends; a 2025-11-25 stream that
+// breaks before the answer to id is resumed.
+func (h *HTTP) readSSE(ctx context.Context, body io.Reader, id []byte, method string, legacy bool) {
+	got := false
+	lastID, retry := "", time.Second
+	for attempt := 0; ; attempt++ {
+		err := h.events(body, func(ev sseEvent) {
+			if ev.id != "" {
+				lastID = ev.id
+			}
+			if ev.retry > 0 {
+				retry = ev.retry
+			}
+			if len(ev.data) == 0 {
+				return
+			}
+			if rid, ok := responseID(ev.data); ok && bytes.Equal(rid, id) {
+				got = true
+				if method == "initialize" {
+					h.noteVersion(ev.data)
+				}
+			}
+			h.deliver(ev.data)
+		})
+		if got || ctx.Err() != nil {
+			return
+		}
+		if !legacy || lastID == "" || attempt >= 5 {
+			why := "the server closed the reply stream before answering"
+			if err != nil {
+				why = "the reply stream broke before the answer: " + err.Error()
+			}
+			h.deliver(streamBroken(id, why))
+			return
+		}
+		// Resume: GET with Last-Event-ID after the server's retry delay.
+		select {
+		case <-time.After(retry):
+		case <-ctx.Done():
+			return
+		}
+		resp, err := h.get(ctx, lastID)
+		if err != nil {
+			h.deliver(streamBroken(id, "resuming the reply stream failed: "+err.Error()))
+			return
+		}
+		defer resp.Body.Close()
+		body = resp.Body
+	}
+}
+
+// streamBroken is the error answer for a request whose stream ended early;
+// data.retryable tells the client that re-issuing it is how to recover.
+func streamBroken(id []byte, why string) []byte {
+	e, _ := json.Marshal(map[string]any{"code": -32603, "message": why, "data": map[string]bool{"streamBroken": true}})
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	b = append(append(b, `,"error":`...), e...)
+	return append(b, '}')
+}
+
+// get opens a GET stream of the 2025-11-25 session.
+func (h *HTTP) get(ctx context.Context, lastEventID string) (*http.Response, error) {
+	req, err := h.newRequest(ctx, http.MethodGet, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	h.mu.Lock()
+	if h.session != "" {
+		req.Header.Set("Mcp-Session-Id", h.session)
+	}
+	if h.version != "" {
+		req.Header.Set("MCP-Protocol-Version", h.version)
+	}
+	h.mu.Unlock()
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	resp, err := h.opts.Client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET answered HTTP %d", resp.StatusCode)
+	}
+	return resp, nil
+}
+
+// getStream keeps the session's GET stream open (reconnecting with
+// Last-Event-ID) until the stream closes or the server refuses it.
+func (h *HTTP) getStream() {
+	h.mu.Lock()
+	if h.getOpen || h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.getOpen = true
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.getOpen = false
+		h.mu.Unlock()
+	}()
+	retry := time.Second
+	for failures := 0; failures < 5 && h.ctx.Err() == nil; {
+		h.mu.Lock()
+		last := h.lastEvent
+		h.mu.Unlock()
+		resp, err := h.get(h.ctx, last)
+		if err != nil {
+			if strings.Contains(err.Error(), "HTTP 405") {
+				return // the server has no GET stream: fine
+			}
+			failures++
+		} else {
+			failures = 0
+			h.events(resp.Body, func(ev sseEvent) {
+				if ev.id != "" {
+					h.mu.Lock()
+					h.lastEvent = ev.id
+					h.mu.Unlock()
+				}
+				if ev.retry > 0 {
+					retry = ev.retry
+				}
+				if len(ev.data) > 0 {
+					h.deliver(ev.data)
+				}
+			})
+			resp.Body.Close()
+		}
+		select {
+		case <-time.After(retry):
+		case <-h.ctx.Done():
+		}
+	}
+}
+
+type sseEvent struct {
+	id    string
+	data  []byte
+	retry time.Duration
+}
+
+// events parses an SSE body, calling f per event; it returns why the body
+// ended (nil at a clean EOF).
+func (h *HTTP) events(body io.Reader, f func(sseEvent)) error {
+	br := bufio.NewReaderSize(body, 64<<10)
+	var ev sseEvent
+	var data bytes.Buffer
+	hasData := false
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A long data line: gather it whole (bounded).
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull && len(long) <= h.opts.MaxMessage {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(line) == 0 && err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		l := bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(l) == 0:
+			if hasData || ev.id != "" || ev.retry > 0 {
+				ev.data = append([]byte(nil), data.Bytes()...)
+				if bytes.IndexByte(ev.data, '\n') >= 0 {
+					// One message spread over several data: lines.
+					var c bytes.Buffer
+					if json.Compact(&c, ev.data) == nil {
+						ev.data = c.Bytes()
+					}
+				}
+				f(ev)
+			}
+			ev, hasData = sseEvent{}, false
+			data.Reset()
+		case l[0] == ':':
+		default:
+			field, value, _ := bytes.Cut(l, []byte(":"))
+			value = bytes.TrimPrefix(value, []byte(" "))
+			switch string(field) {
+			case "data":
+				if hasData {
+					data.WriteByte('\n')
+				}
+				data.Write(value)
+				hasData = true
+			case "id":
+				ev.id = string(value)
+			case "retry":
+				if ms, err := strconv.Atoi(string(value)); err == nil && ms >= 0 {
+					ev.retry = time.Duration(ms) * time.Millisecond
+				}
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// responseID returns the id of a response message.
+func responseID(msg []byte) ([]byte, bool) {
+	var id []byte
+	resp := false
+	jsonscan.Members(msg, func(k, v []byte) bool {
+		switch string(k) {
+		case `"id"`:
+			id = v
+		case `"result"`, `"error"`:
+			resp = true
+		}
+		return true
+	})
+	return id, resp && id != nil
+}
+
+// Close ends the stream; a 2025-11-25 session is ended with DELETE.
+func (h *HTTP) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	sid, version := h.session, h.version
+	h.mu.Unlock()
+	h.fail(errs.Errorf(errs.Closed, "", "connection to %s closed", h.opts.Name))
+	if sid != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if req, err := http.NewRequestWithContext(ctx, http.MethodDelete, h.url, nil); err == nil {
+			for k, vs := range h.opts.Header {
+				req.Header[k] = vs
+			}
+			req.Header.Set("Mcp-Session-Id", sid)
+			if version != "" {
+				req.Header.Set("MCP-Protocol-Version", version)
+			}
+			if resp, err := h.opts.Client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+	}
+	return nil
+}
