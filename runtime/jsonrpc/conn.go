@@ -220,9 +220,10 @@ func (c *Conn) Err() error {
 
 // Close closes the stream and fails the calls in flight with kind Closed.
 func (c *Conn) Close() error {
-	err := c.s.Close()
+	// Fail first: closing the stream makes the reader see its end, which
+	// must not be what calls in flight report.
 	c.fail(errs.New(errs.Closed, "", "connection to "+c.name()+" closed"))
-	return err
+	return c.s.Close()
 }
 
 func (c *Conn) name() string {
