@@ -145,7 +145,14 @@ func (h *HTTP) Write(msg []byte) error {
 	if method == "notifications/cancelled" && h.cancelInflight(jsonscan.Member(params, "requestId")) {
 		return nil
 	}
-	go h.post(msg, method, id, params, modernVersion, isResponse)
+	if method != "" && id != nil {
+		go h.post(msg, method, id, params, modernVersion, isResponse)
+		return nil
+	}
+	// Notifications and answers are sent before Write returns, so that
+	// what the caller writes next cannot overtake them (initialized must
+	// reach a session before its first request).
+	h.post(msg, method, id, params, modernVersion, isResponse)
 	return nil
 }
 
