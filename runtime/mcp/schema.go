@@ -174,6 +174,17 @@ func validateArgs(s *Schema, tool string, args any) error {
 	if args == nil {
 		args = map[string]any{}
 	}
+	// A null argument is one not given (as for Mcp-Param-* headers): a
+	// server may accept it for an optional parameter, so it is sent as is
+	// and only checked like a missing one.
+	if m, ok := args.(map[string]any); ok {
+		for _, v := range m {
+			if v == nil {
+				args = withoutNulls(m)
+				break
+			}
+		}
+	}
 	err := s.Validate(args)
 	if err == nil {
 		return nil
@@ -183,6 +194,16 @@ func validateArgs(s *Schema, tool string, args any) error {
 		return errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q do not match its input schema: %s", tool, ve.Problem("argument"))
 	}
 	return errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q do not match its input schema: %v", tool, err)
+}
+
+func withoutNulls(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if v != nil {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // ParamHeaders reads the x-mcp-header annotations of a tool's inputSchema

@@ -3,7 +3,10 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/luagent/luagent/runtime/errs"
 )
 
 // What a user reads when arguments do not match a tool's schema.
@@ -53,5 +56,29 @@ func TestValidationProblem(t *testing.T) {
 			}
 			t.Logf("%s", got)
 		})
+	}
+}
+
+// A null argument passes the client's check like an omitted one (SEP-2243
+// servers read null as "not provided"), and a null required one is missing.
+func TestValidateArgsNull(t *testing.T) {
+	s, err := CompileSchema(json.RawMessage(`{"type":"object","properties":{"region":{"type":"string"},"verbose":{"type":"boolean"}},"required":["region"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ args, want string }{
+		{`{"region":"eu","verbose":null}`, ""},
+		{`{"region":null}`, `missing required argument region`},
+		{`{"region":"eu","verbose":"yes"}`, `argument 'verbose': type: yes has type "string", want "boolean"`},
+	} {
+		var v any
+		json.Unmarshal([]byte(tc.args), &v)
+		err := validateArgs(s, "t", v)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s refused: %v", tc.args, err)
+		case tc.want != "" && (err == nil || !strings.HasSuffix(err.Error(), tc.want) || errs.KindOf(err) != errs.Invalid):
+			t.Errorf("%s: got %v, want kind invalid ending %q", tc.args, err, tc.want)
+		}
 	}
 }
