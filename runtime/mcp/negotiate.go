@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -22,12 +23,16 @@ import (
 // process that exited on the probe is started again first. A late probe
 // answer is dropped. The era found is remembered per command line.
 
-// eras caches the era per server command line, for reconnects and for other
+// eras caches the era per server command line (per origin over HTTP), for reconnects and for other
 // clients of the same server in this process.
 var eras sync.Map // string -> Era
 
 func (c *Client) eraKey() string {
 	if c.opts.URL != "" {
+		// Per origin: one deployment speaks one era on all its paths.
+		if u, err := url.Parse(c.opts.URL); err == nil && u.Host != "" {
+			return "origin\x00" + u.Scheme + "://" + u.Host
+		}
 		return "url\x00" + c.opts.URL
 	}
 	cmd := c.opts.Command
@@ -161,6 +166,11 @@ func (c *Client) probe(ctx context.Context, s *session, required bool) (era Era,
 			return EraLegacy, &discoverResult{why: "it exited on server/discover: " + rerr.Error()}, true, nil
 		}
 		if resp.Error != nil {
+			if st := httpStatus(resp.Error); st == 401 || st == 403 {
+				// Every request would be refused the same way: say so now
+				// rather than try initialize.
+				return EraUnknown, nil, false, errs.Errorf(errs.Auth, "connect", "%s", resp.Error.Message)
+			}
 			return c.classifyProbeError(resp.Error)
 		}
 		var d discoverResult

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/trace"
 )
 
 // reqOpts tune one request.
@@ -47,12 +49,20 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 // answer to the round already sent (the non-blocking path hands over here
 // when a result needs more rounds); extra are that round's added members.
 func (c *Client) follow(ctx context.Context, s *session, method string, params json.RawMessage, o reqOpts, round int, res json.RawMessage, extra [][]byte) (json.RawMessage, error) {
+	reissued := false
 	for ; ; round++ {
 		if res == nil {
 			tok := c.tokenFor(method, o)
 			body := c.params(s, params, tok, o.tasks || o.taskCaps, extra...)
 			var err error
 			if res, err = c.roundTrip(ctx, s, method, body, tok, o); err != nil {
+				if !reissued && s.info.Era == EraModern && c.recover(ctx, method, err) {
+					// A 2026-07-28 request stands alone: sent again (with a
+					// new id) it is the same request.
+					reissued = true
+					round--
+					continue
+				}
 				return nil, err
 			}
 		}
@@ -83,6 +93,48 @@ func (c *Client) follow(ctx context.Context, s *session, method string, params j
 		}
 		res = nil
 	}
+}
+
+// recover says whether a failed modern request is worth sending once more,
+// after doing what makes the retry succeed: a reply stream that broke
+// before the answer (the HTTP transport marks it) is simply re-issued; a
+// -32020 about an Mcp-Param-* header means our tools/list is stale, so it
+// is fetched again first (2026-07-28, Streamable HTTP).
+func (c *Client) recover(ctx context.Context, method string, err error) bool {
+	je, ok := ServerError(err)
+	if !ok {
+		return false
+	}
+	if isStreamBroken(je) {
+		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.Retry, Server: c.opts.Name, Method: method, Message: "re-issued after the reply stream broke: " + je.Message})
+		return true
+	}
+	if je.Code == CodeHeaderMismatch && method == "tools/call" && strings.Contains(strings.ToLower(je.Message+string(je.Data)), "mcp-param-") {
+		c.lists.drop("tools/list")
+		if _, lerr := c.list(ctx, "tools/list", "tools"); lerr != nil {
+			return false
+		}
+		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.Retry, Server: c.opts.Name, Method: method, Message: "retried after refreshing tools/list: " + je.Message})
+		return true
+	}
+	return false
+}
+
+// isStreamBroken: the HTTP transport's answer for a request whose reply
+// stream ended before the answer.
+func isStreamBroken(je *jsonrpc.Error) bool {
+	return bytes.Contains(je.Data, []byte(`"streamBroken":true`))
+}
+
+// httpStatus is the HTTP status the transport put in an error's data.
+func httpStatus(je *jsonrpc.Error) int {
+	var d struct {
+		HTTPStatus int `json:"httpStatus"`
+	}
+	if len(je.Data) > 0 && je.Data[0] == '{' {
+		json.Unmarshal(je.Data, &d)
+	}
+	return d.HTTPStatus
 }
 
 // tokenFor returns a progress token when the request wants one. Every tool
@@ -297,6 +349,12 @@ func (c *Client) serverError(method string, e *jsonrpc.Error) error {
 		}
 	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, CodeHeaderMismatch, CodeMissingClientCapability, CodeUnsupportedProtocolVersion:
 		k = errs.Protocol
+	}
+	switch st := httpStatus(e); {
+	case isStreamBroken(e):
+		k = errs.Closed
+	case st == 401 || st == 403:
+		k = errs.Auth
 	}
 	return &errs.Error{Kind: k, Op: method, Msg: fmt.Sprintf("%q answered error %d: %s", c.opts.Name, e.Code, e.Message), Err: e}
 }

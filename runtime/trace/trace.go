@@ -30,6 +30,7 @@ const (
 	ToolCallStart   Kind = "tool_call_start"
 	ToolCallEnd     Kind = "tool_call_end"
 	EraChosen       Kind = "era_chosen"
+	Retry           Kind = "retry" // a request sent again (broken reply stream, stale tools/list)
 )
 
 // Event is one traced occurrence. Zero fields are omitted from output.

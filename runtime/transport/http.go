@@ -263,8 +263,22 @@ func (h *HTTP) post(msg []byte, method string, id, params []byte, modernVersion 
 		// server's business (logged by trace only).
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		if method == "notifications/initialized" && modernVersion == "" && resp.StatusCode < 300 {
-			go h.getStream()
+			// The GET stream is open (or refused) before the first request
+			// goes out, so a server never has to choose between a stream
+			// that is coming and one that is there.
+			ready := make(chan struct{})
+			go h.getStream(ready)
+			select {
+			case <-ready:
+			case <-time.After(2 * time.Second):
+			case <-h.ctx.Done():
+			}
 		}
+		return
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		h.deliver(errorReply(id, -32600, authProblem(resp, method), resp.StatusCode))
 		return
 	}
 	ct := resp.Header.Get("Content-Type")
@@ -350,7 +364,7 @@ func (h *HTTP) deliverReply(id []byte, method string, status int, body []byte) {
 		h.deliver(errorReply(id, -32603, fmt.Sprintf("the reply to %s is larger than %d bytes", method, h.opts.MaxMessage), status))
 		return
 	}
-	if json.Valid(body) && jsonscan.Members(body, func([]byte, []byte) bool { return true }) {
+	if json.Valid(body) && isReply(body) {
 		if e := jsonscan.Member(body, "error"); e != nil {
 			if rid := jsonscan.Member(body, "id"); rid == nil || string(rid) == "null" {
 				// An error for this POST without its id.
@@ -376,6 +390,39 @@ func (h *HTTP) deliverReply(id []byte, method string, status int, body []byte) {
 		msg += ": " + snippet
 	}
 	h.deliver(errorReply(id, -32600, msg, status))
+}
+
+// isReply: body is a JSON-RPC answer (a result, or an error object), not
+// some other JSON a proxy or an auth layer sent.
+func isReply(body []byte) bool {
+	if !jsonscan.Members(body, func([]byte, []byte) bool { return true }) {
+		return false
+	}
+	if jsonscan.Member(body, "result") != nil {
+		return true
+	}
+	e := jsonscan.Member(body, "error")
+	return len(e) > 0 && e[0] == '{'
+}
+
+// authProblem says what a 401 or 403 means and what to do; the challenge's
+// resource_metadata (a URL, never a secret) names where to find out how.
+func authProblem(resp *http.Response, method string) string {
+	msg := fmt.Sprintf("HTTP %d for %s: the server requires authorization", resp.StatusCode, method)
+	if resp.StatusCode == http.StatusForbidden {
+		msg = fmt.Sprintf("HTTP 403 for %s: the server refused this client's authorization", method)
+	}
+	challenge := resp.Header.Get("WWW-Authenticate")
+	if _, rest, ok := strings.Cut(challenge, `resource_metadata="`); ok {
+		if url, _, ok := strings.Cut(rest, `"`); ok {
+			msg += " (resource metadata: " + url + ")"
+		}
+	}
+	if e, _, _ := strings.Cut(challenge, ","); strings.Contains(e, `error="`) {
+		_, v, _ := strings.Cut(e, `error="`)
+		msg += " [" + strings.TrimSuffix(v, `"`) + "]"
+	}
+	return msg + `; pass a token: mcp.connect{url=…, headers={Authorization="Bearer …"}}`
 }
 
 // noteVersion keeps the negotiated 2025-11-25 version for later headers.
@@ -490,7 +537,14 @@ func (h *HTTP) get(ctx context.Context, lastEventID string) (*http.Response, err
 
 // getStream keeps the session's GET stream open (reconnecting with
 // Last-Event-ID) until the stream closes or the server refuses it.
-func (h *HTTP) getStream() {
+func (h *HTTP) getStream(ready chan struct{}) {
+	var once sync.Once
+	signal := func() {
+		if ready != nil {
+			once.Do(func() { close(ready) })
+		}
+	}
+	defer signal()
 	h.mu.Lock()
 	if h.getOpen || h.closed {
 		h.mu.Unlock()
@@ -509,6 +563,7 @@ func (h *HTTP) getStream() {
 		last := h.lastEvent
 		h.mu.Unlock()
 		resp, err := h.get(h.ctx, last)
+		signal()
 		if err != nil {
 			if strings.Contains(err.Error(), "HTTP 405") {
 				return // the server has no GET stream: fine

@@ -265,3 +265,37 @@ func TestEncodeHeader(t *testing.T) {
 		}
 	}
 }
+
+// JSON that is not a JSON-RPC answer (an auth layer's or a proxy's body)
+// still answers the request that got it, and a 401 says what to do.
+func TestHTTPNonRPCBodiesAndAuthChallenges(t *testing.T) {
+	_, h := serve(t, func(w http.ResponseWriter, r *http.Request, method, body string) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.Contains(body, `"id":1`):
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="Missing Authorization header", resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp"`)
+			w.WriteHeader(401)
+			io.WriteString(w, `{"error":"invalid_token","error_description":"Missing Authorization header"}`)
+		case strings.Contains(body, `"id":2`):
+			w.WriteHeader(502)
+			io.WriteString(w, `{"error":"upstream down"}`)
+		default:
+			w.WriteHeader(403)
+		}
+	})
+	h.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	m := read(t, h)
+	for _, want := range []string{`"id":1,"error":{"code":-32600`, `HTTP 401 for initialize: the server requires authorization (resource metadata: http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp) [invalid_token]; pass a token`, `"httpStatus":401`} {
+		if !strings.Contains(m, want) {
+			t.Errorf("401 answer %s lacks %s", m, want)
+		}
+	}
+	h.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`))
+	if m := read(t, h); !strings.Contains(m, `"id":2,"error":{"code":-32600`) || !strings.Contains(m, `"message":"HTTP 502 for tools/list: {\"error\":\"upstream down\"}"`) {
+		t.Errorf("JSON non-RPC 502: %s", m)
+	}
+	h.Write([]byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`))
+	if m := read(t, h); !strings.Contains(m, `HTTP 403 for tools/list: the server refused`) || !strings.Contains(m, `"httpStatus":403`) {
+		t.Errorf("403: %s", m)
+	}
+}

@@ -1,0 +1,145 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/luagent/luagent/runtime/errs"
+)
+
+// modernHTTP is a scripted 2026-07-28 server: discover is answered, other
+// methods by call (the n-th POST of that method, from 1).
+func modernHTTP(t *testing.T, call func(w http.ResponseWriter, r *http.Request, method string, n int, id json.RawMessage)) (url string, posts func(method string) []string) {
+	var mu sync.Mutex
+	seen := map[string][]string{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.Unmarshal(b, &m)
+		mu.Lock()
+		seen[m.Method] = append(seen[m.Method], string(m.ID)+" "+r.Header.Get("Mcp-Param-Region"))
+		n := len(seen[m.Method])
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if m.Method == "server/discover" {
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"scripted","version":"1"}}}}`)
+			return
+		}
+		call(w, r, m.Method, n, m.ID)
+	}))
+	t.Cleanup(ts.Close)
+	ForgetEra()
+	return ts.URL + "/mcp", func(method string) []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), seen[method]...)
+	}
+}
+
+func connectURL(t *testing.T, url string) *Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Connect(ctx, Options{URL: url, Name: "scripted", Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+const okResult = `{"resultType":"complete","content":[{"type":"text","text":"ok"}]}`
+
+// A 2026-07-28 reply stream that ends before the answer: the request is
+// sent again with a new id, once.
+func TestHTTPClientReissuesAfterBrokenStream(t *testing.T) {
+	url, posts := modernHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, n int, id json.RawMessage) {
+		switch {
+		case method == "tools/list":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"resultType":"complete","tools":[{"name":"t","inputSchema":{"type":"object"}},{"name":"never","inputSchema":{"type":"object"}}]}}`)
+		case method == "tools/call" && strings.Contains(r.Header.Get("Mcp-Name"), "never"), n == 1:
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, ": the stream ends here\n\n")
+		default:
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+okResult+`}`)
+		}
+	})
+	c := connectURL(t, url)
+	ctx := context.Background()
+	r, err := c.CallTool(ctx, "t", nil, CallOptions{})
+	if err != nil || len(r.Content) != 1 {
+		t.Fatalf("call after a broken stream: %v %v", r, err)
+	}
+	calls := posts("tools/call")
+	if len(calls) != 2 || calls[0] == calls[1] {
+		t.Errorf("POSTs of tools/call %q: want two with different ids", calls)
+	}
+	// Broken every time: one re-issue, then the error, of kind closed.
+	_, err = c.CallTool(ctx, "never", nil, CallOptions{})
+	if errs.KindOf(err) != errs.Closed || !strings.Contains(err.Error(), "closed the reply stream before answering") {
+		t.Errorf("always broken: kind %v, %v", errs.KindOf(err), err)
+	}
+	if n := len(posts("tools/call")); n != 4 {
+		t.Errorf("%d tools/call POSTs, want 4 (one re-issue per call)", n)
+	}
+}
+
+// -32020 about an Mcp-Param-* header: tools/list is fetched again (the tool
+// gained an x-mcp-header) and the call retried with the header.
+func TestHTTPClientRefreshesToolsOnParamHeaderMismatch(t *testing.T) {
+	url, posts := modernHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, n int, id json.RawMessage) {
+		switch method {
+		case "tools/list":
+			schema := `{"type":"object","properties":{"region":{"type":"string"}}}`
+			if n > 1 {
+				schema = `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"resultType":"complete","tools":[{"name":"t","inputSchema":`+schema+`}]}}`)
+		case "tools/call":
+			if r.Header.Get("Mcp-Param-Region") != "eu" {
+				w.WriteHeader(400)
+				io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"error":{"code":-32020,"message":"missing header Mcp-Param-Region for argument region"}}`)
+				return
+			}
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+okResult+`}`)
+		}
+	})
+	c := connectURL(t, url)
+	if _, err := c.CallTool(context.Background(), "t", json.RawMessage(`{"region":"eu"}`), CallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := posts("tools/call"); len(got) != 2 || !strings.HasSuffix(got[1], " eu") {
+		t.Errorf("tools/call POSTs %q: want a retry carrying Mcp-Param-Region", got)
+	}
+	if n := len(posts("tools/list")); n != 2 {
+		t.Errorf("%d tools/list, want 2 (one refresh)", n)
+	}
+}
+
+// A 401 on the probe ends connect at once with kind auth.
+func TestHTTPClientUnauthorized(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp"`)
+		w.WriteHeader(401)
+	}))
+	defer ts.Close()
+	ForgetEra()
+	start := time.Now()
+	_, err := Connect(context.Background(), Options{URL: ts.URL + "/mcp", Timeout: 5 * time.Second})
+	if errs.KindOf(err) != errs.Auth || !strings.Contains(err.Error(), "requires authorization") {
+		t.Errorf("kind %v: %v", errs.KindOf(err), err)
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("took %v", time.Since(start))
+	}
+}
