@@ -52,9 +52,68 @@ scenarios["elicitation-sep1034-client-defaults"] = function()
   c:close()
 end
 
-local run = scenarios[scenario]
-if not run then
-  io.stderr:write("conformance client: unknown scenario " .. scenario .. "\n")
-  os.exit(1)
+-- Arguments for a tool from its input schema: defaults where given, else a
+-- plain value of the declared type.
+local samples = { string = "hello", number = 1, integer = 1, boolean = true }
+local function sample_args(schema)
+  local args = {}
+  for name, prop in pairs((schema or {}).properties or {}) do
+    if prop.default ~= nil then
+      args[name] = prop.default
+    elseif prop.enum then
+      args[name] = prop.enum[1]
+    elseif prop.type == "object" then
+      args[name] = json.object()
+    elseif prop.type == "array" then
+      args[name] = json.array()
+    else
+      args[name] = samples[prop.type] or "hello"
+    end
+  end
+  return args
 end
+
+-- The calls a scenario asks for in MCP_CONFORMANCE_CONTEXT, if any.
+local context = json.decode(env.get("MCP_CONFORMANCE_CONTEXT", "{}"))
+
+-- Every other scenario: list the tools, then make the calls the context
+-- names, or else call each tool once.
+local function exercise()
+  local c = connect()
+  local tools = c:tools()
+  if context.toolCalls then
+    for _, call in ipairs(context.toolCalls) do
+      local r = c:call(call.name, call.arguments)
+      print(call.name, r.content and r.content[1] and r.content[1].text)
+    end
+  else
+    for _, t in ipairs(tools) do
+      local r = c:call(t.name, sample_args(t.inputSchema))
+      print(t.name, r.content and r.content[1] and r.content[1].text)
+    end
+  end
+  c:close()
+end
+
+-- The client must not fetch a network $ref in a listed schema; listing is
+-- the whole exercise (the mock server has no tools/call).
+scenarios["json-schema-ref-no-deref"] = function()
+  local c = connect()
+  c:tools()
+  c:close()
+end
+
+-- Hand the rich schema back through the echo tool exactly as received.
+scenarios["json-schema-2020-12-preservation"] = function()
+  local c = connect()
+  local schema
+  for _, t in ipairs(c:tools()) do
+    if t.name == "json_schema_2020_12_tool" then schema = t.inputSchema end
+  end
+  assert(schema, "json_schema_2020_12_tool not listed")
+  c:call("json_schema_echo", { schema = schema })
+  c:close()
+end
+
+local run = scenarios[scenario] or exercise
 run()

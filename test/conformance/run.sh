@@ -5,6 +5,10 @@
 #   0.1.16          server --suite all
 #   0.2.0-alpha.12  server --requirements 2025-11-25
 #   0.2.0-alpha.12  server --requirements 2026-07-28
+# and the Lua conformance client (examples/conformance/client.lua) against
+# each judge's mock servers, one scenario at a time (sse-retry is timing-
+# sensitive): 0.1.16 every client scenario, 0.2.0-alpha.12 the client
+# scenarios each revision requires (and its unscored non-auth ones).
 # Scenarios known not to pass are in expected-failures.yml (a reason each);
 # any other failure, or a listed scenario that passes, fails the run.
 # Usage: test/conformance/run.sh [BIN]   (from anywhere; BIN default bin/luagent)
@@ -46,6 +50,57 @@ leg() { # leg NAME JUDGE ARGS...
 leg "0.1.16 --suite all" legacy --suite all
 leg "0.2.0-alpha.12 --requirements 2025-11-25" modern --requirements 2025-11-25
 leg "0.2.0-alpha.12 --requirements 2026-07-28" modern --requirements 2026-07-28
+
+# Client legs. A scenario's result counts as the judge says with the
+# expected-failures file (a listed scenario that passes fails the leg).
+CLIENT="$PWD/$BIN run $PWD/examples/conformance/client.lua"
+case $BIN in /*) CLIENT="$BIN run $PWD/examples/conformance/client.lua" ;; esac
+client_leg() { # client_leg NAME JUDGE SPEC SCENARIOS...
+  local name=$1 judge=$2 spec=$3; shift 3
+  local passed=0 expected=0 failed=()
+  # One baseline for both judges; lines marked judge-0.1.16-passes are
+  # failures on 0.2 only.
+  local baseline=test/conformance/expected-failures.yml
+  if [ "$judge" = legacy ]; then
+    baseline=$LOG/expected-failures-0.1.16.yml
+    grep -v 'judge-0.1.16-passes' test/conformance/expected-failures.yml >"$baseline"
+  fi
+  for s in "$@"; do
+    local args=(--scenario "$s")
+    [ -n "$spec" ] && args+=(--spec-version "$spec")
+    if PATH="$PWD/test/conformance/$judge/node_modules/.bin:$PATH" \
+        conformance client --command "$CLIENT" "${args[@]}" \
+        --expected-failures "$baseline" >"$LOG/client.txt" 2>&1; then
+      if grep -q "^  - $s\( \|$\)" <(sed -n '/^client:/,/^[a-z]/p' "$baseline"); then
+        expected=$((expected + 1))
+      else
+        passed=$((passed + 1))
+      fi
+    else
+      failed+=("$s")
+      { echo "--- client $name: $s"; sed -n '/^Stderr:/,/^Checks:/p; /^Test Results:/,$p' "$LOG/client.txt"; } >>"$LOG/client-failures.txt"
+    fi
+  done
+  if [ ${#failed[@]} -eq 0 ]; then
+    echo "conformance: client $name: $passed scenarios passed ($expected expected failures)"
+  else
+    status=1
+    echo "conformance: client $name FAILED: ${failed[*]}"
+  fi
+}
+# Scenario lists from the judges themselves: 0.1.16 lists its client
+# scenarios; 0.2's requirements files name what each revision requires.
+legacy_client=$(PATH="$PWD/test/conformance/legacy/node_modules/.bin:$PATH" conformance list --client | sed -n 's/^  - \([^ ]*\).*/\1/p')
+required() { # required REVISION: the scored client scenarios, then unscored non-auth, non-extension ones
+  local f=test/conformance/modern/node_modules/@modelcontextprotocol/conformance/requirements/$1.yaml
+  sed -n '/^client:/,/^$/s/^  - //p' "$f"
+  awk '/^  - scenario:/{s=$3} /^    leg: client/{c=1} /^    reason:/{if (c && $2 != "extension" && s !~ /^auth\//) print s; c=0}' "$f"
+}
+client_leg "0.1.16" legacy "" $legacy_client
+client_leg "0.2.0-alpha.12 2025-11-25" modern 2025-11-25 $(required 2025-11-25)
+client_leg "0.2.0-alpha.12 2026-07-28" modern 2026-07-28 $(required 2026-07-28)
+[ -f "$LOG/client-failures.txt" ] && cat "$LOG/client-failures.txt"
+
 if ! kill -0 $SERVER 2>/dev/null; then
   echo "conformance: the server died during the run:"; cat "$LOG/server.err"; status=1
 fi
