@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/luagent/luagent/runtime/jsonrpc"
@@ -49,22 +50,40 @@ type Options struct {
 	// KeepAlive is the interval of SSE comment lines on long streams
 	// (default 15 s).
 	KeepAlive time.Duration
+	// Authorize, if set, runs on every request after the Host and Origin
+	// checks; a refused request it has answered itself (401, 400) returns
+	// false (runtime/httpauth's Auth.Check).
+	Authorize func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // Handler is the http.Handler of one MCP endpoint.
 type Handler struct {
-	srv  *mcp.Server
+	srvs []*mcp.Server  // the workers: one server each, from one script
+	busy []atomic.Int64 // modern requests in flight, per worker
+	rr   atomic.Uint64  // round robin for new legacy sessions
 	opts Options
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	draining bool
 	closed   bool
 	ctx      context.Context
 	stop     context.CancelFunc
+	drain    context.Context // done when the server drains: streams end, calls finish
+	drained  context.CancelFunc
 }
 
 // NewHandler serves srv.
 func NewHandler(srv *mcp.Server, opts Options) *Handler {
+	return NewPool([]*mcp.Server{srv}, opts)
+}
+
+// NewPool serves one endpoint from several servers built from the same
+// script (workers, each its own Lua state): a 2026-07-28 request goes to
+// the worker with the fewest requests in flight, and a 2025-11-25 session
+// stays on the worker that initialized it. requestState is signed with the
+// process's key, so any worker verifies what another signed.
+func NewPool(srvs []*mcp.Server, opts Options) *Handler {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = 4 << 20
 	}
@@ -75,7 +94,36 @@ func NewHandler(srv *mcp.Server, opts Options) *Handler {
 		opts.KeepAlive = 15 * time.Second
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Handler{srv: srv, opts: opts, sessions: map[string]*session{}, ctx: ctx, stop: stop}
+	drain, drained := context.WithCancel(ctx)
+	return &Handler{drain: drain, drained: drained, srvs: srvs, busy: make([]atomic.Int64, len(srvs)), opts: opts, sessions: map[string]*session{}, ctx: ctx, stop: stop}
+}
+
+// idlest is the worker with the fewest modern requests in flight (the
+// first such after a rotating start, so ties spread).
+func (h *Handler) idlest() int {
+	n := len(h.srvs)
+	if n == 1 {
+		return 0
+	}
+	start := int(h.rr.Add(1) % uint64(n))
+	best, least := start, h.busy[start].Load()
+	for k := 1; k < n && least > 0; k++ {
+		i := (start + k) % n
+		if b := h.busy[i].Load(); b < least {
+			best, least = i, b
+		}
+	}
+	return best
+}
+
+// Drain starts a graceful stop: streams that never end by themselves
+// (subscriptions/listen, 2025-11-25 GET streams) end now, requests in flight
+// go on to their answers, and new requests get 503. Close ends the rest.
+func (h *Handler) Drain() {
+	h.mu.Lock()
+	h.draining = true
+	h.mu.Unlock()
+	h.drained()
 }
 
 // Close ends every session and open stream.
@@ -101,6 +149,17 @@ const (
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if msg := h.forbidden(r); msg != "" {
 		writeError(w, http.StatusForbidden, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, msg, nil)
+		return
+	}
+	if h.opts.Authorize != nil && !h.opts.Authorize(w, r) {
+		return
+	}
+	h.mu.Lock()
+	draining := h.draining
+	h.mu.Unlock()
+	if draining {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, jsonrpc.CodeInternalError, "the server is shutting down; retry (another replica may answer)", nil)
 		return
 	}
 	switch r.Method {
@@ -206,7 +265,7 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	if metaVersion != nil && jsonscan.Member(meta, mcp.MetaClientCapabilities) != nil {
 		// With the envelope complete, the headers must agree with the body
 		// (a missing key is the server's -32602, answered below).
-		if msg := headerMismatch(h.srv, r, m, metaVersion, version); msg != "" {
+		if msg := headerMismatch(h.srvs[0], r, m, metaVersion, version); msg != "" {
 			writeError(w, http.StatusBadRequest, m.ID, mcp.CodeHeaderMismatch, msg, nil)
 			return
 		}
@@ -216,6 +275,11 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	defer cancel()
 	stop := context.AfterFunc(r.Context(), cancel) // the client closed the stream: cancel
 	defer stop()
+	if m.Method == "subscriptions/listen" {
+		// A listen stream never ends by itself: draining ends it.
+		stopDrain := context.AfterFunc(h.drain, cancel)
+		defer stopDrain()
+	}
 	go func() {
 		// Keep long streams (subscriptions/listen) alive through proxies.
 		t := time.NewTicker(h.opts.KeepAlive)
@@ -230,7 +294,10 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 			}
 		}
 	}()
-	h.srv.ServeStream(ctx, ps)
+	worker := h.idlest()
+	h.busy[worker].Add(1)
+	defer h.busy[worker].Add(-1)
+	h.srvs[worker].ServeStream(ctx, ps)
 	ps.close()
 }
 
@@ -416,6 +483,9 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		case <-s.ctx.Done():
 			ps.close()
 			return
+		case <-h.drain.Done():
+			ps.close()
+			return
 		case <-t.C:
 			ps.comment()
 		}
@@ -472,8 +542,9 @@ func (h *Handler) newSession() (*session, error) {
 	}
 	h.sessions[s.id] = s
 	h.mu.Unlock()
+	srv := h.srvs[h.rr.Add(1)%uint64(len(h.srvs))]
 	go func() {
-		h.srv.ServeStream(s.ctx, s)
+		srv.ServeStream(s.ctx, s)
 		h.mu.Lock()
 		if h.sessions[s.id] == s {
 			delete(h.sessions, s.id)

@@ -1,0 +1,137 @@
+package mcphttp_test
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/mcphttp"
+)
+
+// worker answers tools/call "who" with its number; "hold" waits until
+// release is closed.
+type worker struct {
+	n       int
+	release chan struct{}
+}
+
+func (worker) Capabilities() mcp.HandlerCapabilities      { return mcp.HandlerCapabilities{Tools: true} }
+func (worker) ParamHeaders(tool string) map[string]string { return nil }
+
+func (w worker) Handle(r *mcp.Request) {
+	if r.Method != "tools/call" {
+		r.Reply(json.RawMessage(`{"tools":[]}`))
+		return
+	}
+	if strings.Contains(string(r.Params), `"hold"`) {
+		go func() { <-w.release; r.Reply(text("held " + strconv.Itoa(w.n))) }()
+		return
+	}
+	r.Reply(text("worker " + strconv.Itoa(w.n)))
+}
+
+func startPool(t *testing.T, n int) (*httptest.Server, chan struct{}) {
+	t.Helper()
+	release := make(chan struct{})
+	var srvs []*mcp.Server
+	for i := range n {
+		srvs = append(srvs, mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "pool", Version: "1"}, Handler: worker{i, release}}))
+	}
+	h := mcphttp.NewPool(srvs, mcphttp.Options{})
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close()
+		ts.Close()
+		for _, s := range srvs {
+			s.Close()
+		}
+	})
+	return ts, release
+}
+
+func callTool(name string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{},` + envelope + `}}`
+}
+
+// Modern requests go to the worker with the fewest in flight.
+func TestPoolModernGoesToTheIdlestWorker(t *testing.T) {
+	ts, release := startPool(t, 2)
+	held := make(chan reply, 1)
+	go func() { held <- post(t, ts.URL, modernHeaders("tools/call", "hold"), callTool("hold")) }()
+	// Wait until the held call occupies its worker: calls then spread away from it.
+	var free string
+	deadline := time.Now().Add(5 * time.Second)
+	for free == "" && time.Now().Before(deadline) {
+		seen := map[string]int{}
+		for range 6 {
+			r := post(t, ts.URL, modernHeaders("tools/call", "who"), callTool("who"))
+			seen[r.body[strings.Index(r.body, "worker "):][:8]]++
+		}
+		if len(seen) == 1 {
+			for w := range seen {
+				free = w
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if free == "" {
+		t.Fatal("calls kept reaching the worker that is free with a held call")
+	}
+	close(release)
+	r := <-held
+	if strings.Contains(r.body, "held "+free[len("worker "):]) {
+		t.Errorf("the held call ran on %s, where the others went too: %s", free, r.body)
+	}
+	// Idle again: calls reach both workers.
+	seen := map[string]bool{}
+	for range 8 {
+		r := post(t, ts.URL, modernHeaders("tools/call", "who"), callTool("who"))
+		seen[r.body[strings.Index(r.body, "worker "):][:8]] = true
+	}
+	if len(seen) != 2 {
+		t.Errorf("idle workers used: %v, want both", seen)
+	}
+}
+
+// A legacy session stays on the worker that initialized it; sessions
+// spread over the workers.
+func TestPoolLegacySessionsStick(t *testing.T) {
+	ts, _ := startPool(t, 3)
+	const init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	var mu sync.Mutex
+	workers := map[string]bool{}
+	for s := range 6 {
+		r := post(t, ts.URL, nil, init)
+		sid := r.header.Get("Mcp-Session-Id")
+		if sid == "" {
+			t.Fatalf("no session: %d %s", r.status, r.body)
+		}
+		hdr := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+		post(t, ts.URL, hdr, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		first := ""
+		for i := range 5 {
+			r := post(t, ts.URL, hdr, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{"name":"who","arguments":{}}}`)
+			body := r.body
+			if len(r.events) > 0 {
+				body = r.events[len(r.events)-1]
+			}
+			w := body[strings.Index(body, "worker "):][:8]
+			if first == "" {
+				first = w
+			} else if w != first {
+				t.Errorf("session %d moved from %s to %s", s, first, w)
+			}
+		}
+		mu.Lock()
+		workers[first] = true
+		mu.Unlock()
+	}
+	if len(workers) != 3 {
+		t.Errorf("6 sessions used workers %v, want all 3", workers)
+	}
+}
