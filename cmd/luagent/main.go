@@ -21,6 +21,7 @@ import (
 
 	"github.com/luagent/luagent/luabind/host"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
+	"github.com/luagent/luagent/runtime/httpauth"
 	"github.com/luagent/luagent/runtime/trace"
 	"golang.org/x/term"
 )
@@ -48,6 +49,8 @@ options:
   --handler-timeout SECONDS  (serve) stop a request's handler after this long (default 60)
   --http [ADDR][/PATH]       (serve) serve over HTTP instead of stdio
   --allow-origin ORIGIN      (serve --http) accept browser requests from ORIGIN too
+  --auth-token-env NAME      (serve --http) require Authorization: Bearer <the value of $NAME>
+  --auth-server URL          (serve --http) an authorization server to advertise (repeatable)
   --trace FILE write protocol and process events to FILE as JSON lines
   -v           print protocol and process events to stderr
   --version    print the version
@@ -78,6 +81,8 @@ type options struct {
 	handlerTO   time.Duration
 	http        string   // serve over HTTP at this ADDR/PATH ("" = stdio)
 	allowOrigin []string // more origins the HTTP server accepts
+	authEnv     string   // env var holding the bearer token HTTP requests need
+	authServers []string // authorization servers for the resource metadata
 	trace       string
 	verbose     bool
 	clean       bool
@@ -231,7 +236,8 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		script := host.Script{Src: src, Name: name, Args: o.args, Arg0: o.script}
 		if o.serve && o.http != "" {
-			return h.ServeHTTP(ctx, script, host.HTTPConfig{Addr: o.http, AllowOrigins: o.allowOrigin})
+			return h.ServeHTTP(ctx, script, host.HTTPConfig{Addr: o.http, AllowOrigins: o.allowOrigin,
+				AuthTokenEnv: o.authEnv, AuthServers: o.authServers})
 		}
 		if o.serve {
 			return h.Serve(ctx, script, stdin, realStdout)
@@ -299,8 +305,23 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 				return fail("--allow-origin needs an origin: --allow-origin https://app.example.com")
 			}
 			o.allowOrigin = append(o.allowOrigin, v)
+		case a == "--auth-token-env" || strings.HasPrefix(a, "--auth-token-env="):
+			v, ok := optValue(rest, &i, "--auth-token-env")
+			if !ok || strings.ContainsAny(v, "= ") {
+				return fail("--auth-token-env needs the name of an environment variable: --auth-token-env MCP_TOKEN")
+			}
+			o.authEnv = v
+		case a == "--auth-server" || strings.HasPrefix(a, "--auth-server="):
+			v, ok := optValue(rest, &i, "--auth-server")
+			if !ok {
+				return fail("--auth-server needs a URL: --auth-server https://auth.example.com")
+			}
+			if err := httpauth.CheckServerURL(v); err != nil {
+				return fail("--auth-server: %v", err)
+			}
+			o.authServers = append(o.authServers, v)
 		case strings.HasPrefix(a, "-") && a != "-":
-			return fail("unknown serve option %s (serve takes --http, --allow-origin, --handler-timeout)", a)
+			return fail("unknown serve option %s (serve takes --http, --allow-origin, --auth-token-env, --auth-server, --handler-timeout)", a)
 		case o.script == "":
 			o.script = a
 		default:
@@ -312,6 +333,9 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 	}
 	if len(o.allowOrigin) > 0 && o.http == "" {
 		return fail("--allow-origin is for HTTP: add --http")
+	}
+	if (o.authEnv != "" || len(o.authServers) > 0) && o.http == "" {
+		return fail("--auth-token-env and --auth-server are for HTTP: add --http (over stdio, pass credentials in the environment)")
 	}
 	return o, 0, true
 }

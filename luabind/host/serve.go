@@ -14,6 +14,7 @@ import (
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/transport"
@@ -26,6 +27,9 @@ import (
 // of input), the process is signalled, or the script fails.
 func (h *Host) Serve(ctx context.Context, s Script, in io.Reader, out io.Writer) int {
 	return h.serve(ctx, s, func(ctx context.Context, srv *rmcp.Server) error {
+		if _, ok := mcpmod.AuthConfig(srv); ok {
+			fmt.Fprintln(h.cfg.Stderr, "luagent: s:auth applies to HTTP (--http) only; requests over stdio are not checked")
+		}
 		return srv.ServeStream(ctx, transport.NewStdio(in, out, 0))
 	})
 }
@@ -41,27 +45,53 @@ type HTTPConfig struct {
 	// Grace is how long in-flight requests may finish after a signal
 	// (default 5 s).
 	Grace time.Duration
+	// AuthTokenEnv names the environment variable holding the bearer token
+	// every request must carry (--auth-token-env); see serve_auth.go.
+	AuthTokenEnv string
+	// AuthServers are authorization servers for the protected resource
+	// metadata (--auth-server).
+	AuthServers []string
 }
 
 // ServeHTTP runs the script like Serve and serves its server over
 // Streamable HTTP (both eras) until the process is signalled.
 func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 	addr, path := splitAddrPath(cfg.Addr)
+	var token string
+	if cfg.AuthTokenEnv != "" {
+		var err error
+		if token, err = httpauth.EnvToken(cfg.AuthTokenEnv); err != nil {
+			fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
+			return ExitUsage
+		}
+	}
 	return h.serve(ctx, s, func(ctx context.Context, srv *rmcp.Server) error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("cannot listen on %s: %v (is another server using the port?)", addr, unwrapOpError(err))
 		}
 		tcp := ln.Addr().(*net.TCPAddr)
+		auth, err := h.httpAuth(srv, cfg, token, path, "http://"+ln.Addr().String())
+		if err != nil {
+			ln.Close()
+			return err
+		}
 		handler := mcphttp.NewHandler(srv, mcphttp.Options{
 			AllowOrigins: cfg.AllowOrigins,
 			AnyHost:      !tcp.IP.IsLoopback(),
+			Authorize:    auth.Check, // a nil auth lets everything through
 		})
 		mux := http.NewServeMux()
 		mux.Handle(path, handler)
+		if auth != nil {
+			mux.HandleFunc(auth.MetadataPath(), auth.ServeMetadata) // needs no token
+		}
 		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		url := "http://" + ln.Addr().String() + path
 		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s at %s\n", srv.Name(), url)
+		if auth != nil {
+			fmt.Fprintf(h.cfg.Stderr, "luagent: requests need a bearer token (metadata: http://%s%s)\n", ln.Addr(), auth.MetadataPath())
+		}
 		if cfg.Ready != nil {
 			cfg.Ready(url)
 		}

@@ -216,6 +216,9 @@ func (s *Server) ParamHeaders(tool string) map[string]string {
 // Name is the server's name (serverInfo.name).
 func (s *Server) Name() string { return s.opts.Info.Name }
 
+// Handler returns the handler the server was made with.
+func (s *Server) Handler() ServerHandler { return s.opts.Handler }
+
 func (sc *serverConn) cancelAll() {
 	sc.mu.Lock()
 	reqs := make([]*Request, 0, len(sc.inflight))

@@ -47,6 +47,7 @@ type luaServer struct {
 	prompts   map[string]*promptDef
 	prOrder   []string
 	completer *lua.LFunction
+	auth      *authDef                   // s:auth, for HTTP serving
 	listCache map[string]json.RawMessage // method -> result, dropped on change
 }
 
@@ -150,13 +151,14 @@ func (m *module) checkServer(L *lua.LState) *luaServer {
 }
 
 func (m *module) serverMethods(L *lua.LState) *lua.LTable {
-	methods := L.CreateTable(0, 12)
+	methods := L.CreateTable(0, 13)
 	L.SetFuncs(methods, map[string]lua.LGFunction{
 		"tool":             m.addTool,
 		"resource":         m.addResource,
 		"template":         m.addTemplate,
 		"prompt":           m.addPrompt,
 		"complete":         m.setCompleter,
+		"auth":             m.setAuth,
 		"remove_tool":      m.remove("tools"),
 		"remove_resource":  m.remove("resources"),
 		"remove_prompt":    m.remove("prompts"),
