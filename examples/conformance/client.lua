@@ -32,7 +32,7 @@ local scenarios = {}
 
 function scenarios.initialize()
   local c = connect()
-  c:tools()
+  print(c:info().name, #c:tools() .. " tools")
   c:close()
 end
 
