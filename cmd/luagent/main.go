@@ -51,6 +51,9 @@ options:
   --allow-origin ORIGIN      (serve --http) accept browser requests from ORIGIN too
   --auth-token-env NAME      (serve --http) require Authorization: Bearer <the value of $NAME>
   --auth-server URL          (serve --http) an authorization server to advertise (repeatable)
+  --allow-host NAME          (serve --http) accept Host NAME too (a proxy in front of a loopback server)
+  --workers N                (serve --http) run N Lua states of the script (default 1)
+  --grace SECONDS            (serve --http) time requests in flight get to finish on SIGTERM (default 5)
   --trace FILE write protocol and process events to FILE as JSON lines
   -v           print protocol and process events to stderr
   --version    print the version
@@ -83,6 +86,9 @@ type options struct {
 	allowOrigin []string // more origins the HTTP server accepts
 	authEnv     string   // env var holding the bearer token HTTP requests need
 	authServers []string // authorization servers for the resource metadata
+	allowHost   []string // more Host names the HTTP server accepts
+	workers     int      // Lua states serving HTTP
+	grace       time.Duration
 	trace       string
 	verbose     bool
 	clean       bool
@@ -237,7 +243,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		script := host.Script{Src: src, Name: name, Args: o.args, Arg0: o.script}
 		if o.serve && o.http != "" {
 			return h.ServeHTTP(ctx, script, host.HTTPConfig{Addr: o.http, AllowOrigins: o.allowOrigin,
-				AuthTokenEnv: o.authEnv, AuthServers: o.authServers})
+				AuthTokenEnv: o.authEnv, AuthServers: o.authServers, AllowHosts: o.allowHost, Workers: o.workers, Grace: o.grace})
 		}
 		if o.serve {
 			return h.Serve(ctx, script, stdin, realStdout)
@@ -320,8 +326,28 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 				return fail("--auth-server: %v", err)
 			}
 			o.authServers = append(o.authServers, v)
+		case a == "--allow-host" || strings.HasPrefix(a, "--allow-host="):
+			v, ok := optValue(rest, &i, "--allow-host")
+			if !ok || strings.ContainsAny(v, "/: ") {
+				return fail("--allow-host needs a host name: --allow-host mcp.internal")
+			}
+			o.allowHost = append(o.allowHost, v)
+		case a == "--workers" || strings.HasPrefix(a, "--workers="):
+			v, ok := optValue(rest, &i, "--workers")
+			n, err := strconv.Atoi(v)
+			if !ok || err != nil || n < 1 || n > host.MaxWorkers {
+				return fail("--workers needs a number of Lua states from 1 to %d: --workers 2", host.MaxWorkers)
+			}
+			o.workers = n
+		case a == "--grace" || strings.HasPrefix(a, "--grace="):
+			v, ok := optValue(rest, &i, "--grace")
+			secs, err := strconv.ParseFloat(v, 64)
+			if !ok || err != nil || secs <= 0 {
+				return fail("--grace needs seconds > 0: --grace 10")
+			}
+			o.grace = time.Duration(secs * float64(time.Second))
 		case strings.HasPrefix(a, "-") && a != "-":
-			return fail("unknown serve option %s (serve takes --http, --allow-origin, --auth-token-env, --auth-server, --handler-timeout)", a)
+			return fail("unknown serve option %s (serve takes --http, --allow-origin, --allow-host, --auth-token-env, --auth-server, --workers, --grace, --handler-timeout)", a)
 		case o.script == "":
 			o.script = a
 		default:
@@ -333,6 +359,9 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 	}
 	if len(o.allowOrigin) > 0 && o.http == "" {
 		return fail("--allow-origin is for HTTP: add --http")
+	}
+	if (len(o.allowHost) > 0 || o.workers > 1 || o.grace > 0) && o.http == "" {
+		return fail("--allow-host, --workers and --grace are for HTTP: add --http (over stdio one client has one server)")
 	}
 	if (o.authEnv != "" || len(o.authServers) > 0) && o.http == "" {
 		return fail("--auth-token-env and --auth-server are for HTTP: add --http (over stdio, pass credentials in the environment)")

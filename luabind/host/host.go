@@ -56,6 +56,7 @@ type Host struct {
 	errw   *swapWriter
 	L      *lua.LState
 	Loop   *sched.Loop
+	served *lua.FunctionProto // the script serve runs (for workers)
 	Logger *logmod.Logger
 
 	// unobserved counts task failures nobody waited for.

@@ -13,6 +13,7 @@ import (
 
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
@@ -51,6 +52,10 @@ type HTTPConfig struct {
 	// AuthServers are authorization servers for the protected resource
 	// metadata (--auth-server).
 	AuthServers []string
+	// AllowHosts are Host names accepted besides loopback ones (--allow-host).
+	AllowHosts []string
+	// Workers is how many Lua states serve the endpoint (--workers; default 1).
+	Workers int
 }
 
 // ServeHTTP runs the script like Serve and serves its server over
@@ -66,6 +71,15 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 		}
 	}
 	return h.serve(ctx, s, func(ctx context.Context, srv *rmcp.Server) error {
+		srvs := []*rmcp.Server{srv}
+		if cfg.Workers > 1 {
+			ws, err := h.startWorkers(h.served, s, cfg.Workers-1)
+			if err != nil {
+				return err
+			}
+			defer ws.stop()
+			srvs = append(srvs, ws.srvs...)
+		}
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("cannot listen on %s: %v (is another server using the port?)", addr, unwrapOpError(err))
@@ -76,8 +90,9 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 			ln.Close()
 			return err
 		}
-		handler := mcphttp.NewHandler(srv, mcphttp.Options{
+		handler := mcphttp.NewPool(srvs, mcphttp.Options{
 			AllowOrigins: cfg.AllowOrigins,
+			AllowHosts:   cfg.AllowHosts,
 			AnyHost:      !tcp.IP.IsLoopback(),
 			Authorize:    auth.Check, // a nil auth lets everything through
 		})
@@ -88,7 +103,11 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 		}
 		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		url := "http://" + ln.Addr().String() + path
-		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s at %s\n", srv.Name(), url)
+		workers := ""
+		if len(srvs) > 1 {
+			workers = fmt.Sprintf(" (%d workers)", len(srvs))
+		}
+		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s at %s%s\n", srv.Name(), url, workers)
 		if auth != nil {
 			fmt.Fprintf(h.cfg.Stderr, "luagent: requests need a bearer token (metadata: http://%s%s)\n", ln.Addr(), auth.MetadataPath())
 		}
@@ -103,15 +122,19 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 			return err
 		case <-ctx.Done():
 		}
-		// Signalled: stop accepting, let requests in flight finish.
+		// Signalled: stop accepting; streams that never end by themselves
+		// end now; requests in flight have the grace period to finish.
 		grace := cfg.Grace
 		if grace <= 0 {
 			grace = 5 * time.Second
 		}
 		sctx, cancel := context.WithTimeout(context.Background(), grace)
 		defer cancel()
-		handler.Close() // ends sessions' and listen streams, which never finish by themselves
-		hs.Shutdown(sctx)
+		handler.Drain()
+		if err := hs.Shutdown(sctx); err != nil {
+			fmt.Fprintf(h.cfg.Stderr, "luagent: requests still running after the %s grace period were stopped\n", grace)
+		}
+		handler.Close()
 		return nil
 	})
 }
@@ -142,11 +165,13 @@ func unwrapOpError(err error) error {
 // serve runs the script and hands the server it returned to run, on its own
 // goroutine, while the loop serves the Lua side.
 func (h *Host) serve(ctx context.Context, s Script, run func(context.Context, *rmcp.Server) error) int {
-	fn, err := h.Load(s.Src, s.Name)
+	proto, err := vm.Compile(s.Src, s.Name)
 	if err != nil {
 		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
 		return ExitError
 	}
+	h.served = proto // workers run the same compiled chunk
+	fn := h.L.NewFunctionFromProto(proto)
 	h.setArg(s)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

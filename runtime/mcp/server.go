@@ -101,12 +101,19 @@ func (s *Server) stateKey() []byte {
 	s.keyOnce.Do(func() {
 		s.key = s.opts.StateKey
 		if s.key == nil {
-			s.key = make([]byte, 32)
-			rand.Read(s.key)
+			s.key = processKey()
 		}
 	})
 	return s.key
 }
+
+// processKey is one random key for every server of the process, so that
+// workers (several servers from one script) verify each other's state.
+var processKey = sync.OnceValue(func() []byte {
+	k := make([]byte, 32)
+	rand.Read(k)
+	return k
+})
 
 // NewServer returns a server; serve connections with ServeStream.
 func NewServer(opts ServerOptions) *Server {

@@ -135,3 +135,37 @@ func TestPoolLegacySessionsStick(t *testing.T) {
 		t.Errorf("6 sessions used workers %v, want all 3", workers)
 	}
 }
+
+// A proxy that forwards its own name as Host is refused unless allowed.
+func TestAllowHosts(t *testing.T) {
+	srv := mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "h", Version: "1"}, Handler: handler{}})
+	defer srv.Close()
+	for _, tc := range []struct {
+		allow []string
+		host  string
+		want  int
+	}{
+		{nil, "mcp.internal", 403},
+		{[]string{"mcp.internal"}, "mcp.internal:8080", 200},
+		{[]string{"MCP.internal"}, "mcp.internal", 200},
+		{[]string{"mcp.internal"}, "evil.example", 403},
+		{nil, "localhost:1", 200},
+	} {
+		h := mcphttp.NewHandler(srv, mcphttp.Options{AllowHosts: tc.allow})
+		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+envelope+`}}`))
+		req.Host = tc.host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "server/discover")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		h.Close()
+		if rec.Code != tc.want {
+			t.Errorf("allow %v, Host %s: %d %s, want %d", tc.allow, tc.host, rec.Code, rec.Body, tc.want)
+		}
+		if tc.want == 403 && !strings.Contains(rec.Body.String(), "--allow-host") {
+			t.Errorf("403 does not say what to do: %s", rec.Body)
+		}
+	}
+}

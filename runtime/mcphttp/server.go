@@ -43,6 +43,9 @@ type Options struct {
 	// is reached by names it cannot know). Loopback servers keep it: it is
 	// the defence against DNS rebinding.
 	AnyHost bool
+	// AllowHosts are Host names accepted besides loopback ones (a proxy in
+	// front that forwards its own name).
+	AllowHosts []string
 	// MaxBody bounds a request body (default 4 MiB).
 	MaxBody int64
 	// SessionIdle ends legacy sessions unused this long (default 1 hour).
@@ -178,8 +181,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // forbidden checks Host and Origin against DNS rebinding; it returns why a
 // request is refused, or "".
 func (h *Handler) forbidden(r *http.Request) string {
-	if !h.opts.AnyHost && !isLoopbackName(hostOnly(r.Host)) {
-		return "forbidden: Host " + r.Host + " is not a loopback name (this server accepts localhost, 127.0.0.1 and [::1])"
+	if host := hostOnly(r.Host); !h.opts.AnyHost && !isLoopbackName(host) && !slices.ContainsFunc(h.opts.AllowHosts, func(a string) bool { return strings.EqualFold(a, host) }) {
+		return "forbidden: Host " + r.Host + " is not a loopback name (this server accepts localhost, 127.0.0.1 and [::1]; start it with --allow-host " + host + " to accept it)"
 	}
 	origin := r.Header.Get("Origin")
 	if origin == "" {
@@ -295,8 +298,10 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		}
 	}()
 	worker := h.idlest()
-	h.busy[worker].Add(1)
-	defer h.busy[worker].Add(-1)
+	if m.Method != "subscriptions/listen" { // an idle stream is no load
+		h.busy[worker].Add(1)
+		defer h.busy[worker].Add(-1)
+	}
 	h.srvs[worker].ServeStream(ctx, ps)
 	ps.close()
 }

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// httpServer is a `luagent serve --http` process under test.
+type httpServer struct {
+	cmd    *exec.Cmd
+	url    string
+	mu     sync.Mutex
+	stderr strings.Builder
+	exited chan error
+}
+
+func serveHTTPArgs(t *testing.T, args ...string) *httpServer {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &httpServer{cmd: cmd, exited: make(chan error, 1)}
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.stderr.WriteString(sc.Text() + "\n")
+			s.mu.Unlock()
+			if _, url, ok := strings.Cut(sc.Text(), " at http://"); ok {
+				url, _, _ = strings.Cut(url, " ")
+				urls <- "http://" + url
+			}
+		}
+		s.exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() { cmd.Process.Kill(); <-s.exited })
+	select {
+	case s.url = <-urls:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the server did not start: %s", s.log())
+	}
+	return s
+}
+
+func (s *httpServer) log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+// modernCall POSTs a 2026-07-28 tools/call and returns the HTTP status and
+// body (an error's text instead when the request fails).
+func modernCall(url, tool, args string) (int, string) {
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args +
+		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// --workers N: modern calls spread over the states, a legacy session keeps
+// its state, and elicitation rounds verify on whichever state they reach.
+func TestServeWorkers(t *testing.T) {
+	srv := serveHTTPArgs(t, "testdata/workers.lua", "--http", "127.0.0.1:0/mcp", "--workers", "2")
+	if !strings.Contains(srv.log(), "(2 workers)") {
+		t.Errorf("start-up line: %s", srv.log())
+	}
+	client := `
+local url, era = arg[1], arg[2]
+local c = mcp.connect{ url = url, protocol = era, on_elicit = function(p)
+  local key = next(p.requestedSchema.properties)
+  return { action = "accept", content = { [key] = p.message:match("^(%a+)") } }
+end }
+local seen, n = {}, 0
+for i = 1, 12 do
+  local who = c:call("who", {}).content[1].text
+  if not seen[who] then seen[who] = true; n = n + 1 end
+end
+print("states", n)
+local crossed = 0
+for i = 1, 10 do
+  local text = c:call("ask", {}).content[1].text
+  assert(text:match("^first%+second@"), text)
+end
+print("asked ok")
+c:close()`
+	dir := t.TempDir()
+	script := writeFile(t, dir, "client.lua", client)
+	for era, want := range map[string]string{"modern": "states\t2", "legacy": "states\t1"} {
+		r := luagent(t, "", nil, "run", script, srv.url, era)
+		if r.code != 0 || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "asked ok") {
+			t.Errorf("%s: %+v (want %q: a legacy session stays on one state, modern calls use both)", era, r, want)
+		}
+	}
+	// Legacy sessions spread over the states.
+	states := map[string]bool{}
+	for range 4 {
+		r := luagent(t, "", nil, "-e", `local c = mcp.connect{url = "`+srv.url+`", protocol = "legacy"}; print(c:call("who", {}).content[1].text); c:close()`)
+		states[strings.TrimSpace(r.stdout)] = true
+	}
+	if len(states) != 2 {
+		t.Errorf("4 legacy sessions reached states %v, want both", states)
+	}
+}
+
+// A worker whose script fails stops the start with the reason.
+func TestServeWorkersScriptError(t *testing.T) {
+	dir := t.TempDir()
+	// The first state succeeds, the next ones fail: the script sees a
+	// global the first run set (each state is fresh, so it never does).
+	f := writeFile(t, dir, "bad.lua", `
+local n = tonumber(env.get("LUAGENT_TEST_RUNS_FILE_N") or "0")
+if _G.__ran then error("never") end
+local f = io.open(arg[1], "a"); f:write("x"); f:close()
+local g = io.open(arg[1]); local count = #g:read("*a"); g:close()
+if count > 1 then error("second state refuses") end
+return mcp.server{ name = "bad" }`)
+	marks := writeFile(t, dir, "marks", "")
+	r := luagent(t, "", nil, "serve", f, "--http", "127.0.0.1:0/mcp", "--workers", "2", "--", marks)
+	if r.code == 0 || !strings.Contains(r.stderr, "worker 2: ") || !strings.Contains(r.stderr, "second state refuses") {
+		t.Errorf("%+v", r)
+	}
+}
+
+// SIGTERM: a call in flight finishes and is answered, then the process
+// exits 0; a call longer than --grace is stopped and the process still
+// exits promptly.
+func TestServeHTTPDrainOnSIGTERM(t *testing.T) {
+	srv := serveHTTPArgs(t, "testdata/workers.lua", "--http", "127.0.0.1:0/mcp", "--grace", "3")
+	type answer struct {
+		status int
+		body   string
+	}
+	got := make(chan answer, 1)
+	go func() {
+		st, b := modernCall(srv.url, "slow", `{"seconds":0.8}`)
+		got <- answer{st, b}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	a := <-got
+	if a.status != 200 || !strings.Contains(a.body, "slept 0.8") {
+		t.Errorf("the call in flight at SIGTERM: %d %s", a.status, a.body)
+	}
+	select {
+	case err := <-srv.exited:
+		if err != nil {
+			t.Errorf("exit: %v\n%s", err, srv.log())
+		}
+		srv.exited <- err
+	case <-time.After(5 * time.Second):
+		t.Fatal("no exit after draining")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("exit took %v after SIGTERM; the call needed 0.5 s", d)
+	}
+
+	srv = serveHTTPArgs(t, "testdata/workers.lua", "--http", "127.0.0.1:0/mcp", "--grace", "0.5")
+	go func() {
+		st, b := modernCall(srv.url, "slow", `{"seconds":30}`)
+		got <- answer{st, b}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	start = time.Now()
+	srv.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-srv.exited:
+		if err != nil {
+			t.Errorf("exit: %v\n%s", err, srv.log())
+		}
+		srv.exited <- err
+	case <-time.After(5 * time.Second):
+		t.Fatal("no exit after the grace period")
+	}
+	if d := time.Since(start); d > 2500*time.Millisecond {
+		t.Errorf("exit took %v with --grace 0.5", d)
+	}
+	if !strings.Contains(srv.log(), "grace period were stopped") {
+		t.Errorf("no word about the stopped call: %s", srv.log())
+	}
+	a = <-got
+	if a.status == 200 && strings.Contains(a.body, "slept") {
+		t.Errorf("the 30 s call was answered: %s", a.body)
+	}
+}

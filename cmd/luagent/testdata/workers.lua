@@ -1,0 +1,27 @@
+-- A server for the --workers and drain tests: `who` names the Lua state
+-- that answered, `ask` elicits twice and names the state of each round,
+-- `slow` sleeps for its argument (seconds).
+local me = tostring({}):match("0x%x+") or tostring({})
+local s = mcp.server{ name = "workers", version = "1" }
+
+s:tool{ name = "who", handler = function() return me end }
+
+s:tool{
+  name = "ask",
+  handler = function(args, ctx)
+    local a = ctx:elicit{ message = "first from " .. me, schema = { x = "string" } }
+    local b = ctx:elicit{ message = "second from " .. me, schema = { y = "string" } }
+    return a.content.x .. "+" .. b.content.y .. "@" .. me
+  end,
+}
+
+s:tool{
+  name = "slow",
+  input = { seconds = "number" },
+  handler = function(args)
+    task.sleep(args.seconds)
+    return "slept " .. args.seconds
+  end,
+}
+
+return s
