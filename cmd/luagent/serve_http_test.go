@@ -207,3 +207,30 @@ func TestServeHTTPDrainOnSIGTERM(t *testing.T) {
 		t.Errorf("the 30 s call was answered: %s", a.body)
 	}
 }
+
+// The server dies mid-call: the call fails soon, naming the server, in
+// both eras (modern re-issues once and finds nobody; legacy tries to
+// resume the stream).
+func TestHTTPClientServerKilledMidCall(t *testing.T) {
+	for _, era := range []string{"modern", "legacy"} {
+		t.Run(era, func(t *testing.T) {
+			srv := serveHTTPArgs(t, "testdata/workers.lua", "--http", "127.0.0.1:0/mcp")
+			go func() {
+				time.Sleep(500 * time.Millisecond)
+				srv.cmd.Process.Kill()
+			}()
+			start := time.Now()
+			r := luagent(t, "", nil, "-e", `
+local c = mcp.connect{ url = "`+srv.url+`", name = "doomed", protocol = "`+era+`", timeout = 20 }
+local ok, err = task.pcall(c.call, c, "slow", { seconds = 30 })
+print(ok, err.kind, err)`)
+			if r.code != 0 || !strings.HasPrefix(r.stdout, "false\tprocess\t") || !strings.Contains(r.stdout, "MCP server doomed at "+srv.url) {
+				t.Errorf("%+v", r)
+			}
+			if d := time.Since(start); d > 8*time.Second {
+				t.Errorf("the failure took %v", d)
+			}
+			t.Logf("%s", strings.TrimSpace(r.stdout))
+		})
+	}
+}

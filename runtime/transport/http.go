@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
@@ -346,7 +347,12 @@ func (h *HTTP) failRequest(id []byte, isRequest bool, err error) {
 	if !isRequest {
 		return
 	}
-	h.fail(errs.Errorf(errs.Process, "", "cannot reach MCP server %s at %s: %v", h.opts.Name, h.url, unwrapURLError(err)))
+	err = unwrapURLError(err)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+		h.fail(errs.Errorf(errs.Process, "", "MCP server %s at %s closed the connection before answering (%v): it may have crashed or restarted", h.opts.Name, h.url, err))
+		return
+	}
+	h.fail(errs.Errorf(errs.Process, "", "cannot reach MCP server %s at %s: %v", h.opts.Name, h.url, err))
 }
 
 func unwrapURLError(err error) error {
