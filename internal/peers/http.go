@@ -26,6 +26,19 @@ func EverythingHTTP(t testing.TB) string {
 	return "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
 }
 
+// EverythingSSE starts server-everything in sse mode: the deprecated
+// HTTP+SSE transport (2024-11-05) of the TypeScript SDK 1.x; the returned
+// URL is its SSE endpoint (GET /sse, POSTs to /message?sessionId=…).
+func EverythingSSE(t testing.TB) string {
+	t.Helper()
+	node, js := npmBin(t, everythingPkg)
+	port := freePort(t)
+	cmd := exec.Command(node, js, "sse")
+	cmd.Env = append(cmd.Environ(), "PORT="+strconv.Itoa(port))
+	startHTTP(t, cmd, regexp.MustCompile(`running on port (\d+)`), false)
+	return "http://127.0.0.1:" + strconv.Itoa(port) + "/sse"
+}
+
 // GoSDKHTTP starts internal/testserver/gosdk over Streamable HTTP: mode
 // "legacy" is the SDK's stateful server, mode "modern" with stateless its
 // stateless one (how go-sdk serves 2026-07-28 over HTTP).

@@ -57,6 +57,7 @@ type HTTP struct {
 	getOpen   bool
 	lastEvent string // of the GET stream
 	closed    bool
+	endpoint  string // the deprecated HTTP+SSE transport's POST URL, once fallen back
 }
 
 // HTTPOptions configure an HTTP stream.
@@ -205,6 +206,13 @@ func (h *HTTP) post(msg []byte, method string, id, params []byte, modernVersion 
 	ctx, cancel := context.WithCancel(h.ctx)
 	defer cancel()
 	isRequest := method != "" && id != nil
+	h.mu.Lock()
+	endpoint := h.endpoint
+	h.mu.Unlock()
+	if endpoint != "" {
+		h.postSSE(endpoint, msg, method, id, isRequest)
+		return
+	}
 	if isRequest {
 		h.mu.Lock()
 		h.inflight[string(id)] = inflight{cancel: cancel, modern: modernVersion != ""}
@@ -275,6 +283,25 @@ func (h *HTTP) post(msg []byte, method string, id, params []byte, modernVersion 
 			case <-h.ctx.Done():
 			}
 		}
+		return
+	}
+	if method == "initialize" && modernVersion == "" && (resp.StatusCode == 400 || resp.StatusCode == 404 || resp.StatusCode == 405) {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+		if !modernError(body) {
+			// Maybe a server of the deprecated HTTP+SSE transport: only a
+			// 4xx leads there, never a network error or a 5xx.
+			err := h.fallBackToSSE(msg)
+			if err == nil {
+				return
+			}
+			snippet := strings.TrimSpace(string(body))
+			if len(snippet) > 200 {
+				snippet = snippet[:200] + "…"
+			}
+			h.deliver(errorReply(id, -32600, fmt.Sprintf("HTTP %d for initialize: %s (nor is it an HTTP+SSE server: %v); check the URL", resp.StatusCode, snippet, err), resp.StatusCode))
+			return
+		}
+		h.deliverReply(id, method, resp.StatusCode, body)
 		return
 	}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
@@ -600,6 +627,7 @@ func (h *HTTP) getStream(ready chan struct{}) {
 }
 
 type sseEvent struct {
+	event string
 	id    string
 	data  []byte
 	retry time.Duration
@@ -632,7 +660,7 @@ func (h *HTTP) events(body io.Reader, f func(sseEvent)) error {
 		l := bytes.TrimRight(line, "\r\n")
 		switch {
 		case len(l) == 0:
-			if hasData || ev.id != "" || ev.retry > 0 {
+			if hasData || ev.id != "" || ev.retry > 0 || ev.event != "" {
 				ev.data = append([]byte(nil), data.Bytes()...)
 				if bytes.IndexByte(ev.data, '\n') >= 0 {
 					// One message spread over several data: lines.
@@ -656,6 +684,8 @@ func (h *HTTP) events(body io.Reader, f func(sseEvent)) error {
 				}
 				data.Write(value)
 				hasData = true
+			case "event":
+				ev.event = string(value)
 			case "id":
 				ev.id = string(value)
 			case "retry":

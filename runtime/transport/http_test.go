@@ -299,3 +299,90 @@ func TestHTTPNonRPCBodiesAndAuthChallenges(t *testing.T) {
 		t.Errorf("403: %s", m)
 	}
 }
+
+// HTTP+SSE is tried only after a 400/404/405 to initialize without a
+// modern error body; a 5xx or a modern error never leads there.
+func TestHTTPFallsBackToSSEOnlyOn4xx(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		status   int
+		body     string
+		wantGET  bool
+		wantText string
+	}{
+		{"404 page", 404, "Cannot POST /sse", true, "nor is it an HTTP+SSE server"},
+		{"405", 405, "", true, "nor is it an HTTP+SSE server"},
+		{"500", 500, "boom", false, "HTTP 500 for initialize"},
+		{"modern -32022 on 400", 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"unsupported","data":{"supported":["2026-07-28"]}}}`, false, "-32022"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, h := serve(t, func(w http.ResponseWriter, r *http.Request, method, body string) {
+				if r.Method == "GET" {
+					w.WriteHeader(405) // no SSE endpoint either
+					return
+				}
+				w.WriteHeader(tc.status)
+				io.WriteString(w, tc.body)
+			})
+			h.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+			m := read(t, h)
+			if !strings.Contains(m, tc.wantText) {
+				t.Errorf("answer %s lacks %q", m, tc.wantText)
+			}
+			if got := rec.find("GET") != nil; got != tc.wantGET {
+				t.Errorf("GET tried: %v, want %v", got, tc.wantGET)
+			}
+		})
+	}
+}
+
+// A working HTTP+SSE server: the endpoint event, POSTs there, every
+// answer on the stream; the endpoint must be on the same origin.
+func TestHTTPSSETransport(t *testing.T) {
+	stream := make(chan string, 8)
+	var ts *httptest.Server
+	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == "POST" && r.URL.Path == "/sse":
+			w.WriteHeader(404)
+		case r.Method == "GET" && r.URL.Path == "/sse":
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "event: endpoint\ndata: /message?sessionId=abc\n\n")
+			w.(http.Flusher).Flush()
+			for {
+				select {
+				case m := <-stream:
+					io.WriteString(w, "event: message\ndata: "+m+"\n\n")
+					w.(http.Flusher).Flush()
+				case <-r.Context().Done():
+					return
+				}
+			}
+		case r.Method == "POST" && r.URL.Path == "/message" && r.URL.Query().Get("sessionId") == "abc":
+			b, _ := io.ReadAll(r.Body)
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			json.Unmarshal(b, &m)
+			w.WriteHeader(202)
+			if m.ID != nil {
+				stream <- `{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"echo":"` + m.Method + `"}}`
+			}
+		default:
+			w.WriteHeader(400)
+		}
+	}))
+	defer ts.Close()
+	h := NewHTTP(ts.URL+"/sse", HTTPOptions{Name: "old"})
+	defer h.Close()
+	h.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	if m := read(t, h); m != `{"jsonrpc":"2.0","id":1,"result":{"echo":"initialize"}}` {
+		t.Errorf("initialize: %s", m)
+	}
+	h.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	h.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`))
+	if m := read(t, h); m != `{"jsonrpc":"2.0","id":2,"result":{"echo":"tools/list"}}` {
+		t.Errorf("tools/list: %s", m)
+	}
+}

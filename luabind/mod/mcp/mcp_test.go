@@ -29,6 +29,7 @@ func TestInterop(t *testing.T) {
 	_, lgargs := peers.GoSDKServer(t, "legacy")
 	_, slargs := peers.GoSDKServer(t, "sdk-legacy")
 	everythingHTTP := peers.EverythingHTTP(t)
+	everythingSSE := peers.EverythingSSE(t)
 	gosdkStateful := peers.GoSDKHTTP(t, "legacy", false)
 	gosdkStateless := peers.GoSDKHTTP(t, "modern", true)
 	luatest.RunFile(t, "testdata/interop.lua", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
@@ -54,6 +55,7 @@ func TestInterop(t *testing.T) {
 			h.L.SetGlobal(name, tb)
 		}
 		url("EVERYTHING_HTTP", everythingHTTP)
+		url("EVERYTHING_SSE", everythingSSE)
 		url("GOSDK_HTTP_STATEFUL", gosdkStateful)
 		url("GOSDK_HTTP_STATELESS", gosdkStateless)
 	}})

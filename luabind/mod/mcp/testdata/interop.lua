@@ -52,9 +52,10 @@ local callbacks = {
   roots = { { uri = "file:///tmp", name = "tmp" } },
 }
 
--- server-everything over stdio and over Streamable HTTP (its stateful
--- TypeScript SDK 1.x server, with resumable SSE).
-for _, ev in ipairs({ { "stdio", EVERYTHING }, { "HTTP", EVERYTHING_HTTP } }) do
+-- server-everything over stdio, over Streamable HTTP (its stateful
+-- TypeScript SDK 1.x server, with resumable SSE) and over the deprecated
+-- HTTP+SSE transport (reached by falling back after POST /sse is a 404).
+for _, ev in ipairs({ { "stdio", EVERYTHING }, { "HTTP", EVERYTHING_HTTP }, { "HTTP+SSE", EVERYTHING_SSE } }) do
   local transport, EVERYTHING = ev[1], ev[2]
   test("server-everything (" .. transport .. "): legacy era, every tool listed", function()
     local c = with(EVERYTHING, { name = "everything" })
