@@ -20,10 +20,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -436,22 +438,76 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		return
 	}
 	ps := newPostStream(w, r, m.ID, nil, false)
+	ps.sess, ps.stream = s, s.newStream()
 	if !s.await(m.ID, ps) {
 		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidRequest, "request id "+m.ID.String()+" is already in use in this session", nil)
 		return
 	}
-	defer s.done(m.ID, ps)
 	s.push(body)
 	select {
 	case <-ps.finished:
 	case <-r.Context().Done():
 		// Disconnecting is not cancelling in 2025-11-25: the request goes
-		// on; its answer has nowhere to go.
+		// on. A stream that had begun can be resumed (Last-Event-ID): its
+		// events, the answer too, are kept until then.
+		if ps.detach() {
+			return
+		}
 	case <-s.ctx.Done():
 		// Through ps: its lock keeps this from racing a late answer.
 		ps.final(jsonrpc.AppendResponse(nil, m.ID, nil, &jsonrpc.Error{Code: -32001, Message: "the session ended before the request was answered"}))
 	}
+	s.done(m.ID, ps)
 	ps.close()
+}
+
+// detach leaves a broken SSE stream's request waiting for its answer,
+// which is then only logged; it reports whether the stream had begun.
+func (ps *postStream) detach() bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.detachLocked()
+}
+
+func (ps *postStream) detachLocked() bool {
+	if ps.detached {
+		return true
+	}
+	if !ps.sse || ps.fin {
+		return false
+	}
+	ps.detached = true
+	ps.closed = true // the ResponseWriter is done with
+	close(ps.read)
+	return true
+}
+
+// resume replays stream's events after seq onto g and, while the stream's
+// request is unanswered, hands g what follows. It reports whether g has
+// more to wait for.
+func (s *session) resume(stream, seq int, g *postStream) bool {
+	s.mu.Lock()
+	var ps *postStream
+	for _, w := range s.waiting {
+		if w.stream == stream {
+			ps = w
+		}
+	}
+	s.mu.Unlock()
+	if ps != nil {
+		ps.mu.Lock() // no event of ps between the replay and the hand-over
+		defer ps.mu.Unlock()
+	}
+	for _, e := range s.after(stream, seq) {
+		g.eventAs(e.stream, e.seq, e.msg)
+	}
+	// A client resuming a stream has given it up, even if its POST has
+	// not been seen to end yet.
+	if ps == nil || !ps.detachLocked() {
+		return false
+	}
+	ps.resumed = g
+	return true
 }
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
@@ -468,16 +524,41 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ps := newPostStream(w, r, jsonrpc.ID{}, nil, false)
+	if stream, seq, ok := parseEventID(r.Header.Get("Last-Event-ID")); ok && stream != s.getStream() {
+		// Resuming a POST's stream: its missed events, then the rest of
+		// it; the stream ends with the answer, like the original. (No
+		// priming event: the client's last id stands.)
+		ps.mu.Lock()
+		ps.startSSE()
+		ps.mu.Unlock()
+		if s.resume(stream, seq, ps) {
+			select {
+			case <-ps.read:
+			case <-r.Context().Done():
+			case <-s.ctx.Done():
+			case <-h.drain.Done():
+			}
+		}
+		ps.close()
+		return
+	}
+	ps.sess = s
 	if !s.setGet(ps) {
 		writeError(w, http.StatusConflict, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "this session already has a GET stream open", nil)
 		return
 	}
 	defer s.setGet(nil)
 	ps.mu.Lock() // a notification may already be starting it
+	ps.stream = s.getStream()
 	if !ps.sse {
 		ps.startSSE()
 	}
 	ps.mu.Unlock()
+	if stream, seq, ok := parseEventID(r.Header.Get("Last-Event-ID")); ok && stream == ps.stream {
+		for _, e := range s.after(stream, seq) {
+			ps.eventAs(e.stream, e.seq, e.msg)
+		}
+	}
 	t := time.NewTicker(h.opts.KeepAlive)
 	defer t.Stop()
 	for {
@@ -573,6 +654,50 @@ type session struct {
 	waiting map[string]*postStream // by request id
 	getS    *postStream
 	ended   bool
+	streams int        // SSE streams opened (their numbers)
+	getNo   int        // the GET stream's number
+	log     []logEvent // the last events sent, for Last-Event-ID
+}
+
+// logEvent is one SSE event of a session, kept so that a client whose
+// stream broke can resume it with Last-Event-ID (id "STREAM.SEQ").
+type logEvent struct {
+	stream, seq int
+	msg         []byte
+}
+
+// maxLog bounds each session's event log.
+const maxLog = 512
+
+// record keeps an event of stream and returns its id; s.mu is not held.
+func (s *session) record(stream, seq int, msg []byte) {
+	s.mu.Lock()
+	if len(s.log) >= maxLog {
+		s.log = append(s.log[:0], s.log[len(s.log)-maxLog/2:]...)
+	}
+	s.log = append(s.log, logEvent{stream, seq, msg})
+	s.mu.Unlock()
+}
+
+// newStream numbers a new SSE stream of the session.
+func (s *session) newStream() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.streams++
+	return s.streams
+}
+
+// after returns the logged events of stream after seq.
+func (s *session) after(stream, seq int) []logEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []logEvent
+	for _, e := range s.log {
+		if e.stream == stream && e.seq > seq {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (s *session) push(msg []byte) {
@@ -598,6 +723,29 @@ func (s *session) done(id jsonrpc.ID, ps *postStream) {
 		delete(s.waiting, id.String())
 	}
 	s.mu.Unlock()
+}
+
+// getStream is the number of the session's GET stream (the same across
+// reconnections, so Last-Event-ID resumes it).
+func (s *session) getStream() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.getNo == 0 {
+		s.streams++
+		s.getNo = s.streams
+	}
+	return s.getNo
+}
+
+// parseEventID reads an event id of ours: STREAM.SEQ.
+func parseEventID(v string) (stream, seq int, ok bool) {
+	a, b, found := strings.Cut(v, ".")
+	if !found {
+		return 0, 0, false
+	}
+	x, err1 := strconv.Atoi(a)
+	y, err2 := strconv.Atoi(b)
+	return x, y, err1 == nil && err2 == nil && x > 0 && y >= 0
 }
 
 func (s *session) setGet(ps *postStream) bool {
@@ -710,6 +858,13 @@ type postStream struct {
 	closed bool
 	fin    bool
 	read   chan struct{} // closed when done reading is allowed to end
+
+	// 2025-11-25 streams are resumable: events carry ids and are logged.
+	sess     *session
+	stream   int
+	seq      int
+	detached bool        // the client went away before the answer; events are only logged
+	resumed  *postStream // a GET that resumed this stream gets what follows
 }
 
 func newPostStream(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, body []byte, modern bool) *postStream {
@@ -769,6 +924,10 @@ func (ps *postStream) startSSE() {
 	h.Set("X-Accel-Buffering", "no")
 	ps.w.WriteHeader(http.StatusOK)
 	ps.sse = true
+	if ps.sess != nil {
+		// Priming event: an id to resume from before any message (SEP-1699).
+		fmt.Fprintf(ps.w, "id: %d.0\nretry: 1000\ndata: \n\n", ps.stream)
+	}
 	ps.flush()
 }
 
@@ -782,6 +941,10 @@ func (ps *postStream) flush() {
 func (ps *postStream) event(msg []byte) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	if ps.detached && !ps.fin {
+		ps.logOnly(msg)
+		return true
+	}
 	if ps.closed || ps.fin || !ps.sseOK {
 		return false
 	}
@@ -794,11 +957,40 @@ func (ps *postStream) event(msg []byte) bool {
 
 func (ps *postStream) writeEvent(msg []byte) {
 	var b bytes.Buffer
-	b.Grow(len(msg) + 24)
+	b.Grow(len(msg) + 40)
+	if ps.sess != nil {
+		ps.seq++
+		ps.sess.record(ps.stream, ps.seq, msg)
+		fmt.Fprintf(&b, "id: %d.%d\n", ps.stream, ps.seq)
+	}
 	b.WriteString("event: message\ndata: ")
 	b.Write(msg)
 	b.WriteString("\n\n")
 	ps.w.Write(b.Bytes())
+	ps.flush()
+}
+
+// logOnly keeps an event of a stream whose client is gone (ps.mu held),
+// and passes it on to a GET that resumed the stream.
+func (ps *postStream) logOnly(msg []byte) {
+	ps.seq++
+	ps.sess.record(ps.stream, ps.seq, msg)
+	if ps.resumed != nil {
+		ps.resumed.eventAs(ps.stream, ps.seq, msg)
+	}
+}
+
+// eventAs writes an event of another stream (a resumed one) with its id.
+func (ps *postStream) eventAs(stream, seq int, msg []byte) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.closed {
+		return
+	}
+	if !ps.sse {
+		ps.startSSE()
+	}
+	fmt.Fprintf(ps.w, "id: %d.%d\nevent: message\ndata: %s\n\n", stream, seq, msg)
 	ps.flush()
 }
 
@@ -815,6 +1007,18 @@ func (ps *postStream) comment() {
 func (ps *postStream) final(msg []byte) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	if ps.detached && !ps.fin {
+		// The answer of a broken stream: kept for resumption, and sent to
+		// a GET that resumed it, which then ends like the stream would.
+		ps.logOnly(msg)
+		ps.fin = true
+		close(ps.finished)
+		if ps.resumed != nil {
+			ps.resumed.close()
+		}
+		ps.sess.done(ps.id, ps)
+		return
+	}
 	if ps.closed || ps.fin {
 		return
 	}

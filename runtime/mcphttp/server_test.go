@@ -50,6 +50,11 @@ func (handler) Handle(r *mcp.Request) {
 		switch p.Name {
 		case "echo":
 			r.Reply(text(p.Arguments.Message))
+		case "later":
+			// Progress now, the answer 300 ms later.
+			total := 1.0
+			r.Progress(0, &total, "started")
+			go func() { time.Sleep(300 * time.Millisecond); r.Reply(text("later done")) }()
 		case "slow":
 			total := 2.0
 			r.Progress(1, &total, "half")
@@ -111,7 +116,7 @@ func post(t *testing.T, url string, headers map[string]string, body string) repl
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && d != "" { // "" is a priming event
 				r.events = append(r.events, d)
 			}
 		}
@@ -291,7 +296,7 @@ func TestLegacySession(t *testing.T) {
 	go func() {
 		sc := bufio.NewScanner(gresp.Body)
 		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && d != "" { // "" is a priming event
 				got <- d
 			}
 		}
@@ -354,7 +359,7 @@ func postAnswering(t *testing.T, url string, headers map[string]string, body str
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		d, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
+		if !ok || d == "" { // "" is a priming event
 			continue
 		}
 		r.events = append(r.events, d)
