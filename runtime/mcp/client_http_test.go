@@ -143,3 +143,59 @@ func TestHTTPClientUnauthorized(t *testing.T) {
 		t.Errorf("took %v", time.Since(start))
 	}
 }
+
+// A 2025-11-25 session the server forgot (404): the client initializes a
+// new one and sends the call there.
+func TestHTTPClientReinitializesExpiredSession(t *testing.T) {
+	var mu sync.Mutex
+	sessions, inits := map[string]bool{}, 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.Unmarshal(b, &m)
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method != "POST" {
+			w.WriteHeader(405)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case m.Method == "server/discover":
+			w.WriteHeader(400)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"}}`)
+		case m.Method == "initialize":
+			inits++
+			sid := "S" + string(rune('0'+inits))
+			sessions[sid] = true
+			w.Header().Set("Mcp-Session-Id", sid)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+		case !sessions[r.Header.Get("Mcp-Session-Id")]:
+			w.WriteHeader(404)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}`)
+		case m.ID == nil:
+			w.WriteHeader(202)
+		case m.Method == "tools/list":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`)
+		default:
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"content":[{"type":"text","text":"in `+r.Header.Get("Mcp-Session-Id")+`"}]}}`)
+		}
+	}))
+	defer ts.Close()
+	ForgetEra()
+	c := connectURL(t, ts.URL+"/mcp")
+	ctx := context.Background()
+	if r, err := c.CallTool(ctx, "t", nil, CallOptions{}); err != nil || r.Text() != "in S1" {
+		t.Fatalf("first call: %v %v", r, err)
+	}
+	mu.Lock()
+	sessions = map[string]bool{} // the server restarts and forgets
+	mu.Unlock()
+	r, err := c.CallTool(ctx, "t", nil, CallOptions{})
+	if err != nil || r.Text() != "in S2" {
+		t.Fatalf("call after the session expired: %v %v", r, err)
+	}
+}

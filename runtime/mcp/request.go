@@ -63,6 +63,21 @@ func (c *Client) follow(ctx context.Context, s *session, method string, params j
 					round--
 					continue
 				}
+				if je, ok := ServerError(err); ok && !reissued && s.info.Era == EraLegacy && bytes.Contains(je.Data, []byte(`"sessionExpired":true`)) {
+					// The server forgot the session before handling this
+					// request: initialize a new one and send it there (the
+					// old stream ends right after this answer).
+					select {
+					case <-s.conn.Done():
+					case <-time.After(2 * time.Second):
+					}
+					if ns, serr := c.session(ctx); serr == nil {
+						trace.Emit(c.opts.Trace, trace.Event{Kind: trace.Retry, Server: c.opts.Name, Method: method, Message: "sent again in a new session: " + je.Message})
+						s, reissued = ns, true
+						round--
+						continue
+					}
+				}
 				return nil, err
 			}
 		}

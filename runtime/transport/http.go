@@ -263,7 +263,12 @@ func (h *HTTP) post(msg []byte, method string, id, params []byte, modernVersion 
 		}
 	}
 	if resp.StatusCode == http.StatusNotFound && modernVersion == "" && req.Header.Get("Mcp-Session-Id") != "" {
-		// The session is gone: end the stream; the client starts a new one.
+		// The session is gone: this request was not handled (marked so the
+		// client may send it again in a new session); the stream ends.
+		if isRequest {
+			e, _ := json.Marshal(map[string]any{"code": -32001, "message": "the HTTP session with " + h.opts.Name + " ended (404)", "data": map[string]any{"sessionExpired": true, "httpStatus": 404}})
+			h.deliver(append(append(append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"error":`...), e...), '}'))
+		}
 		h.fail(errs.Errorf(errs.Process, "", "the HTTP session with %s ended (404); it will be initialized again on the next call", h.opts.Name))
 		return
 	}

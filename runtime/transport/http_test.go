@@ -208,6 +208,11 @@ func TestHTTPBrokenModernStreamAndExpiredSession(t *testing.T) {
 	h.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	read(t, h)
 	h.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`))
+	// The request is answered as not handled (the client may send it again
+	// in a new session), then the stream ends.
+	if m := read(t, h); !strings.Contains(m, `"id":2,"error"`) || !strings.Contains(m, `"sessionExpired":true`) {
+		t.Errorf("404 for the session: %s", m)
+	}
 	m := read(t, h)
 	if !strings.HasPrefix(m, "error: ") || !strings.Contains(m, "session") {
 		t.Errorf("404 for the session should end the stream: %s", m)
