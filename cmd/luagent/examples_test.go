@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/luagent/luagent/internal/peers"
 )
@@ -46,7 +43,7 @@ c:close()`
 			if name == "conformance/client.lua" {
 				// The judge's client: make conformance runs every scenario;
 				// here it connects to the fixture served over HTTP.
-				args = append(args, serveFixtureHTTP(t))
+				args = append(args, serveHTTPArgs(t, "../../examples/conformance/server.lua", "--http", "127.0.0.1:0/mcp").url)
 				env = append(env[:len(env):len(env)], "MCP_CONFORMANCE_SCENARIO=initialize")
 			}
 			r := luagent(t, "", env, args...)
@@ -68,39 +65,4 @@ func TestFilesystemExampleReadsTheFile(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "-- The smallest script") || !strings.Contains(r.stdout, "secure-filesystem-server") {
 		t.Errorf("%+v", r)
 	}
-}
-
-// serveFixtureHTTP serves examples/conformance/server.lua over HTTP for the
-// test and returns its URL.
-func serveFixtureHTTP(t *testing.T) string {
-	t.Helper()
-	cmd := exec.Command(bin, "serve", "../../examples/conformance/server.lua", "--http", "127.0.0.1:0/mcp")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if _, url, ok := strings.Cut(sc.Text(), " at http://"); ok {
-				urls <- "http://" + url
-			}
-		}
-		close(urls)
-	}()
-	select {
-	case url, ok := <-urls:
-		if !ok {
-			t.Fatal("the fixture server exited before listening")
-		}
-		return url
-	case <-time.After(20 * time.Second):
-		t.Fatal("the fixture server did not start")
-	}
-	return ""
 }

@@ -55,6 +55,20 @@ func serveHTTPArgs(t *testing.T, args ...string) *httpServer {
 	return s
 }
 
+// waitExit waits for a clean exit (status 0) within 5 s.
+func (s *httpServer) waitExit(t *testing.T, when string) {
+	t.Helper()
+	select {
+	case err := <-s.exited:
+		if err != nil {
+			t.Errorf("exit %s: %v\n%s", when, err, s.log())
+		}
+		s.exited <- err // for the cleanup
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no exit %s", when)
+	}
+}
+
 func (s *httpServer) log() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -166,15 +180,7 @@ func TestServeHTTPDrainOnSIGTERM(t *testing.T) {
 	if a.status != 200 || !strings.Contains(a.body, "slept 0.8") {
 		t.Errorf("the call in flight at SIGTERM: %d %s", a.status, a.body)
 	}
-	select {
-	case err := <-srv.exited:
-		if err != nil {
-			t.Errorf("exit: %v\n%s", err, srv.log())
-		}
-		srv.exited <- err
-	case <-time.After(5 * time.Second):
-		t.Fatal("no exit after draining")
-	}
+	srv.waitExit(t, "after draining")
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("exit took %v after SIGTERM; the call needed 0.5 s", d)
 	}
@@ -187,15 +193,7 @@ func TestServeHTTPDrainOnSIGTERM(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	start = time.Now()
 	srv.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-srv.exited:
-		if err != nil {
-			t.Errorf("exit: %v\n%s", err, srv.log())
-		}
-		srv.exited <- err
-	case <-time.After(5 * time.Second):
-		t.Fatal("no exit after the grace period")
-	}
+	srv.waitExit(t, "after the grace period")
 	if d := time.Since(start); d > 2500*time.Millisecond {
 		t.Errorf("exit took %v with --grace 0.5", d)
 	}

@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os/exec"
@@ -153,32 +152,8 @@ func TestServerWithGoSDKClient(t *testing.T) {
 // returns the endpoint's URL; the process ends with the test.
 func serveHTTP(t *testing.T, bin, server string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", server, "--http", "127.0.0.1:0/mcp"}, args...)...)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if _, url, ok := strings.Cut(sc.Text(), " at http://"); ok {
-				urls <- "http://" + url
-			}
-		}
-		close(urls)
-	}()
-	select {
-	case url, ok := <-urls:
-		if !ok {
-			t.Fatal("the HTTP server exited before listening")
-		}
-		return url
-	case <-time.After(20 * time.Second):
-		t.Fatal("the HTTP server did not start")
-	}
-	return ""
+	url, _ := serveAuth(t, bin, nil, append([]string{"serve", server, "--http", "127.0.0.1:0/mcp"}, args...)...)
+	return url
 }
 
 // connectGoSDK connects client to `bin serve server` over transport
