@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"sync"
@@ -23,7 +24,8 @@ import (
 
 // Schema is a compiled JSON Schema.
 type Schema struct {
-	rs *jsonschema.Resolved
+	rs     *jsonschema.Resolved
+	simple *simpleSchema // set when the fast check can accept values
 }
 
 // CompileSchema compiles raw (a JSON Schema document). Dialects other than
@@ -41,12 +43,15 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err := rs.Validate(nil); err != nil && strings.HasPrefix(err.Error(), "cannot validate version") {
 		return nil, err
 	}
-	return &Schema{rs: rs}, nil
+	return &Schema{rs: rs, simple: simpleOf(raw)}, nil
 }
 
 // Validate checks v (decoded JSON) and returns nil or a *ValidationError.
 func (s *Schema) Validate(v any) error {
 	if s == nil {
+		return nil
+	}
+	if s.simple != nil && s.simple.accepts(v) {
 		return nil
 	}
 	err := s.rs.Validate(v)
@@ -301,4 +306,151 @@ func isToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// simpleSchema is the fast check of the schemas most tools have — what
+// luagent writes for a shorthand input such as { message = "string" }: an
+// object whose properties each name one JSON type, a required list, maybe
+// additionalProperties false. The general validator costs a few µs a call
+// even then (it formats a description of the schema for every keyword it
+// visits, whether or not the value fails); this check costs a map lookup
+// per argument. It only ever accepts: a value it does not accept (invalid,
+// or of a Go type it does not know) goes to the general validator, which
+// decides and words the error, so the outcome is always the validator's.
+type simpleSchema struct {
+	props    map[string]string // property → JSON type
+	required []string
+	closed   bool // additionalProperties: false
+}
+
+// simpleOf returns the fast check for raw, or nil when raw uses anything
+// besides type "object", properties whose schemas are only a single type
+// (with title/description), required, additionalProperties true/false,
+// title, description and a supported $schema.
+func simpleOf(raw json.RawMessage) *simpleSchema {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil
+	}
+	s := &simpleSchema{props: map[string]string{}}
+	sawObject := false
+	for k, v := range top {
+		switch k {
+		case "title", "description":
+		case "$schema":
+			var d string
+			json.Unmarshal(v, &d)
+			if d != "https://json-schema.org/draft/2020-12/schema" && d != "http://json-schema.org/draft-07/schema#" {
+				return nil
+			}
+		case "type":
+			var t string
+			if json.Unmarshal(v, &t) != nil || t != "object" {
+				return nil
+			}
+			sawObject = true
+		case "required":
+			if json.Unmarshal(v, &s.required) != nil {
+				return nil
+			}
+		case "additionalProperties":
+			switch string(v) {
+			case "true":
+			case "false":
+				s.closed = true
+			default:
+				return nil
+			}
+		case "properties":
+			var props map[string]map[string]json.RawMessage
+			if json.Unmarshal(v, &props) != nil {
+				return nil
+			}
+			for name, ps := range props {
+				var typ string
+				for pk, pv := range ps {
+					switch pk {
+					case "title", "description":
+					case "type":
+						if json.Unmarshal(pv, &typ) != nil || !simpleTypes[typ] {
+							return nil
+						}
+					default:
+						return nil
+					}
+				}
+				if typ == "" {
+					return nil
+				}
+				s.props[name] = typ
+			}
+		default:
+			return nil
+		}
+	}
+	if !sawObject {
+		return nil
+	}
+	return s
+}
+
+var simpleTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "object": true, "array": true, "null": true}
+
+// accepts reports whether v (as encoding/json decodes into any) is valid
+// for certain; false means "ask the general validator".
+func (s *simpleSchema) accepts(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, r := range s.required {
+		if _, ok := m[r]; !ok {
+			return false
+		}
+	}
+	for k, x := range m {
+		typ, ok := s.props[k]
+		if !ok {
+			if s.closed {
+				return false
+			}
+			continue
+		}
+		if !hasType(x, typ) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasType: x is of JSON type typ, as the general validator sees it (an
+// integer is a number with no fraction; "number" includes integers).
+func hasType(x any, typ string) bool {
+	switch typ {
+	case "string":
+		_, ok := x.(string)
+		return ok
+	case "boolean":
+		_, ok := x.(bool)
+		return ok
+	case "null":
+		return x == nil
+	case "object":
+		_, ok := x.(map[string]any)
+		return ok
+	case "array":
+		_, ok := x.([]any)
+		return ok
+	case "number":
+		f, ok := x.(float64)
+		return ok && !math.IsNaN(f) && !math.IsInf(f, 0)
+	case "integer":
+		f, ok := x.(float64)
+		if !ok {
+			return false
+		}
+		_, frac := math.Modf(f)
+		return frac == 0
+	}
+	return false
 }
