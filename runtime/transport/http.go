@@ -68,6 +68,13 @@ type HTTPOptions struct {
 	Header http.Header
 	// Token, if set, returns a bearer token for each request.
 	Token func(ctx context.Context) (string, error)
+	// Authorize, if set, is called when a request is refused with 401 or
+	// 403: status, the WWW-Authenticate challenge and the token the request
+	// carried ("" for none). It returns whether to send the request once
+	// more (Token then gives the new token), or an error (kind auth) that
+	// becomes the request's answer. It may take long (a browser step) and
+	// is called concurrently: the caller serializes.
+	Authorize func(ctx context.Context, status int, challenge, used string) (retry bool, err error)
 	// ParamHeaders, if set, maps a tool's x-mcp-header names to argument
 	// names, so 2026-07-28 tools/call requests mirror them as Mcp-Param-*.
 	ParamHeaders func(tool string) map[string]string
@@ -223,36 +230,59 @@ func (h *HTTP) post(msg []byte, method string, id, params []byte, modernVersion 
 			h.mu.Unlock()
 		}()
 	}
-	req, err := h.newRequest(ctx, http.MethodPost, msg)
-	if err != nil {
-		h.failRequest(id, isRequest, err)
-		return
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if modernVersion != "" {
-		req.Header.Set("MCP-Protocol-Version", modernVersion)
-		if method != "" {
-			req.Header.Set("Mcp-Method", method)
+	var req *http.Request
+	var resp *http.Response
+	for attempt := 0; ; attempt++ {
+		var err error
+		req, err = h.newRequest(ctx, http.MethodPost, msg)
+		if err != nil {
+			h.failRequest(id, isRequest, err)
+			return
 		}
-		h.modernHeaders(req, method, params)
-	} else {
-		h.mu.Lock()
-		if h.session != "" {
-			req.Header.Set("Mcp-Session-Id", h.session)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if modernVersion != "" {
+			req.Header.Set("MCP-Protocol-Version", modernVersion)
+			if method != "" {
+				req.Header.Set("Mcp-Method", method)
+			}
+			h.modernHeaders(req, method, params)
+		} else {
+			h.mu.Lock()
+			if h.session != "" {
+				req.Header.Set("Mcp-Session-Id", h.session)
+			}
+			if h.version != "" {
+				req.Header.Set("MCP-Protocol-Version", h.version)
+			}
+			h.mu.Unlock()
 		}
-		if h.version != "" {
-			req.Header.Set("MCP-Protocol-Version", h.version)
+		resp, err = h.opts.Client.Do(req)
+		if err != nil {
+			if ctx.Err() != nil && h.ctx.Err() == nil {
+				return // cancelled by the client (2026-07-28 cancellation)
+			}
+			h.failRequest(id, isRequest, err)
+			return
 		}
-		h.mu.Unlock()
-	}
-	resp, err := h.opts.Client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil && h.ctx.Err() == nil {
-			return // cancelled by the client (2026-07-28 cancellation)
+		if attempt > 0 || h.opts.Authorize == nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+			break
 		}
-		h.failRequest(id, isRequest, err)
-		return
+		// Refused: the auth layer may get a token (or a wider one) and the
+		// request is sent once more.
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		resp.Body.Close()
+		used := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
+		retry, aerr := h.opts.Authorize(ctx, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), used)
+		if aerr != nil {
+			if isRequest {
+				h.deliver(errorReply(id, -32600, errMsgOf(aerr), resp.StatusCode))
+			}
+			return
+		}
+		if !retry {
+			break // answered below as the server refused (its body is gone)
+		}
 	}
 	defer resp.Body.Close()
 	if method == "initialize" && modernVersion == "" {
@@ -428,6 +458,15 @@ func (h *HTTP) deliverReply(id []byte, method string, status int, body []byte) {
 		msg += ": " + snippet
 	}
 	h.deliver(errorReply(id, -32600, msg, status))
+}
+
+// errMsgOf is an error's message without an op prefix.
+func errMsgOf(err error) string {
+	var e *errs.Error
+	if errors.As(err, &e) {
+		return e.Msg
+	}
+	return err.Error()
 }
 
 // isReply: body is a JSON-RPC answer (a result, or an error object), not

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -389,5 +390,56 @@ func TestHTTPSSETransport(t *testing.T) {
 	h.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`))
 	if m := read(t, h); m != `{"jsonrpc":"2.0","id":2,"result":{"echo":"tools/list"}}` {
 		t.Errorf("tools/list: %s", m)
+	}
+}
+
+// On 401 the Authorize hook runs with the challenge and the token used,
+// and the request goes again once with the new token; a refusal from the
+// hook answers the request.
+func TestHTTPAuthorizeHook(t *testing.T) {
+	var mu sync.Mutex
+	token := ""
+	rec := &recorder{reply: func(w http.ResponseWriter, r *http.Request, method, body string) {
+		if r.Header.Get("Authorization") != "Bearer good" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://x/prm", scope="a b"`)
+			w.WriteHeader(401)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}}
+	ts := httptest.NewServer(rec)
+	defer ts.Close()
+	var calls []string
+	h := NewHTTP(ts.URL, HTTPOptions{
+		Token: func(context.Context) (string, error) { mu.Lock(); defer mu.Unlock(); return token, nil },
+		Authorize: func(_ context.Context, status int, challenge, used string) (bool, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls = append(calls, fmt.Sprintf("%d %s used=%q", status, challenge, used))
+			if len(calls) > 1 {
+				return false, errs.New(errs.Auth, "", "refused by the test")
+			}
+			token = "good"
+			return true, nil
+		},
+	})
+	defer h.Close()
+	h.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+	if m := read(t, h); m != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Errorf("after authorizing: %s", m)
+	}
+	if len(calls) != 1 || calls[0] != `401 Bearer resource_metadata="http://x/prm", scope="a b" used=""` {
+		t.Errorf("hook calls %q", calls)
+	}
+	mu.Lock()
+	token = "bad"
+	mu.Unlock()
+	h.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`))
+	if m := read(t, h); !strings.Contains(m, `"id":2,"error"`) || !strings.Contains(m, "refused by the test") || !strings.Contains(m, `"httpStatus":401`) {
+		t.Errorf("refused: %s", m)
+	}
+	if len(calls) != 2 || !strings.HasSuffix(calls[1], `used="bad"`) {
+		t.Errorf("hook calls %q", calls)
 	}
 }
