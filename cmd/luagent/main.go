@@ -41,6 +41,8 @@ is not a terminal, so a pipe can drive it).
   luagent serve FILE           serve the MCP server FILE returns, over stdio
   luagent serve FILE --http [ADDR][/PATH]
                                ... over Streamable HTTP (default 127.0.0.1:8080/mcp)
+  luagent mcp logout URL       remove the stored OAuth credentials of the MCP server URL
+                               (exact URL; nothing is revoked at the authorization server)
 
 options:
   -e CODE      run CODE before anything else
@@ -60,7 +62,7 @@ options:
   -h, --help   this help
 
 environment:
-  LUAGENT_HOME  replaces ~/.luagent (init.lua, lua/ modules, history)
+  LUAGENT_HOME  replaces ~/.luagent (init.lua, lua/ modules, history, credentials/)
   LUA_PATH      more require patterns (";;" stands for the defaults)
   LUAGENT_LOG   log level: debug, info, warn, error
 `
@@ -81,6 +83,7 @@ func main() {
 
 type options struct {
 	serve       bool
+	mcp         []string // `luagent mcp SUBCOMMAND ARGS...` (nil: not an mcp command)
 	handlerTO   time.Duration
 	http        string   // serve over HTTP at this ADDR/PATH ("" = stdio)
 	allowOrigin []string // more origins the HTTP server accepts
@@ -141,6 +144,9 @@ func parse(argv []string, stderr io.Writer) (options, int, bool) {
 				return o, host.ExitUsage, false
 			}
 			o.handlerTO = time.Duration(secs * float64(time.Second))
+		case a == "mcp":
+			o.mcp = append([]string{}, argv[i+1:]...)
+			return o, 0, true
 		case a == "serve":
 			o.serve = true
 			return parseServe(o, argv[i+1:], stderr)
@@ -178,6 +184,9 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, code, ok := parse(argv, stderr)
 	if !ok {
 		return code
+	}
+	if o.mcp != nil {
+		return runMCP(o.mcp, stdout, stderr)
 	}
 	realStdout := stdout
 	scriptDir := ""
