@@ -1,0 +1,381 @@
+package oauth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/luagent/luagent/runtime/errs"
+)
+
+// MaxStepUps is how many step-up re-authorizations (403
+// insufficient_scope) a caller should allow for one request before treating
+// the refusal as final; the spec asks for "no more than a few". Authorize
+// itself refuses a step-up that would ask for no new scope.
+const MaxStepUps = 2
+
+// Token endpoint client authentication methods (Credential.TokenAuth).
+const (
+	AuthBasic = "client_secret_basic"
+	AuthPost  = "client_secret_post"
+	AuthNone  = "none"
+)
+
+const offlineAccess = "offline_access"
+
+// Flow authorizes luagent with one MCP server. It is safe for concurrent
+// use, but each Authorize may open a browser: callers serialize per server.
+type Flow struct {
+	cfg        Config
+	server     *url.URL // ServerURL without query and fragment
+	resource   string   // CanonicalResource(ServerURL)
+	http       *http.Client
+	noRedirect *http.Client
+}
+
+// New returns a Flow for cfg after validating it.
+func New(cfg Config) (*Flow, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	res, _ := CanonicalResource(cfg.ServerURL)
+	su, _ := url.Parse(cfg.ServerURL)
+	su.RawQuery, su.Fragment, su.User = "", "", nil
+	f := &Flow{cfg: cfg, server: su, resource: res}
+	f.http = cfg.HTTPClient
+	if f.http == nil {
+		f.http = &http.Client{Timeout: 30 * time.Second}
+	}
+	nr := *f.http
+	nr.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	f.noRedirect = &nr
+	if f.cfg.ClientName == "" {
+		f.cfg.ClientName = "luagent"
+	}
+	if f.cfg.Now == nil {
+		f.cfg.Now = time.Now
+	}
+	if f.cfg.BrowseTimeout <= 0 {
+		f.cfg.BrowseTimeout = 10 * time.Minute
+	}
+	return f, nil
+}
+
+// loginHint is the one thing to do when stored authorization is gone.
+func (f *Flow) loginHint() string {
+	return "run `luagent mcp login " + f.cfg.ServerURL + "` to authorize again"
+}
+
+// Authorize runs the authorization code flow after the server refused a
+// request: 401 (no or a bad token) or 403 with error="insufficient_scope"
+// (step-up). ch is the refusal's challenge (ParseChallenge; the zero value
+// when there was none); prev is the credential the refused request used, or
+// nil. prev's client registration is reused only with the same
+// authorization server (credentials are bound to the issuer); on step-up
+// the new request asks for the union of prev's scopes and the challenge's.
+//
+// Steps: protected-resource metadata (challenge URL, else the well-known
+// URLs; its resource must match the server), authorization-server metadata
+// (RFC 8414 then OIDC, exact issuer; PKCE S256 required), client (pre-
+// registered, Client ID Metadata Document, the previous registration, or
+// dynamic registration), the browser step with PKCE, state, scope and
+// resource, the RFC 9207 iss check, and the code exchange.
+func (f *Flow) Authorize(ctx context.Context, ch Challenge, prev *Credential) (*Credential, error) {
+	prm, from, err := f.discoverResource(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	var issuer, resource string
+	if prm != nil {
+		if err := f.checkResource(prm, from); err != nil {
+			return nil, err
+		}
+		resource = prm.Resource // exactly as published
+		var bound string
+		if prev != nil {
+			bound = prev.Issuer
+		}
+		issuer = chooseServer(prm.AuthorizationServers, f.cfg.ClientIssuer, bound)
+	} else {
+		// No protected-resource metadata (2025-03-26 servers): the
+		// server's origin is its own authorization server.
+		resource = f.resource
+		issuer = f.server.Scheme + "://" + f.server.Host
+	}
+	meta, err := f.discoverServer(ctx, issuer, prm == nil)
+	if err != nil {
+		return nil, err
+	}
+	if f.cfg.ClientIssuer != "" && f.cfg.ClientID != "" && f.cfg.ClientIssuer != meta.Issuer {
+		return nil, errs.Errorf(errs.Auth, "oauth", "the configured client %q is registered with %s, but %s now uses %s; register a client there and update oauth.clientId", f.cfg.ClientID, f.cfg.ClientIssuer, f.cfg.ServerURL, meta.Issuer)
+	}
+	if prev != nil && prev.Issuer != meta.Issuer {
+		prev = nil // another authorization server's credential: never reused
+	}
+	var prm0 []string
+	if prm != nil {
+		prm0 = prm.ScopesSupported
+	}
+	scopes, err := f.selectScopes(ch, prm0, meta, prev)
+	if err != nil {
+		return nil, err
+	}
+
+	if f.cfg.unattended() {
+		return f.authorizeGrant(ctx, meta, resource, scopes)
+	}
+
+	verifier, state := randomString(), randomString()
+	redirect, wait, stop, err := f.browser(state)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+
+	cl, err := f.client(ctx, meta, prev, redirect)
+	if err != nil {
+		return nil, err
+	}
+
+	authURL, err := buildAuthURL(meta, cl.id, redirect, pkceChallenge(verifier), state, scopes, resource)
+	if err != nil {
+		return nil, err
+	}
+	callback, err := wait(ctx, authURL)
+	if err != nil {
+		return nil, err
+	}
+	code, err := checkCallback(callback, state, meta)
+	if err != nil {
+		return nil, err
+	}
+
+	form := url.Values{
+		"grant_type":    {"authorization_code"},
+		"code":          {code},
+		"redirect_uri":  {redirect},
+		"code_verifier": {verifier},
+		"resource":      {resource},
+	}
+	tok, err := f.token(ctx, meta.TokenEndpoint, form, cl, "exchanging the authorization code", code, verifier)
+	if err != nil {
+		return nil, err
+	}
+	cred := &Credential{
+		Issuer:        meta.Issuer,
+		ClientID:      cl.id,
+		ClientSecret:  cl.secret,
+		TokenEndpoint: meta.TokenEndpoint,
+		TokenAuth:     cl.auth,
+		AccessToken:   tok.AccessToken,
+		RefreshToken:  tok.RefreshToken,
+		Scope:         strings.Join(scopes, " "),
+		Resource:      resource,
+	}
+	if tok.Scope != "" {
+		cred.Scope = tok.Scope
+	}
+	if tok.expiresIn > 0 {
+		cred.ExpiresAt = f.cfg.Now().Unix() + tok.expiresIn
+	}
+	return cred, nil
+}
+
+// Refresh exchanges cred's refresh token for new tokens at the token
+// endpoint it was issued by (with the resource and the same client
+// authentication) and returns the updated credential; a rotated refresh
+// token replaces the old one. cred is not modified.
+func (f *Flow) Refresh(ctx context.Context, cred *Credential) (*Credential, error) {
+	if cred == nil || cred.RefreshToken == "" {
+		return nil, errs.New(errs.Auth, "oauth", "no refresh token is stored for "+f.cfg.ServerURL+"; "+f.loginHint())
+	}
+	u, err := url.Parse(cred.TokenEndpoint)
+	if err != nil || u.Host == "" {
+		return nil, errs.New(errs.Auth, "oauth", "the stored credential for "+f.cfg.ServerURL+" has no valid token endpoint; "+f.loginHint())
+	}
+	if !secureURL(u) {
+		return nil, errs.Errorf(errs.Auth, "oauth", "the stored token endpoint %s is not HTTPS; refusing to send the refresh token over plain HTTP: %s", cred.TokenEndpoint, f.loginHint())
+	}
+	form := url.Values{
+		"grant_type":    {"refresh_token"},
+		"refresh_token": {cred.RefreshToken},
+	}
+	if cred.Resource != "" {
+		form.Set("resource", cred.Resource)
+	}
+	cl := clientInfo{id: cred.ClientID, secret: cred.ClientSecret, auth: cred.TokenAuth}
+	if cl.auth == "" {
+		cl.auth = pickAuth(cl.secret != "", nil)
+	}
+	tok, err := f.token(ctx, cred.TokenEndpoint, form, cl, "refreshing the access token", cred.RefreshToken, cred.AccessToken)
+	if err != nil {
+		var e *errs.Error
+		if errors.As(err, &e) && e.Kind == errs.Auth {
+			e.Msg += "; " + f.loginHint()
+		}
+		return nil, err
+	}
+	out := *cred
+	out.AccessToken = tok.AccessToken
+	if tok.RefreshToken != "" {
+		out.RefreshToken = tok.RefreshToken // rotated
+	}
+	if tok.Scope != "" {
+		out.Scope = tok.Scope
+	}
+	out.ExpiresAt = 0
+	if tok.expiresIn > 0 {
+		out.ExpiresAt = f.cfg.Now().Unix() + tok.expiresIn
+	}
+	return &out, nil
+}
+
+// selectScopes applies the spec's scope selection: the challenge's scopes
+// (with any configured ones), else the configured scopes, else the
+// resource metadata's scopes_supported, else none (the parameter is
+// omitted). A re-authorization adds the previous credential's scopes (the
+// step-up union); a step-up that would ask for nothing new is refused, so
+// a server that keeps answering insufficient_scope cannot loop the client.
+// offline_access is added only when the authorization server lists it.
+func (f *Flow) selectScopes(ch Challenge, supported []string, meta *serverMetadata, prev *Credential) ([]string, error) {
+	var req []string
+	switch {
+	case len(ch.Scopes()) > 0:
+		req = union(f.cfg.Scopes, ch.Scopes())
+	case len(f.cfg.Scopes) > 0:
+		req = union(nil, f.cfg.Scopes)
+	default:
+		req = union(nil, supported)
+	}
+	if prev != nil {
+		var had []string
+		for _, s := range strings.Fields(prev.Scope) {
+			if s != offlineAccess {
+				had = append(had, s)
+			}
+		}
+		req = union(had, req)
+		if ch.InsufficientScope() && len(req) == len(union(nil, had)) {
+			what := "no scope"
+			if ch.Scope != "" {
+				what = "scope " + strings.Join(ch.Scopes(), " ") + ", which the token already has"
+			}
+			return nil, errs.Errorf(errs.Auth, "oauth", "%s refused the token for insufficient scope but asks for %s; not re-authorizing (the account may lack the permission: check it with the server's operator)", f.cfg.ServerURL, what)
+		}
+	}
+	if len(req) > 0 && slices.Contains(meta.ScopesSupported, offlineAccess) && !slices.Contains(req, offlineAccess) {
+		req = append(req, offlineAccess)
+	}
+	return req, nil
+}
+
+// union returns a followed by the elements of b not in a, without
+// duplicates, in order.
+func union(a, b []string) []string {
+	var out []string
+	for _, s := range append(slices.Clip(a), b...) {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// buildAuthURL returns the authorization request URL: response_type=code,
+// client_id, redirect_uri, PKCE S256, state, scope (omitted when empty) and
+// the RFC 8707 resource.
+func buildAuthURL(meta *serverMetadata, clientID, redirect, challenge, state string, scopes []string, resource string) (string, error) {
+	u, err := url.Parse(meta.AuthorizationEndpoint)
+	if err != nil {
+		return "", errs.Errorf(errs.Protocol, "oauth", "authorization server %s has an invalid authorization_endpoint; report it to its operator", meta.Issuer)
+	}
+	q := u.Query()
+	q.Set("response_type", "code")
+	q.Set("client_id", clientID)
+	q.Set("redirect_uri", redirect)
+	q.Set("code_challenge", challenge)
+	q.Set("code_challenge_method", "S256")
+	q.Set("state", state)
+	if len(scopes) > 0 {
+		q.Set("scope", strings.Join(scopes, " "))
+		if slices.Contains(scopes, offlineAccess) {
+			q.Set("prompt", "consent") // OIDC asks for consent to offline access
+		}
+	}
+	q.Set("resource", resource)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// checkCallback validates the authorization response before its code is
+// used: the state must be the one sent; then RFC 9207 iss (MCP
+// "Authorization Response Validation"): advertised and present → exact
+// compare; advertised and absent → reject; not advertised and present →
+// exact compare; neither → proceed. No normalization. Only after both
+// checks is an error response acted on.
+func checkCallback(callback, state string, meta *serverMetadata) (string, error) {
+	u, err := url.Parse(callback)
+	if err != nil {
+		return "", errs.New(errs.Auth, "oauth", "the authorization response (redirect) is not a valid URL; run the login again")
+	}
+	q := u.Query()
+	if got := q.Get("state"); got == "" || got != state {
+		return "", errs.New(errs.Auth, "oauth", "the authorization response's state does not match the request; discarded it (a stale or forged redirect): run the login again")
+	}
+	iss, hasIss := q["iss"]
+	switch {
+	case hasIss && (len(iss) != 1 || iss[0] != meta.Issuer):
+		return "", errs.Errorf(errs.Auth, "oauth", "the authorization response came from issuer %q, not %q; refusing it (RFC 9207: a mix-up attack or a misconfigured server)", strings.Join(iss, ","), meta.Issuer)
+	case !hasIss && meta.IssParameterSupported:
+		return "", errs.Errorf(errs.Auth, "oauth", "the authorization response lacks the iss parameter that %s advertises; refusing it (RFC 9207): run the login again or report it to the server's operator", meta.Issuer)
+	}
+	if e := q.Get("error"); e != "" {
+		msg := "authorization server " + meta.Issuer + " refused the authorization: " + sanitize(e)
+		if d := q.Get("error_description"); d != "" {
+			msg += " (" + sanitize(d) + ")"
+		}
+		return "", errs.New(errs.Auth, "oauth", msg+"; run the login again to retry")
+	}
+	code := q.Get("code")
+	if code == "" {
+		return "", errs.New(errs.Auth, "oauth", "the authorization response has no code; run the login again")
+	}
+	return code, nil
+}
+
+// randomString returns 32 random bytes, base64url without padding (43
+// characters: a PKCE verifier or a state).
+func randomString() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// pkceChallenge returns the S256 code challenge of a verifier (RFC 7636 §4.2).
+func pkceChallenge(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// netError classifies a failed request: the caller's cancellation or
+// deadline keeps its kind; anything else is an authorization failure.
+func (f *Flow) netError(ctx context.Context, doing string, err error) error {
+	switch {
+	case errors.Is(ctx.Err(), context.Canceled):
+		return errs.Wrap(errs.Cancelled, "oauth", errors.New(doing+": cancelled"))
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return errs.Wrap(errs.Timeout, "oauth", errors.New(doing+": timed out; try again"))
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // the URL is already named
+	}
+	return errs.Errorf(errs.Auth, "oauth", "%s failed: %v; check the network and try again", doing, err)
+}
