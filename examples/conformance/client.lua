@@ -22,8 +22,21 @@ local function with_defaults(p)
   return { action = "accept", content = content }
 end
 
+-- What the judge tells a scenario (client credentials, keys), if anything.
+local context = json.decode(env.get("MCP_CONFORMANCE_CONTEXT", "{}"))
+
 local function connect(extra)
   local o = { url = url, name = "conformance-server", timeout = 20, on_elicit = with_defaults }
+  if scenario:match("^auth/") then
+    -- The judge's authorization server approves at once: the browser step
+    -- is one GET whose redirect carries the code. Nothing is stored.
+    o.oauth = { store = false, client_id = context.client_id, client_secret = context.client_secret,
+      client_issuer = context.issuer,
+      -- The suite's stand-in for where a client publishes its metadata
+      -- document (used when the server supports CIMD).
+      client_id_metadata_url = "https://conformance-test.local/client-metadata.json" }
+    o.on_auth_url = function(u) return mcp.auth_redirect(u) end
+  end
   for k, v in pairs(extra or {}) do o[k] = v end
   return mcp.connect(o)
 end
@@ -73,8 +86,6 @@ local function sample_args(schema)
   return args
 end
 
--- The calls a scenario asks for in MCP_CONFORMANCE_CONTEXT, if any.
-local context = json.decode(env.get("MCP_CONFORMANCE_CONTEXT", "{}"))
 
 -- Every other scenario: list the tools, then make the calls the context
 -- names, or else call each tool once.

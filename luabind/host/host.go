@@ -113,7 +113,7 @@ func New(cfg Config) *Host {
 	jsonmod.Preload(L)
 	logmod.Preload(L, h.Logger)
 	envmod.Preload(L, cfg.Env)
-	mcpmod.Preload(h.Loop, mcpmod.Config{Trace: cfg.Trace, Log: func(server, line string) {
+	mcpmod.Preload(h.Loop, mcpmod.Config{Trace: cfg.Trace, Home: cfg.Home, Log: func(server, line string) {
 		h.Logger.Log(logmod.Debug, "["+server+"] "+line)
 	}})
 	for _, name := range []string{"json", "task", "log", "env"} {

@@ -30,9 +30,12 @@ type Options struct {
 	// HTTPClient makes the HTTP requests; nil is a client that takes proxy
 	// settings from the environment.
 	HTTPClient *http.Client
-	// Token, if set, returns the bearer token for each HTTP request (the
-	// OAuth layer's hook).
+	// Token, if set, returns the bearer token for each HTTP request (a
+	// static token, or a caller's own OAuth).
 	Token func(ctx context.Context) (string, error)
+	// OAuth, if set (and Token is not), authorizes with a server that
+	// answers 401: see OAuthOptions.
+	OAuth *OAuthOptions
 	// Protocol is "auto" (probe server/discover, fall back to initialize),
 	// "legacy" (initialize only) or "modern" (require 2026-07-28).
 	Protocol string
@@ -105,6 +108,7 @@ func (o *Options) defaults() {
 // and stderr; the next call starts it again (with backoff).
 type Client struct {
 	opts Options
+	auth *auth // OAuth state (HTTP with Options.OAuth)
 
 	mu       sync.Mutex
 	sess     *session
@@ -160,6 +164,13 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 		}
 	}
 	c := &Client{opts: opts, subs: map[string]bool{}}
+	if opts.URL != "" && opts.OAuth != nil && opts.Token == nil {
+		a, err := newAuth(opts.URL, opts.OAuth)
+		if err != nil {
+			return nil, err
+		}
+		c.auth = a
+	}
 	if _, err := c.session(ctx); err != nil {
 		return nil, err
 	}
@@ -308,11 +319,17 @@ func (c *Client) endDial(s *session, counted bool) {
 func (c *Client) start() (*session, error) {
 	s := &session{started: time.Now(), invalid: make(chan struct{})}
 	if c.opts.URL != "" {
+		token := c.opts.Token
+		var authorize func(context.Context, int, string, string) (bool, error)
+		if c.auth != nil {
+			token, authorize = c.auth.token, c.auth.authorize
+		}
 		s.stream = transport.NewHTTP(c.opts.URL, transport.HTTPOptions{
 			Name:         c.opts.Name,
 			Client:       c.opts.HTTPClient,
 			Header:       c.opts.Header,
-			Token:        c.opts.Token,
+			Token:        token,
+			Authorize:    authorize,
 			ParamHeaders: c.paramHeaders,
 			MaxMessage:   c.opts.MaxMessage,
 			Trace:        c.opts.Trace,

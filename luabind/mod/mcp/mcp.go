@@ -34,6 +34,9 @@ type Config struct {
 	// Log receives a server's stderr lines and log messages nobody handles,
 	// at debug level; nil drops them.
 	Log func(server, line string)
+	// Home is luagent's folder: OAuth credentials live in
+	// Home/credentials/mcp ("" keeps them in memory only).
+	Home string
 }
 
 type module struct {
@@ -118,6 +121,7 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 
 	mod := L.CreateTable(0, 4)
 	mod.RawSetString("connect", lp.Async("mcp.connect", m.readConnect))
+	mod.RawSetString("auth_redirect", lp.Async("mcp.auth_redirect", m.authRedirect))
 	mod.RawSetString("server", L.NewFunction(m.newServer))
 	return mod
 }
@@ -284,6 +288,9 @@ func (m *module) options(L *lua.LState, t *lua.LTable) (rmcp.Options, error) {
 		}
 	}
 	o.Command.Dir = optString(t, "cwd")
+	if err := m.authOptions(L, t, &o); err != nil {
+		return o, err
+	}
 	o.Protocol = optString(t, "protocol")
 	var err error
 	if o.Timeout, err = optSeconds(t, "timeout"); err != nil {
