@@ -25,9 +25,34 @@ end
 -- What the judge tells a scenario (client credentials, keys), if anything.
 local context = json.decode(env.get("MCP_CONFORMANCE_CONTEXT", "{}"))
 
+-- The OAuth extension scenarios: unattended grants, no browser step.
+local grants = {
+  -- Client credentials with a secret (client_secret_basic).
+  ["auth/client-credentials-basic"] = function()
+    return { grant = "client_credentials", client_id = context.client_id, client_secret = context.client_secret }
+  end,
+  -- Client credentials with private_key_jwt, signed with the given key.
+  ["auth/client-credentials-jwt"] = function()
+    return { grant = "client_credentials", client_id = context.client_id,
+      private_key_pem = context.private_key_pem, signing_algorithm = context.signing_algorithm }
+  end,
+  -- Enterprise-managed authorization (SEP-990): the IdP's ID token is
+  -- exchanged for an ID-JAG, which the MCP authorization server takes as a
+  -- jwt-bearer grant.
+  ["auth/cross-app-access-complete-flow"] = function()
+    return { grant = "jwt_bearer", client_id = context.client_id, client_secret = context.client_secret,
+      idp = { token_endpoint = context.idp_token_endpoint, client_id = context.idp_client_id,
+        id_token = context.idp_id_token } }
+  end,
+}
+grants["auth/enterprise-managed-authorization"] = grants["auth/cross-app-access-complete-flow"]
+
 local function connect(extra)
   local o = { url = url, name = "conformance-server", timeout = 20, on_elicit = with_defaults }
-  if scenario:match("^auth/") then
+  if grants[scenario] then
+    o.oauth = grants[scenario]()
+    o.oauth.store = false
+  elseif scenario:match("^auth/") then
     -- The judge's authorization server approves at once: the browser step
     -- is one GET whose redirect carries the code. Nothing is stored.
     o.oauth = { store = false, client_id = context.client_id, client_secret = context.client_secret,

@@ -181,7 +181,7 @@ func (f *Flow) token(ctx context.Context, endpoint string, form url.Values, cl c
 	default:
 		form.Set("client_id", cl.id)
 	}
-	secrets = append(secrets, cl.secret, form.Get("code"), form.Get("code_verifier"), form.Get("refresh_token"))
+	secrets = append(secrets, cl.secret, basic, form.Get("code"), form.Get("code_verifier"), form.Get("refresh_token"), form.Get("client_assertion"))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, errs.Errorf(errs.Protocol, "oauth", "%s: the token endpoint %q is not a valid URL", doing, endpoint)

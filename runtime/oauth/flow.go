@@ -86,7 +86,9 @@ func (f *Flow) loginHint() string {
 // (RFC 8414 then OIDC, exact issuer; PKCE S256 required), client (pre-
 // registered, Client ID Metadata Document, the previous registration, or
 // dynamic registration), the browser step with PKCE, state, scope and
-// resource, the RFC 9207 iss check, and the code exchange.
+// resource, the RFC 9207 iss check, and the code exchange. With an
+// unattended Config.Grant, discovery is followed by that grant instead
+// (authorizeGrant).
 func (f *Flow) Authorize(ctx context.Context, ch Challenge, prev *Credential) (*Credential, error) {
 	prm, from, err := f.discoverResource(ctx, ch)
 	if err != nil {

@@ -161,7 +161,6 @@ func (f *Flow) authorizeGrant(ctx context.Context, meta *serverMetadata, resourc
 	if err != nil {
 		return nil, err
 	}
-	secrets = append(secrets, form.Get("client_assertion"))
 	tok, err := f.token(ctx, meta.TokenEndpoint, form, cl, doing, secrets...)
 	if err != nil {
 		return nil, err

@@ -42,14 +42,19 @@ func parseSigningKey(pemText, alg string) (*signingKey, error) {
 	}
 	rest := []byte(strings.TrimSpace(pemText))
 	var block *pem.Block
+	var seen []string
 	for {
 		block, rest = pem.Decode(rest)
 		if block == nil {
+			if len(seen) > 0 {
+				return nil, bad("holds no private key (only " + strings.Join(seen, ", ") + "): give the client's private key")
+			}
 			return nil, bad("is not a PEM private key: give the whole -----BEGIN PRIVATE KEY----- … -----END PRIVATE KEY----- text")
 		}
 		if strings.HasSuffix(block.Type, "PRIVATE KEY") {
 			break
 		}
+		seen = append(seen, sanitize(block.Type))
 	}
 	if strings.Contains(block.Type, "ENCRYPTED") || block.Headers["Proc-Type"] != "" {
 		return nil, bad("is encrypted: give the key unencrypted (openssl pkcs8 -topk8 -nocrypt)")

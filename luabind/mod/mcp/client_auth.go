@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -20,9 +21,16 @@ import (
 // authOptions reads how a url connection authorizes:
 //
 //	env = { MCP_ACCESS_TOKEN = "…" }   a static bearer token (no OAuth)
+//	env = { MCP_OAUTH_TOKEN_FILE = path }   a JSON token record, refreshed in place
 //	oauth = false                      no authorization at all
 //	oauth = { client_id, client_secret, client_issuer, client_id_metadata_url,
 //	          scopes, redirect_url, store = false }
+//	oauth = { grant = "client_credentials", client_id, client_secret }
+//	oauth = { grant = "client_credentials", client_id, private_key_pem,
+//	          signing_algorithm }               private_key_jwt (ES256 default)
+//	oauth = { grant = "jwt_bearer", client_id, client_secret,
+//	          idp = { token_endpoint, client_id, client_secret, id_token } }
+//	                                   enterprise-managed (ID-JAG) authorization
 //	on_auth_url = function(url) return callback_url end   the browser step
 //
 // By default a server that answers 401 is authorized with OAuth, tokens
@@ -30,6 +38,9 @@ import (
 func (m *module) authOptions(L *lua.LState, t *lua.LTable, o *rmcp.Options) error {
 	if o.URL == "" {
 		return nil
+	}
+	if u, err := url.Parse(o.URL); err != nil || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) {
+		return nil // not an HTTP endpoint: connect refuses it with its own message
 	}
 	if tok := o.Command.Env["MCP_ACCESS_TOKEN"]; tok != "" {
 		o.Token = func(context.Context) (string, error) { return tok, nil }
@@ -49,6 +60,9 @@ func (m *module) authOptions(L *lua.LState, t *lua.LTable, o *rmcp.Options) erro
 		cfg.ClientIssuer = firstString(v, "client_issuer", "clientIssuer")
 		cfg.ClientIDMetadataURL = firstString(v, "client_id_metadata_url", "clientIdMetadataUrl")
 		cfg.RedirectURL = firstString(v, "redirect_url", "redirectUrl")
+		if err := grantOptions(v, &cfg); err != nil {
+			return err
+		}
 		switch sc := v.RawGetString("scopes").(type) {
 		case *lua.LTable:
 			for i := 1; i <= sc.Len(); i++ {
@@ -86,6 +100,10 @@ func (m *module) authOptions(L *lua.LState, t *lua.LTable, o *rmcp.Options) erro
 	o.OAuth = &rmcp.OAuthOptions{Config: cfg}
 	if useStore {
 		o.OAuth.Store = store.Default(m.cfg.Home)
+	}
+	if f := o.Command.Env["MCP_OAUTH_TOKEN_FILE"]; f != "" {
+		// A token record kept elsewhere: used and refreshed in place.
+		o.OAuth.Entry = store.Legacy(f, o.URL, nil)
 	}
 	return nil
 }
@@ -126,5 +144,43 @@ func (m *module) authRedirect(L *lua.LState) sched.Start {
 			loc = u.String()
 		}
 		return sched.Values(lua.LString(loc))
+	})
+}
+
+// login is mcp.login(url [, {scopes=, client_id=, …, on_auth_url=}]):
+// authorize with the server now and store the credential. It returns
+// {issuer=, scope=, expires_at=} (never a token).
+func (m *module) login(L *lua.LState) sched.Start {
+	u := L.CheckString(1)
+	t := L.CreateTable(0, 3)
+	t.RawSetString("url", lua.LString(u))
+	if o, ok := L.Get(2).(*lua.LTable); ok {
+		t.RawSetString("oauth", o)
+		t.RawSetString("on_auth_url", o.RawGetString("on_auth_url"))
+	} else if L.Get(2) != lua.LNil {
+		L.ArgError(2, "options must be a table ({scopes = {...}, client_id = ...})")
+	}
+	o := rmcp.Options{URL: u}
+	if err := m.authOptions(L, t, &o); err != nil {
+		L.ArgError(2, err.Error())
+	}
+	if o.OAuth == nil {
+		L.ArgError(2, "oauth = false leaves nothing to log in with")
+	}
+	oa := *o.OAuth
+	return goDo(func(ctx context.Context) sched.Completion {
+		cred, err := rmcp.Login(ctx, u, oa, nil)
+		if err != nil {
+			return fail(err)
+		}
+		return func(L *lua.LState) ([]lua.LValue, error) {
+			r := L.CreateTable(0, 3)
+			r.RawSetString("issuer", lua.LString(cred.Issuer))
+			r.RawSetString("scope", lua.LString(cred.Scope))
+			if cred.ExpiresAt > 0 {
+				r.RawSetString("expires_at", lua.LNumber(cred.ExpiresAt))
+			}
+			return []lua.LValue{r}, nil
+		}
 	})
 }
