@@ -41,6 +41,8 @@ is not a terminal, so a pipe can drive it).
   luagent serve FILE           serve the MCP server FILE returns, over stdio
   luagent serve FILE --http [ADDR][/PATH]
                                ... over Streamable HTTP (default 127.0.0.1:8080/mcp)
+  luagent mcp login URL [--scope S]...
+                               authorize with the MCP server URL now (OAuth; browser step)
   luagent mcp logout URL       remove the stored OAuth credentials of the MCP server URL
                                (exact URL; nothing is revoked at the authorization server)
 

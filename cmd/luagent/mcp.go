@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/luabind/host"
+	rmcp "github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/oauth/store"
 )
 
@@ -17,7 +19,58 @@ import (
 // parses its own arguments and returns the exit code; a new one (login) is
 // one more entry here and a line in the usage text.
 var mcpCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"login":  mcpLogin,
 	"logout": mcpLogout,
+}
+
+// mcpLogin authorizes with one server now and stores the credential: the
+// browser step opens (or prints) the authorization URL and waits on a
+// loopback redirect.
+func mcpLogin(args []string, stdout, stderr io.Writer) int {
+	var u string
+	var scopes []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--scope" || strings.HasPrefix(a, "--scope="):
+			v, ok := strings.CutPrefix(a, "--scope=")
+			if !ok {
+				if i+1 >= len(args) {
+					v = ""
+				} else {
+					v, i = args[i+1], i+1
+				}
+			}
+			if strings.TrimSpace(v) == "" {
+				fmt.Fprintln(stderr, "luagent: --scope needs a scope name: luagent mcp login URL --scope files:read")
+				return host.ExitUsage
+			}
+			scopes = append(scopes, strings.Fields(v)...)
+		case strings.HasPrefix(a, "-") || u != "":
+			fmt.Fprintln(stderr, "luagent: mcp login takes one server URL and --scope S (repeatable): luagent mcp login https://mcp.example.com/mcp --scope files:read")
+			return host.ExitUsage
+		default:
+			u = a
+		}
+	}
+	if u == "" {
+		fmt.Fprintln(stderr, "luagent: mcp login needs a server URL: luagent mcp login https://mcp.example.com/mcp")
+		return host.ExitUsage
+	}
+	st := store.Default(host.Home())
+	st.Warn = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cred, err := rmcp.Login(ctx, u, rmcp.OAuthOptions{Store: st, Config: oauth.Config{ServerURL: u, ClientName: "luagent", Scopes: scopes, Out: stderr}}, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "luagent: %v\n", err)
+		return host.ExitError
+	}
+	scope := cred.Scope
+	if scope == "" {
+		scope = "(none named)"
+	}
+	fmt.Fprintf(stdout, "logged in to %s: authorization server %s, scopes %s; stored in %s\n", u, cred.Issuer, scope, st.Dir())
+	return host.ExitOK
 }
 
 // runMCP runs `luagent mcp ARGS...`.
@@ -28,7 +81,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	}
 	sort.Strings(names)
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "luagent: mcp needs a subcommand (%s): luagent mcp logout URL\n", strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "luagent: mcp needs a subcommand (%s): luagent mcp login URL\n", strings.Join(names, ", "))
 		return host.ExitUsage
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {

@@ -62,8 +62,11 @@ func TestMCPUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"mcp"}, "luagent: mcp needs a subcommand (logout): luagent mcp logout URL"},
-		{[]string{"mcp", "frobnicate"}, "luagent: unknown mcp subcommand frobnicate (luagent mcp takes logout"},
+		{[]string{"mcp"}, "luagent: mcp needs a subcommand (login, logout): luagent mcp login URL"},
+		{[]string{"mcp", "frobnicate"}, "luagent: unknown mcp subcommand frobnicate (luagent mcp takes login, logout"},
+		{[]string{"mcp", "login"}, "luagent: mcp login needs a server URL"},
+		{[]string{"mcp", "login", "https://a.example/mcp", "--scope"}, "luagent: --scope needs a scope name"},
+		{[]string{"mcp", "login", "https://a.example/mcp", "https://b.example/mcp"}, "luagent: mcp login takes one server URL"},
 		{[]string{"mcp", "logout"}, "luagent: mcp logout needs one server URL"},
 		{[]string{"mcp", "logout", "https://a.example/mcp", "https://b.example/mcp"}, "luagent: mcp logout needs one server URL"},
 		{[]string{"mcp", "logout", "--all"}, "luagent: mcp logout needs one server URL"},
@@ -73,7 +76,16 @@ func TestMCPUsage(t *testing.T) {
 			t.Errorf("luagent %s: code %d, want 2\nstdout: %s\nstderr: %s", strings.Join(c.args, " "), r.code, r.stdout, r.stderr)
 		}
 	}
-	if r := luagent(t, "", nil, "--help"); !strings.Contains(r.stderr, "luagent mcp logout URL") {
+	if r := luagent(t, "", nil, "--help"); !strings.Contains(r.stderr, "luagent mcp logout URL") || !strings.Contains(r.stderr, "luagent mcp login URL") {
 		t.Errorf("the usage does not list mcp logout:\n%s", r.stderr)
+	}
+}
+
+// A server that does not ask for authorization: nothing to log in to.
+func TestMCPLoginUnprotected(t *testing.T) {
+	srv := serveHTTPArgs(t, "../../examples/echo.lua", "--http", "127.0.0.1:0/mcp")
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + t.TempDir()}, "mcp", "login", srv.url)
+	if r.code != 1 || !strings.Contains(r.stderr, "does not ask for authorization") {
+		t.Errorf("code %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/luagent/luagent/runtime/errs"
@@ -15,6 +17,9 @@ import (
 type OAuthOptions struct {
 	Config oauth.Config // ServerURL defaults to Options.URL
 	Store  *store.Store
+	// Entry, if set, is where the credential lives instead (a legacy
+	// MCP_OAUTH_TOKEN_FILE record: store.Legacy).
+	Entry *store.Entry
 	// MaxStepUps bounds the 403 insufficient_scope re-authorizations of
 	// one client (default 3).
 	MaxStepUps int
@@ -46,6 +51,9 @@ func newAuth(serverURL string, o *OAuthOptions) (*auth, error) {
 	a := &auth{opts: o, flow: flow}
 	if o.Store != nil {
 		a.entry = o.Store.Entry(cfg.ServerURL)
+	}
+	if o.Entry != nil {
+		a.entry = o.Entry
 	}
 	return a, nil
 }
@@ -127,4 +135,42 @@ func (a *auth) full(ctx context.Context, ch oauth.Challenge) (bool, error) {
 	}
 	a.cred = c
 	return true, nil
+}
+
+// Login authorizes with the server at serverURL now (luagent mcp login):
+// it asks the server without a token to get its challenge, runs the whole
+// flow and stores the credential (in o.Store, when set). A server that does
+// not ask for authorization is an error saying so.
+func Login(ctx context.Context, serverURL string, o OAuthOptions, client *http.Client) (*oauth.Credential, error) {
+	a, err := newAuth(serverURL, &o)
+	if err != nil {
+		return nil, err
+	}
+	if client == nil {
+		client = http.DefaultClient
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"` + MetaProtocolVersion + `":"` + ModernVersion + `","` + MetaClientCapabilities + `":{}}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(body))
+	if err != nil {
+		return nil, errs.Errorf(errs.Invalid, "login", "not a server URL: %v", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", ModernVersion)
+	req.Header.Set("Mcp-Method", "server/discover")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, errs.Errorf(errs.Process, "login", "cannot reach %s: %v", serverURL, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
+		return nil, errs.Errorf(errs.Invalid, "login", "%s does not ask for authorization (it answered HTTP %d without a token); nothing to log in to", serverURL, resp.StatusCode)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.load()
+	if _, err := a.full(ctx, oauth.ParseChallenge(resp.Header.Get("WWW-Authenticate"))); err != nil {
+		return nil, err
+	}
+	return a.cred, nil
 }

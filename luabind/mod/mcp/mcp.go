@@ -122,6 +122,7 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	mod := L.CreateTable(0, 4)
 	mod.RawSetString("connect", lp.Async("mcp.connect", m.readConnect))
 	mod.RawSetString("auth_redirect", lp.Async("mcp.auth_redirect", m.authRedirect))
+	mod.RawSetString("login", lp.Async("mcp.login", m.login))
 	mod.RawSetString("server", L.NewFunction(m.newServer))
 	return mod
 }
