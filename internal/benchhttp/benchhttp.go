@@ -633,7 +633,7 @@ func (l *Load) run(ctx context.Context, want int, more func(done int) bool) Stat
 type Server struct {
 	URL  string
 	cmd  *exec.Cmd
-	out  *tail
+	out  *benchsrv.TailBuffer
 	done chan struct{} // closed when the process has exited
 	name string
 }
@@ -670,7 +670,7 @@ func StartServer(argv, env []string, wait time.Duration) (*Server, error) {
 		cmd.Env = append(os.Environ(), env...)
 	}
 	cmd.WaitDelay = 2 * time.Second
-	s := &Server{cmd: cmd, out: &tail{max: 64 << 10}, done: make(chan struct{}), name: strings.Join(argv, " ")}
+	s := &Server{cmd: cmd, out: &benchsrv.TailBuffer{Max: 64 << 10}, done: make(chan struct{}), name: strings.Join(argv, " ")}
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
@@ -757,27 +757,4 @@ func SelfCPU() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }

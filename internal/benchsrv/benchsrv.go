@@ -84,7 +84,7 @@ type Server struct {
 	w       *bufio.Writer
 	r       *bufio.Reader
 	long    []byte // a line longer than r's buffer, assembled
-	stderr  *tailBuffer
+	stderr  *TailBuffer
 	timeout time.Duration
 	nextID  int64
 	t0      time.Time // just before exec
@@ -137,7 +137,7 @@ func (o Options) start(cmd string, args []string) (*Server, error) {
 	s := &Server{
 		era:     era,
 		name:    strings.Join(append([]string{cmd}, args...), " "),
-		stderr:  &tailBuffer{max: 64 << 10},
+		stderr:  &TailBuffer{Max: 64 << 10},
 		timeout: o.timeout(),
 		nextID:  1,
 		buf:     make([]byte, 0, 512),
@@ -511,24 +511,24 @@ func (d *deadlineIO) Write(p []byte) (int, error) {
 	return d.f.Write(p)
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
+// TailBuffer keeps the last Max bytes written to it (a server's stderr).
+type TailBuffer struct {
 	mu  sync.Mutex
-	max int
+	Max int
 	b   []byte
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+func (t *TailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	if len(t.b) > t.Max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.Max:]...)
 	}
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string {
+func (t *TailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)

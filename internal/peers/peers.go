@@ -232,3 +232,40 @@ func TSClient(t testing.TB) (cmd string, args []string) {
 	}
 	return node, []string{filepath.Join(dir, "drive.mjs")}
 }
+
+// inspectorPkg is the MCP Inspector, pinned in test/tsclient.
+const inspectorPkg = "@modelcontextprotocol/inspector"
+
+// Inspector returns the pinned Node 24 of test/tsclient and the
+// inspector's launcher script, or fails (skips with LUAGENT_SKIP_PEERS=1)
+// when `make peers` has not installed them.
+func Inspector(t testing.TB) (node, cli string) {
+	t.Helper()
+	dir := filepath.Join(RepoRoot(t), "test", "tsclient")
+	var want struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if err := readJSON(filepath.Join(dir, "package.json"), &want); err != nil {
+		t.Fatal(err)
+	}
+	pinned := want.Dependencies[inspectorPkg]
+	if pinned == "" {
+		t.Fatalf("%s is not listed in test/tsclient/package.json", inspectorPkg)
+	}
+	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(inspectorPkg))
+	var got struct {
+		Version string            `json:"version"`
+		Bin     map[string]string `json:"bin"`
+	}
+	err := readJSON(filepath.Join(pkgDir, "package.json"), &got)
+	node = filepath.Join(dir, "node_modules", ".bin", "node")
+	_, serr := os.Stat(node)
+	if err != nil || serr != nil || got.Version != pinned || got.Bin["mcp-inspector"] == "" {
+		msg := fmt.Sprintf("%s %s and its Node are not installed in test/tsclient/node_modules", inspectorPkg, pinned)
+		if os.Getenv(SkipEnv) == "1" {
+			t.Skipf("peers: %s (%s=1)", msg, SkipEnv)
+		}
+		t.Fatalf("peers: %s; run `make peers` (or set %s=1 to skip)", msg, SkipEnv)
+	}
+	return node, filepath.Join(pkgDir, filepath.FromSlash(got.Bin["mcp-inspector"]))
+}

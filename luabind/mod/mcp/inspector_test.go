@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -26,8 +25,6 @@ import (
 	"github.com/luagent/luagent/internal/testbin"
 )
 
-const inspectorPkg = "@modelcontextprotocol/inspector"
-
 // The official MCP Inspector CLI (@modelcontextprotocol/inspector 2.12.0 on
 // the Node 24 of test/tsclient) drives the conformance fixture over
 // Streamable HTTP, once per protocol era. Every request goes through a
@@ -35,7 +32,7 @@ const inspectorPkg = "@modelcontextprotocol/inspector"
 // other era: legacy must initialize a 2025-11-25 session, modern must never
 // initialize and must send 2026-07-28 on every request.
 func TestInspectorCLI(t *testing.T) {
-	node, cli := inspectorCLI(t)
+	node, cli := peers.Inspector(t)
 	bin := testbin.Build(t, "cmd/luagent")
 	server, _ := filepath.Abs(fixturePath)
 
@@ -241,51 +238,6 @@ func TestInspectorCLI(t *testing.T) {
 			wire.checkEra(t, era)
 		})
 	}
-}
-
-// inspectorCLI returns the pinned Node 24 of test/tsclient and the
-// inspector's launcher script, or fails (skips with LUAGENT_SKIP_PEERS=1)
-// when `make peers` has not installed them.
-func inspectorCLI(t *testing.T) (node, cli string) {
-	t.Helper()
-	dir := filepath.Join(peers.RepoRoot(t), "test", "tsclient")
-	var want struct {
-		Dependencies map[string]string `json:"dependencies"`
-	}
-	if err := inspReadJSON(filepath.Join(dir, "package.json"), &want); err != nil {
-		t.Fatal(err)
-	}
-	pinned := want.Dependencies[inspectorPkg]
-	if pinned == "" {
-		t.Fatalf("%s is not listed in test/tsclient/package.json", inspectorPkg)
-	}
-	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(inspectorPkg))
-	var got struct {
-		Version string            `json:"version"`
-		Bin     map[string]string `json:"bin"`
-	}
-	err := inspReadJSON(filepath.Join(pkgDir, "package.json"), &got)
-	node = filepath.Join(dir, "node_modules", ".bin", "node")
-	_, serr := os.Stat(node)
-	if err != nil || serr != nil || got.Version != pinned || got.Bin["mcp-inspector"] == "" {
-		msg := fmt.Sprintf("%s %s and its Node are not installed in test/tsclient/node_modules", inspectorPkg, pinned)
-		if os.Getenv(peers.SkipEnv) == "1" {
-			t.Skipf("peers: %s (%s=1)", msg, peers.SkipEnv)
-		}
-		t.Fatalf("peers: %s; run `make peers` (or set %s=1 to skip)", msg, peers.SkipEnv)
-	}
-	return node, filepath.Join(pkgDir, filepath.FromSlash(got.Bin["mcp-inspector"]))
-}
-
-func inspReadJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	return nil
 }
 
 // inspWire records every HTTP inspExchange between the inspector and luagent.
