@@ -46,6 +46,13 @@ local grants = {
   end,
 }
 grants["auth/enterprise-managed-authorization"] = grants["auth/cross-app-access-complete-flow"]
+-- Workload identity federation (SEP-1933): the platform's JWT is the grant.
+grants["auth/wif-jwt-bearer"] = function()
+  return { grant = "jwt_bearer", client_id = context.client_id, assertion = context.valid_jwt }
+end
+
+-- Scenarios that want DPoP-bound tokens (RFC 9449) with the browser flow.
+local dpop = { ["auth/dpop"] = true, ["auth/dpop-nonce"] = true }
 
 local function connect(extra)
   local o = { url = url, name = "conformance-server", timeout = 20, on_elicit = with_defaults }
@@ -59,7 +66,8 @@ local function connect(extra)
       client_issuer = context.issuer,
       -- The suite's stand-in for where a client publishes its metadata
       -- document (used when the server supports CIMD).
-      client_id_metadata_url = "https://conformance-test.local/client-metadata.json" }
+      client_id_metadata_url = "https://conformance-test.local/client-metadata.json",
+      dpop = dpop[scenario] }
     o.on_auth_url = function(u) return mcp.auth_redirect(u) end
   end
   for k, v in pairs(extra or {}) do o[k] = v end

@@ -320,13 +320,23 @@ func (c *Client) start() (*session, error) {
 	s := &session{started: time.Now(), invalid: make(chan struct{})}
 	if c.opts.URL != "" {
 		token := c.opts.Token
+		hc := c.opts.HTTPClient
 		var authorize func(context.Context, int, string, string) (bool, error)
 		if c.auth != nil {
 			token, authorize = c.auth.token, c.auth.authorize
+			if d := c.auth.flow.DPoP(); d != nil {
+				// DPoP-bound tokens go with the DPoP scheme and a proof.
+				if hc == nil {
+					hc = http.DefaultClient
+				}
+				cp := *hc
+				cp.Transport = d.RoundTripper(hc.Transport)
+				hc = &cp
+			}
 		}
 		s.stream = transport.NewHTTP(c.opts.URL, transport.HTTPOptions{
 			Name:         c.opts.Name,
-			Client:       c.opts.HTTPClient,
+			Client:       hc,
 			Header:       c.opts.Header,
 			Token:        token,
 			Authorize:    authorize,

@@ -29,21 +29,33 @@ func (c Challenge) InsufficientScope() bool { return c.Error == "insufficient_sc
 
 // ParseChallenge parses a WWW-Authenticate header value (several challenges
 // may share it, comma-separated, as RFC 9110 §11.6.1 allows) and returns
-// its Bearer challenge. Parameter names are case-insensitive; values may be
+// its Bearer challenge, else its DPoP one. Parameter names are case-insensitive; values may be
 // tokens or quoted strings with backslash escapes.
 func ParseChallenge(header string) Challenge {
-	for _, ch := range parseChallenges(header) {
-		if strings.EqualFold(ch.scheme, "Bearer") {
+	chs := parseChallenges(header)
+	for _, scheme := range []string{"Bearer", "DPoP"} {
+		if c, ok := challengeOf(chs, scheme); ok {
+			return c
+		}
+	}
+	return Challenge{}
+}
+
+// challengeOf returns the first challenge of the scheme (a DPoP one, RFC
+// 9449 §7.1, when a server asks for DPoP only: read as its Bearer one).
+func challengeOf(chs []rawChallenge, scheme string) (Challenge, bool) {
+	for _, ch := range chs {
+		if strings.EqualFold(ch.scheme, scheme) {
 			return Challenge{
 				Bearer:           true,
 				ResourceMetadata: ch.params["resource_metadata"],
 				Scope:            ch.params["scope"],
 				Error:            ch.params["error"],
 				ErrorDescription: ch.params["error_description"],
-			}
+			}, true
 		}
 	}
-	return Challenge{}
+	return Challenge{}, false
 }
 
 type rawChallenge struct {

@@ -182,23 +182,40 @@ func (f *Flow) token(ctx context.Context, endpoint string, form url.Values, cl c
 		form.Set("client_id", cl.id)
 	}
 	secrets = append(secrets, cl.secret, basic, form.Get("code"), form.Get("code_verifier"), form.Get("refresh_token"), form.Get("client_assertion"))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, errs.Errorf(errs.Protocol, "oauth", "%s: the token endpoint %q is not a valid URL", doing, endpoint)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if basic != "" {
-		req.Header.Set("Authorization", "Basic "+basic)
-	}
-	resp, err := f.noRedirect.Do(req)
-	if err != nil {
-		return nil, f.netError(ctx, doing+" at "+endpoint, err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	var resp *http.Response
 	var t tokenResponse
-	derr := decodeToken(resp.Header.Get("Content-Type"), raw, &t)
+	var derr error
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+		if err != nil {
+			return nil, errs.Errorf(errs.Protocol, "oauth", "%s: the token endpoint %q is not a valid URL", doing, endpoint)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "application/json")
+		if basic != "" {
+			req.Header.Set("Authorization", "Basic "+basic)
+		}
+		if f.dpop != nil {
+			proof, err := f.dpop.Proof(http.MethodPost, endpoint, "")
+			if err != nil {
+				return nil, err
+			}
+			req.Header.Set("DPoP", proof)
+		}
+		resp, err = f.noRedirect.Do(req)
+		if err != nil {
+			return nil, f.netError(ctx, doing+" at "+endpoint, err)
+		}
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		resp.Body.Close()
+		t = tokenResponse{}
+		derr = decodeToken(resp.Header.Get("Content-Type"), raw, &t)
+		if f.dpop != nil && f.dpop.noteNonce(req.URL, resp.Header) && attempt == 0 &&
+			resp.StatusCode == http.StatusBadRequest && derr == nil && t.Error == useDPoPNonce {
+			continue // RFC 9449 §8: the same request with the server's nonce
+		}
+		break
+	}
 	if resp.StatusCode != http.StatusOK {
 		msg := doing + " at " + endpoint + " failed (HTTP " + strconv.Itoa(resp.StatusCode)
 		if derr == nil && t.Error != "" {
@@ -216,8 +233,14 @@ func (f *Flow) token(ctx context.Context, endpoint string, form url.Values, cl c
 	if derr != nil || t.AccessToken == "" {
 		return nil, errs.Errorf(errs.Protocol, "oauth", "%s at %s: the answer is not a token response (no access_token); report it to the server's operator", doing, endpoint)
 	}
-	if t.TokenType != "" && !strings.EqualFold(t.TokenType, "bearer") {
-		return nil, errs.Errorf(errs.Protocol, "oauth", "%s at %s: the server issued a %q token; luagent sends only Bearer tokens", doing, endpoint, sanitize(t.TokenType))
+	switch {
+	case f.dpop != nil && strings.EqualFold(t.TokenType, "DPoP"):
+		f.dpop.bind(t.AccessToken)
+	case t.TokenType != "" && !strings.EqualFold(t.TokenType, "bearer"):
+		if strings.EqualFold(t.TokenType, "DPoP") {
+			return nil, errs.Errorf(errs.Protocol, "oauth", "%s at %s: the server issued a DPoP-bound token unasked; luagent sends Bearer tokens unless oauth.dpop = true", doing, endpoint)
+		}
+		return nil, errs.Errorf(errs.Protocol, "oauth", "%s at %s: the server issued a %q token; luagent sends only Bearer and DPoP tokens", doing, endpoint, sanitize(t.TokenType))
 	}
 	if len(t.ExpiresIn) > 0 {
 		s := strings.Trim(string(t.ExpiresIn), `"`)

@@ -86,6 +86,17 @@ type Config struct {
 
 	// IdP is the enterprise identity provider for GrantJWTBearer.
 	IdP IdentityProvider
+
+	// Assertion, for GrantJWTBearer instead of IdP, is a JWT the client
+	// already holds and presents as the grant as is: workload identity
+	// federation (SEP-1933), the platform's token for this workload.
+	Assertion string
+
+	// DPoP binds tokens to a key made for this client (RFC 9449): every
+	// token request carries a DPoP proof, and a token issued as
+	// token_type DPoP is presented with the DPoP scheme and a fresh proof
+	// per request (Flow.DPoP().RoundTripper). Server nonces are honoured.
+	DPoP bool
 }
 
 // Validate checks the configuration: the server URL is absolute http(s); a

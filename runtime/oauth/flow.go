@@ -38,6 +38,7 @@ type Flow struct {
 	resource   string   // CanonicalResource(ServerURL)
 	http       *http.Client
 	noRedirect *http.Client
+	dpop       *DPoP // Config.DPoP
 }
 
 // New returns a Flow for cfg after validating it.
@@ -65,8 +66,18 @@ func New(cfg Config) (*Flow, error) {
 	if f.cfg.BrowseTimeout <= 0 {
 		f.cfg.BrowseTimeout = 10 * time.Minute
 	}
+	if cfg.DPoP {
+		d, err := NewDPoP(f.cfg.Now)
+		if err != nil {
+			return nil, err
+		}
+		f.dpop = d
+	}
 	return f, nil
 }
+
+// DPoP is the flow's DPoP key (Config.DPoP), or nil.
+func (f *Flow) DPoP() *DPoP { return f.dpop }
 
 // loginHint is the one thing to do when stored authorization is gone.
 func (f *Flow) loginHint() string {

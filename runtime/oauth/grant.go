@@ -76,7 +76,8 @@ func (c *Config) unattended() bool {
 
 // validateGrant checks the grant settings: a known grant; a client with a
 // secret or a private key for client credentials; the IdP's endpoint, its
-// client and the ID token for jwt_bearer; a private key that parses and
+// client and the ID token (or a workload's own JWT, Assertion) for
+// jwt_bearer; a private key that parses and
 // fits the signing algorithm.
 func (c *Config) validateGrant() error {
 	switch c.Grant {
@@ -100,6 +101,9 @@ func (c *Config) validateGrant() error {
 		}
 	}
 	idpSet := c.IdP != (IdentityProvider{})
+	if c.Assertion != "" && c.Grant != GrantJWTBearer {
+		return errs.Errorf(errs.Invalid, "oauth", "oauth.assertion is set but oauth.grant is not %q: set grant = %q to present it", GrantJWTBearer, GrantJWTBearer)
+	}
 	switch c.Grant {
 	case GrantClientCredentials:
 		if c.ClientID == "" || (c.ClientSecret == "" && c.PrivateKeyPEM == "") {
@@ -109,9 +113,18 @@ func (c *Config) validateGrant() error {
 		if c.ClientID == "" {
 			return errs.New(errs.Invalid, "oauth", "the jwt_bearer grant needs oauth.client_id: the client registered with the MCP server's authorization server")
 		}
+		if c.Assertion != "" {
+			if idpSet {
+				return errs.New(errs.Invalid, "oauth", "both oauth.assertion and oauth.idp are set for the jwt_bearer grant: give the workload's JWT (assertion) or the identity provider (idp), not both")
+			}
+			if strings.Count(c.Assertion, ".") != 2 {
+				return errs.New(errs.Invalid, "oauth", "oauth.assertion is not a JWT (three dot-separated parts): give the workload's identity token")
+			}
+			break
+		}
 		p := c.IdP
 		if p.TokenEndpoint == "" || p.ClientID == "" || p.IDToken == "" {
-			return errs.New(errs.Invalid, "oauth", "the jwt_bearer grant needs oauth.idp with token_endpoint, client_id and id_token (the user's ID token from the identity provider)")
+			return errs.New(errs.Invalid, "oauth", "the jwt_bearer grant needs oauth.idp with token_endpoint, client_id and id_token (the user's ID token from the identity provider), or oauth.assertion (a workload's own JWT)")
 		}
 		u, err := url.Parse(p.TokenEndpoint)
 		if err != nil || u.Host == "" || u.Fragment != "" || (u.Scheme != "https" && u.Scheme != "http") {
@@ -148,7 +161,12 @@ func (f *Flow) authorizeGrant(ctx context.Context, meta *serverMetadata, resourc
 	}
 	var secrets []string
 	doing := "requesting a token with the client credentials grant"
-	if f.cfg.Grant == GrantJWTBearer {
+	if f.cfg.Grant == GrantJWTBearer && f.cfg.Assertion != "" {
+		// Workload identity federation: the platform's JWT is the grant.
+		form.Set("assertion", f.cfg.Assertion)
+		secrets = append(secrets, f.cfg.Assertion)
+		doing = "presenting the workload's JWT for an access token (jwt-bearer grant)"
+	} else if f.cfg.Grant == GrantJWTBearer {
 		jag, err := f.exchangeIDToken(ctx, meta.Issuer, resource, scopes)
 		if err != nil {
 			return nil, err

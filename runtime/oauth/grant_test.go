@@ -494,3 +494,45 @@ func TestAuthorizeGrantRefused(t *testing.T) {
 		})
 	}
 }
+
+func TestAuthorizeWorkloadAssertion(t *testing.T) {
+	const jwt = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ3b3JrbG9hZCJ9.sig-SECRET"
+	tests := []struct {
+		name    string
+		cfg     Config
+		wantErr string
+	}{
+		{name: "assertion is the grant", cfg: Config{Grant: GrantJWTBearer, ClientID: testClientID, Assertion: jwt}},
+		{name: "assertion and idp", cfg: Config{Grant: GrantJWTBearer, ClientID: testClientID, Assertion: jwt, IdP: IdentityProvider{TokenEndpoint: "https://idp.example/token", ClientID: "c", IDToken: "x"}}, wantErr: "not both"},
+		{name: "assertion not a JWT", cfg: Config{Grant: GrantJWTBearer, ClientID: testClientID, Assertion: "opaque-SECRET"}, wantErr: "not a JWT"},
+		{name: "assertion without jwt_bearer", cfg: Config{Grant: GrantClientCredentials, ClientID: testClientID, ClientSecret: testSecret, Assertion: jwt}, wantErr: "oauth.grant is not"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGrantServer(t, func(g *grantServer) { g.grantTypes = []string{grantTypeJWTBearer} })
+			tc.cfg.ServerURL = g.serverURL()
+			f, err := New(tc.cfg)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "SECRET") {
+					t.Fatalf("New: %v, want an error with %q and no secret", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			if _, err := f.Authorize(ctx(t), Challenge{}, nil); err != nil {
+				t.Fatalf("Authorize: %v", err)
+			}
+			form, _ := g.lastAS()
+			if form.Get("grant_type") != grantTypeJWTBearer || form.Get("assertion") != jwt || form.Get("client_id") != testClientID {
+				t.Errorf("token request grant_type %q assertion present %v client_id %q", form.Get("grant_type"), form.Get("assertion") == jwt, form.Get("client_id"))
+			}
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			if len(g.idpForms) != 0 {
+				t.Error("the workload's JWT went through an identity provider exchange")
+			}
+		})
+	}
+}

@@ -118,7 +118,17 @@ func parseSigningKey(pemText, alg string) (*signingKey, error) {
 
 // sign returns the compact JWS of claims with the header {alg, typ: JWT}.
 func (k *signingKey) sign(claims map[string]any) (string, error) {
-	hdr, _ := json.Marshal(map[string]string{"alg": k.alg, "typ": "JWT"})
+	return k.signWithHeader(map[string]any{"typ": "JWT"}, claims)
+}
+
+// signWithHeader returns the compact JWS of claims with the header hdr
+// plus alg (a DPoP proof's typ and jwk, dpop.go).
+func (k *signingKey) signWithHeader(header, claims map[string]any) (string, error) {
+	h0 := map[string]any{"alg": k.alg}
+	for name, v := range header {
+		h0[name] = v
+	}
+	hdr, _ := json.Marshal(h0)
 	body, err := json.Marshal(claims)
 	if err != nil {
 		return "", errs.Errorf(errs.Internal, "oauth", "encoding JWT claims: %v", err)

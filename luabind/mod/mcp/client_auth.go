@@ -31,6 +31,9 @@ import (
 //	oauth = { grant = "jwt_bearer", client_id, client_secret,
 //	          idp = { token_endpoint, client_id, client_secret, id_token } }
 //	                                   enterprise-managed (ID-JAG) authorization
+//	oauth = { grant = "jwt_bearer", client_id, assertion = jwt }
+//	                                   workload identity federation
+//	oauth = { dpop = true, … }         DPoP-bound tokens (RFC 9449)
 //	on_auth_url = function(url) return callback_url end   the browser step
 //
 // By default a server that answers 401 is authorized with OAuth, tokens

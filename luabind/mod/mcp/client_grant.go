@@ -13,12 +13,22 @@ import (
 //	grant = "client_credentials" | "jwt_bearer"   (default: the browser flow)
 //	private_key_pem, signing_algorithm           private_key_jwt client auth
 //	idp = { token_endpoint, client_id, client_secret, id_token }   jwt_bearer
+//	assertion = jwt                  jwt_bearer with the workload's own JWT
+//	dpop = true                      DPoP-bound tokens (RFC 9449), any grant
 //
 // oauth.Config.Validate checks them together.
 func grantOptions(v *lua.LTable, cfg *oauth.Config) error {
 	cfg.Grant = firstString(v, "grant")
 	cfg.PrivateKeyPEM = firstString(v, "private_key_pem", "privateKeyPem")
 	cfg.SigningAlgorithm = firstString(v, "signing_algorithm", "signingAlgorithm")
+	cfg.Assertion = firstString(v, "assertion")
+	switch d := v.RawGetString("dpop").(type) {
+	case *lua.LNilType:
+	case lua.LBool:
+		cfg.DPoP = bool(d)
+	default:
+		return fmt.Errorf("oauth.dpop must be a boolean")
+	}
 	switch idp := v.RawGetString("idp").(type) {
 	case *lua.LNilType:
 	case *lua.LTable:
