@@ -67,8 +67,22 @@ func (a *auth) load() {
 	if a.entry != nil {
 		if c, err := a.entry.Load(); err == nil {
 			a.cred = c
+			if d := a.flow.DPoP(); d != nil && c != nil && c.DPoPKey != "" {
+				if d.Adopt(c.DPoPKey, c.AccessToken) != nil {
+					a.cred = nil // unusable: authorize again
+				}
+			}
 		}
 	}
+}
+
+// keep notes the DPoP key in a credential whose token is bound to it, so
+// that it is stored with it.
+func (a *auth) keep(c *oauth.Credential) *oauth.Credential {
+	if d := a.flow.DPoP(); d != nil && c != nil && d.Bound(c.AccessToken) {
+		c.DPoPKey = d.KeyPEM()
+	}
+	return c
 }
 
 // token is the bearer token for the next request ("" before authorizing).
@@ -108,13 +122,20 @@ func (a *auth) authorize(ctx context.Context, status int, challenge, used string
 	if a.cred != nil && a.cred.RefreshToken != "" {
 		var c *oauth.Credential
 		var err error
+		refresh := func(ctx context.Context, cur *oauth.Credential) (*oauth.Credential, error) {
+			c, err := a.flow.Refresh(ctx, cur)
+			return a.keep(c), err
+		}
 		if a.entry != nil {
-			c, err = a.entry.RefreshOnce(ctx, a.cred, a.flow.Refresh)
+			c, err = a.entry.RefreshOnce(ctx, a.cred, refresh)
 		} else {
-			c, err = a.flow.Refresh(ctx, a.cred)
+			c, err = refresh(ctx, a.cred)
 		}
 		if err != nil {
 			return false, err // says to log in again: never a loop
+		}
+		if d := a.flow.DPoP(); d != nil && c.DPoPKey != "" {
+			d.Adopt(c.DPoPKey, c.AccessToken) // (another process may have refreshed it)
 		}
 		a.cred = c
 		return true, nil
@@ -128,6 +149,7 @@ func (a *auth) full(ctx context.Context, ch oauth.Challenge) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	c = a.keep(c)
 	if a.entry != nil {
 		if err := a.entry.Save(ctx, c); err != nil {
 			return false, err

@@ -24,4 +24,7 @@ type Credential struct {
 	Scope     string `json:"scope,omitempty"`
 	// Resource is the RFC 8707 resource the tokens were asked for.
 	Resource string `json:"resource,omitempty"`
+	// DPoPKey is the private key (PKCS#8 PEM) the tokens are bound to, for
+	// DPoP-bound credentials (as secret as the tokens).
+	DPoPKey string `json:"dpop_key,omitempty"`
 }

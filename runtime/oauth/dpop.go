@@ -5,7 +5,9 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/url"
@@ -66,6 +68,8 @@ func NewDPoP(now func() time.Time) (*DPoP, error) {
 // Thumbprint is the RFC 7638 SHA-256 thumbprint of the public key (what a
 // bound token's cnf.jkt names).
 func (d *DPoP) Thumbprint() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	// The required members in lexicographic order, no whitespace.
 	s := `{"crv":"P-256","kty":"EC","x":"` + d.jwk["x"].(string) + `","y":"` + d.jwk["y"].(string) + `"}`
 	sum := sha256.Sum256([]byte(s))
@@ -96,7 +100,50 @@ func (d *DPoP) Proof(method, rawURL, accessToken string) (string, error) {
 		sum := sha256.Sum256([]byte(accessToken))
 		claims["ath"] = base64.RawURLEncoding.EncodeToString(sum[:])
 	}
-	return d.key.signWithHeader(map[string]any{"typ": "dpop+jwt", "jwk": d.jwk}, claims)
+	d.mu.Lock()
+	key, jwk := d.key, d.jwk
+	d.mu.Unlock()
+	return key.signWithHeader(map[string]any{"typ": "dpop+jwt", "jwk": jwk}, claims)
+}
+
+// KeyPEM is the private key as PKCS#8 PEM, to store with the credential
+// whose tokens are bound to it (another process can then present them).
+func (d *DPoP) KeyPEM() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	der, err := x509.MarshalPKCS8PrivateKey(d.key.key)
+	if err != nil {
+		return ""
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}
+
+// Adopt takes a stored key (KeyPEM) and the access token bound to it, so a
+// credential saved by another process works here.
+func (d *DPoP) Adopt(keyPEM, accessToken string) error {
+	block, _ := pem.Decode([]byte(keyPEM))
+	if block == nil {
+		return errs.New(errs.Invalid, "oauth", "the stored DPoP key is not PEM; run `luagent mcp login URL` to authorize again")
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	priv, ok := k.(*ecdsa.PrivateKey)
+	if err != nil || !ok || priv.Curve != elliptic.P256() {
+		return errs.New(errs.Invalid, "oauth", "the stored DPoP key is not a P-256 key; run `luagent mcp login URL` to authorize again")
+	}
+	pub, err := priv.PublicKey.ECDH()
+	if err != nil {
+		return errs.New(errs.Invalid, "oauth", "the stored DPoP key is unusable; run `luagent mcp login URL` to authorize again")
+	}
+	raw := pub.Bytes()
+	b64 := base64.RawURLEncoding.EncodeToString
+	d.mu.Lock()
+	d.key = &signingKey{alg: "ES256", key: priv}
+	d.jwk = map[string]any{"kty": "EC", "crv": "P-256", "x": b64(raw[1:33]), "y": b64(raw[33:65])}
+	d.mu.Unlock()
+	if accessToken != "" {
+		d.bind(accessToken)
+	}
+	return nil
 }
 
 func origin(u *url.URL) string { return strings.ToLower(u.Scheme + "://" + u.Host) }

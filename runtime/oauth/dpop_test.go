@@ -12,6 +12,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+
+	"github.com/luagent/luagent/runtime/errs"
 	"sync"
 	"testing"
 	"time"
@@ -391,5 +393,33 @@ func TestParseChallengeDPoP(t *testing.T) {
 	}
 	if !wantsNonce(http.Header{"Www-Authenticate": {`DPoP error="use_dpop_nonce"`}}) || wantsNonce(http.Header{"Www-Authenticate": {`Bearer error="invalid_token"`}}) {
 		t.Error("wantsNonce misreads the challenge")
+	}
+}
+
+// A DPoP key stored with a credential works in another process: same key
+// (thumbprint), the token known as bound; a bad stored key is refused.
+func TestDPoPKeyAdopted(t *testing.T) {
+	a, err := NewDPoP(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := a.KeyPEM()
+	if !strings.HasPrefix(stored, "-----BEGIN PRIVATE KEY-----") {
+		t.Fatalf("KeyPEM: %.40q", stored)
+	}
+	b, _ := NewDPoP(nil)
+	if b.Thumbprint() == a.Thumbprint() {
+		t.Fatal("two fresh keys alike")
+	}
+	if err := b.Adopt(stored, "tok-1"); err != nil {
+		t.Fatal(err)
+	}
+	if b.Thumbprint() != a.Thumbprint() || !b.Bound("tok-1") {
+		t.Errorf("adopted key: thumbprint %s want %s, bound %v", b.Thumbprint(), a.Thumbprint(), b.Bound("tok-1"))
+	}
+	for _, bad := range []string{"", "not pem", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"} {
+		if err := b.Adopt(bad, "x"); errs.KindOf(err) != errs.Invalid || !strings.Contains(err.Error(), "luagent mcp login") {
+			t.Errorf("Adopt(%.20q): %v", bad, err)
+		}
 	}
 }
