@@ -678,7 +678,9 @@ func StartServer(argv, env []string, wait time.Duration) (*Server, error) {
 	}
 	w.Close()
 	found := make(chan string, 1)
+	read := make(chan struct{}) // closed when all output is in s.out
 	go func() {
+		defer close(read)
 		defer r.Close()
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -701,6 +703,10 @@ func StartServer(argv, env []string, wait time.Duration) (*Server, error) {
 	case s.URL = <-found:
 		return s, nil
 	case <-s.done:
+		select { // what it printed before exiting may still be in the pipe
+		case <-read:
+		case <-time.After(2 * time.Second):
+		}
 		return nil, &ExitedError{Name: s.name, State: cmd.ProcessState.String(), Output: s.out.String()}
 	case <-time.After(wait):
 		s.Close()
