@@ -737,26 +737,7 @@ func (s *Server) Close() {
 }
 
 // CPU is the server's user+system CPU time so far (/proc, 10 ms ticks).
-func (s *Server) CPU() (time.Duration, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.Pid()) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, false
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return time.Duration(ut+st) * 10 * time.Millisecond, true
-}
+func (s *Server) CPU() (time.Duration, bool) { return benchsrv.ProcCPU(s.Pid()) }
 
 // SelfCPU is this process's user+system CPU time so far.
 func SelfCPU() time.Duration {

@@ -443,8 +443,12 @@ func (s *Server) inFlight(total, n int) error {
 }
 
 // cpu is the server's user+system CPU time so far (/proc, 10 ms ticks).
-func (s *Server) cpu() (time.Duration, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.Pid()) + "/stat")
+func (s *Server) cpu() (time.Duration, bool) { return ProcCPU(s.Pid()) }
+
+// ProcCPU is a process's user+system CPU time so far, from /proc/PID/stat
+// (10 ms ticks).
+func ProcCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, false
 	}
