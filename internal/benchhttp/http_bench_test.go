@@ -85,6 +85,11 @@ var servers = []server{
 	}},
 	{"lua", both, luagent()},
 	{"lua-w2", both, luagent("--workers", "2")},
+	{"lua-nethttp", both, func(tb testing.TB, era benchsrv.Era) command {
+		c := luagent()(tb, era)
+		c.env = append(c.env, "LUAGENT_HTTP_SERVER=net/http")
+		return c
+	}},
 }
 
 // luagent runs `luagent serve examples/echo.lua --http 127.0.0.1:0/mcp`

@@ -15,6 +15,7 @@ import (
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/h1"
 	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/mcphttp"
@@ -101,7 +102,7 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 		if auth != nil {
 			mux.HandleFunc(auth.MetadataPath(), auth.ServeMetadata) // needs no token
 		}
-		hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		hs := newHTTPServer(mux)
 		url := "http://" + ln.Addr().String() + path
 		workers := ""
 		if len(srvs) > 1 {
@@ -137,6 +138,23 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 		handler.Close()
 		return nil
 	})
+}
+
+// httpServer is what ServeHTTP needs of an HTTP server.
+type httpServer interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+}
+
+// newHTTPServer is runtime/h1's lean HTTP/1.1 server (BENCHMARKS.md, W3),
+// or net/http's when
+// LUAGENT_HTTP_SERVER=net/http — for comparing the two, or as a way out
+// should a client trip over the lean one.
+func newHTTPServer(h http.Handler) httpServer {
+	if os.Getenv("LUAGENT_HTTP_SERVER") == "net/http" {
+		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	}
+	return &h1.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 }
 
 // splitAddrPath splits HOST:PORT/PATH; a bare :PORT listens on loopback.

@@ -2,7 +2,6 @@ package mcphttp_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +20,7 @@ func TestAuthorize(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := mcphttp.NewHandler(srv, mcphttp.Options{KeepAlive: 50 * time.Millisecond, Authorize: auth.Check})
-	ts := httptest.NewServer(h)
+	ts := newTestServer(t, h)
 	t.Cleanup(func() { h.Close(); ts.Close(); srv.Close() })
 	bearer := map[string]string{"Authorization": "Bearer tok"}
 	with := func(a, b map[string]string) map[string]string {

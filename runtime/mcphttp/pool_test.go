@@ -35,7 +35,7 @@ func (w worker) Handle(r *mcp.Request) {
 	r.Reply(text("worker " + strconv.Itoa(w.n)))
 }
 
-func startPool(t *testing.T, n int) (*httptest.Server, chan struct{}) {
+func startPool(t *testing.T, n int) (*testServer, chan struct{}) {
 	t.Helper()
 	release := make(chan struct{})
 	var srvs []*mcp.Server
@@ -43,7 +43,7 @@ func startPool(t *testing.T, n int) (*httptest.Server, chan struct{}) {
 		srvs = append(srvs, mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "pool", Version: "1"}, Handler: worker{i, release}}))
 	}
 	h := mcphttp.NewPool(srvs, mcphttp.Options{})
-	ts := httptest.NewServer(h)
+	ts := newTestServer(t, h)
 	t.Cleanup(func() {
 		h.Close()
 		ts.Close()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -81,11 +80,11 @@ type mcpError struct{}
 
 func (*mcpError) Error() string { return "unknown tool" }
 
-func start(t *testing.T) (*httptest.Server, *mcp.Server) {
+func start(t *testing.T) (*testServer, *mcp.Server) {
 	t.Helper()
 	srv := mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "go-test", Version: "1"}, Handler: handler{}})
 	h := mcphttp.NewHandler(srv, mcphttp.Options{MaxBody: 1 << 16, KeepAlive: 50 * time.Millisecond})
-	ts := httptest.NewServer(h)
+	ts := newTestServer(t, h)
 	t.Cleanup(func() { h.Close(); ts.Close(); srv.Close() })
 	return ts, srv
 }
