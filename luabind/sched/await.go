@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/luagent/luagent/luabind/vm"
@@ -11,14 +12,24 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
+// internalChunk is the scheduler's Lua half, one chunk compiled on first
+// use (by New, not at package init: a process that never makes a loop does
+// not pay for the parser). Its two nested functions are instantiated from
+// Go with their upvalues set (see closure), as the VM's CLOSURE instruction
+// would, so no Lua code runs to make them.
+//
 // The trampoline is the base function of every task coroutine. It calls
 // the job's function in a non-tail position — a wait reached by a tail call
 // from a coroutine's base frame would end the coroutine (LUA.md §1.10) —
 // and loops, so one coroutine serves many short tasks: park hands the
 // results to Go and returns the next job.
-var trampolineProto = vm.MustCompile(`
-local park, unpack = ...
-return function()
+//
+// The async wrapper wraps a waiting Go function (raw): the loop resumes the
+// task with (true, results...) or (false, err), and the error must be
+// raised in the task, which only Lua code (check) can do after a resume.
+const internalChunk = `
+local park, unpack, raw, error
+local trampoline = function()
   local fn, args, n = park()
   while true do
     if n == 0 then
@@ -28,20 +39,46 @@ return function()
     end
   end
 end
-`, internalSource)
-
-// asyncProto wraps a waiting Go function: the loop resumes the task with
-// (true, results...) or (false, err), and the error must be raised in the
-// task, which only Lua code can do after a resume.
-var asyncProto = vm.MustCompile(`
-local raw = ...
-local error = error
-local function check(ok, ...)
+local check = function(ok, ...)
   if ok then return ... end
   error((...), 0)
 end
-return function(...) return check(raw(...)) end
-`, internalSource)
+local async = function(...) return check(raw(...)) end
+`
+
+type internalProtos struct {
+	trampoline, check, async *lua.FunctionProto
+}
+
+// internal compiles internalChunk once per process; the protos are
+// immutable and shared by every state.
+var internal = sync.OnceValue(func() internalProtos {
+	p := vm.MustCompile(internalChunk, internalSource)
+	f := p.FunctionPrototypes
+	if len(f) != 3 {
+		panic("sched: the internal chunk must define three functions")
+	}
+	// closure passes upvalues in this order: the order the compiler numbered
+	// them, checked here once.
+	for i, want := range [][]string{{"park", "unpack"}, {"error"}, {"check", "raw"}} {
+		if strings.Join(f[i].DbgUpvalues, ",") != strings.Join(want, ",") {
+			panic(fmt.Sprintf("sched: internal function %d has upvalues %v, want %v", i, f[i].DbgUpvalues, want))
+		}
+	}
+	return internalProtos{trampoline: f[0], check: f[1], async: f[2]}
+})
+
+// closure instantiates proto, a function of the internal chunk, in L with
+// the given upvalues (in the order internal checked).
+func closure(L *lua.LState, proto *lua.FunctionProto, upvalues ...lua.LValue) *lua.LFunction {
+	fn := L.NewFunctionFromProto(proto)
+	for i, v := range upvalues {
+		uv := &lua.Upvalue{} // closed: it holds its own value
+		uv.SetValue(v)
+		fn.Upvalues[i] = uv
+	}
+	return fn
+}
 
 // Completion turns the outcome of a wait into Lua values. It runs on the
 // loop goroutine, with the loop's state. An error is raised in the task as
@@ -74,12 +111,11 @@ func (lp *Loop) Async(name string, read func(L *lua.LState) Start) *lua.LFunctio
 		start := lp.readArgs(L, name, read)
 		return lp.await(L, name, start)
 	})
-	if err := lp.L.CallByParam(lua.P{Fn: lp.wrapAsync, NRet: 1, Protect: true}, raw); err != nil {
-		panic(err)
-	}
-	fn := lp.L.Get(-1).(*lua.LFunction)
-	lp.L.Pop(1)
-	return fn
+	// check raises with the global error of the moment, as a wrapper made
+	// by running Lua code here would.
+	p := internal()
+	check := closure(lp.L, p.check, lp.L.GetGlobal("error"))
+	return closure(lp.L, p.async, check, raw)
 }
 
 // readArgs runs read and, when it raises an argument error, rewrites it to

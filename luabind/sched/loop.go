@@ -47,8 +47,6 @@ type Loop struct {
 	pool    []*lua.LState // parked task threads, ready for a new job
 
 	trampoline *lua.LFunction
-	wrapAsync  *lua.LFunction
-	unpack     lua.LValue
 	guards     map[uintptr]frameKind
 	pcs        []uintptr
 	fatal      *lua.LTable // a guard error pcall must not swallow, while its task runs
@@ -91,14 +89,7 @@ func New(L *lua.LState, opts Options) *Loop {
 	ud.Value = lp
 	L.G.Registry.RawSetString(registryKey, ud)
 
-	park := L.NewFunction(lp.park)
-	fn := L.NewFunctionFromProto(trampolineProto)
-	if err := L.CallByParam(lua.P{Fn: fn, NRet: 1, Protect: true}, park, L.G.Global.RawGetString("unpack")); err != nil {
-		panic(err)
-	}
-	lp.trampoline = L.Get(-1).(*lua.LFunction)
-	L.Pop(1)
-	lp.wrapAsync = L.NewFunctionFromProto(asyncProto)
+	lp.trampoline = closure(L, internal().trampoline, L.NewFunction(lp.park), L.G.Global.RawGetString("unpack"))
 	lp.installGuards()
 	return lp
 }
