@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -61,8 +60,7 @@ func (h *Host) REPL(ctx context.Context, in io.Reader, interactive bool) int {
 
 	var current atomic.Pointer[sched.Task]
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt)
-	defer signal.Stop(sigs)
+	defer subscribeSignals(sigs, os.Interrupt)()
 	go func() {
 		for range sigs {
 			if t := current.Load(); t != nil {

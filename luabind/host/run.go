@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"sync/atomic"
 	"syscall"
 
@@ -98,7 +97,7 @@ func (h *Host) setArg(s Script) {
 // at once on the second (a stuck Go call, or an impatient user).
 func (h *Host) onSignals(fn func(os.Signal)) (stop func()) {
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	unsubscribe := subscribeSignals(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -115,7 +114,7 @@ func (h *Host) onSignals(fn func(os.Signal)) (stop func()) {
 		}
 	}()
 	return func() {
-		signal.Stop(ch)
+		unsubscribe()
 		close(done)
 	}
 }
