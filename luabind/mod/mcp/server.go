@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -487,6 +488,13 @@ func (m *module) resourceUpdated(L *lua.LState) int {
 // paramHeaders reads the x-mcp-header annotations of an input schema's
 // top-level properties (the only place they count).
 func paramHeaders(schema json.RawMessage) map[string]string {
+	// Most schemas have no such annotation, and decoding one into the
+	// struct below (reflection, the first time) was a third of s:tool's time.
+	// Without a backslash the key can only be spelt as itself, in any case
+	// (json matches field names case-insensitively).
+	if !bytes.ContainsRune(schema, '\\') && !containsFoldASCII(schema, "x-mcp-header") {
+		return nil
+	}
 	var s struct {
 		Properties map[string]struct {
 			Header string `json:"x-mcp-header"`
@@ -505,6 +513,22 @@ func paramHeaders(schema json.RawMessage) map[string]string {
 		}
 	}
 	return out
+}
+
+// containsFoldASCII reports whether b may contain s (ASCII, lower case) in
+// any mix of cases: it can answer true wrongly (a '\r' passes for a '-'),
+// never false.
+func containsFoldASCII(b []byte, s string) bool {
+	for i := 0; i+len(s) <= len(b); i++ {
+		j := 0
+		for j < len(s) && b[i+j]|0x20 == s[j] {
+			j++
+		}
+		if j == len(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // ParamHeaders implements rmcp.ParamHeaderer.
