@@ -42,7 +42,7 @@ type Config struct {
 type module struct {
 	lp       *sched.Loop
 	cfg      Config
-	mt       *lua.LTable
+	mt       *lua.LTable // connections'; see connMT
 	serverMT *lua.LTable
 	ctxMT    *lua.LTable
 	// ctx ends when the host shuts down, releasing Go goroutines that wait
@@ -77,6 +77,31 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	m := &module{lp: lp, cfg: cfg, ctx: ctx, cancel: cancel, conns: map[*conn]bool{}}
 	lp.OnClose(m.closeAll)
 
+	m.serverMT = L.NewTypeMetatable(serverType)
+	m.serverMT.RawSetString("__index", m.serverMethods(L))
+	m.serverMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		s := m.checkServer(L)
+		L.Push(lua.LString(fmt.Sprintf("mcp server %q", s.srv.Name())))
+		return 1
+	}))
+	m.serverMT.RawSetString("__metatable", lua.LString(serverType))
+	m.ctxMT = m.ctxMetatable(L)
+
+	mod := L.CreateTable(0, 4)
+	mod.RawSetString("connect", lp.Async("mcp.connect", m.readConnect))
+	mod.RawSetString("auth_redirect", lp.Async("mcp.auth_redirect", m.authRedirect))
+	mod.RawSetString("login", lp.Async("mcp.login", m.login))
+	mod.RawSetString("server", L.NewFunction(m.newServer))
+	return mod
+}
+
+// connMT is the metatable of connections, made by the first connect: a
+// script that only serves never needs the client's methods.
+func (m *module) connMT(L *lua.LState) *lua.LTable {
+	if m.mt != nil {
+		return m.mt
+	}
+	lp := m.lp
 	m.mt = L.NewTypeMetatable(connType)
 	methods := L.CreateTable(0, 20)
 	for name, fn := range map[string]func(*lua.LState) sched.Start{
@@ -108,23 +133,7 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 		return 1
 	}))
 	m.mt.RawSetString("__metatable", lua.LString(connType))
-
-	m.serverMT = L.NewTypeMetatable(serverType)
-	m.serverMT.RawSetString("__index", m.serverMethods(L))
-	m.serverMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
-		s := m.checkServer(L)
-		L.Push(lua.LString(fmt.Sprintf("mcp server %q", s.srv.Name())))
-		return 1
-	}))
-	m.serverMT.RawSetString("__metatable", lua.LString(serverType))
-	m.ctxMT = m.ctxMetatable(L)
-
-	mod := L.CreateTable(0, 4)
-	mod.RawSetString("connect", lp.Async("mcp.connect", m.readConnect))
-	mod.RawSetString("auth_redirect", lp.Async("mcp.auth_redirect", m.authRedirect))
-	mod.RawSetString("login", lp.Async("mcp.login", m.login))
-	mod.RawSetString("server", L.NewFunction(m.newServer))
-	return mod
+	return m.mt
 }
 
 func (m *module) check(L *lua.LState, n int) *conn {
@@ -204,7 +213,7 @@ func (m *module) readConnect(L *lua.LState) sched.Start {
 			m.mu.Unlock()
 			ud := L.NewUserData()
 			ud.Value = c
-			ud.Metatable = m.mt
+			ud.Metatable = m.connMT(L)
 			c.ud = ud
 			return []lua.LValue{ud}, nil
 		}
