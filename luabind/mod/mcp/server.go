@@ -312,7 +312,8 @@ func (m *module) addResource(L *lua.LState) int {
 	return 0
 }
 
-var templateVar = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+// templateVar and luaPosition compile on first use, not at every start.
+var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`) })
 
 // s:template{uriTemplate, name, title, description, mimeType, read, complete}
 func (m *module) addTemplate(L *lua.LState) int {
@@ -338,7 +339,7 @@ func (m *module) addTemplate(L *lua.LState) int {
 	// expanded here and match literally.
 	pat := "^"
 	last := 0
-	for _, loc := range templateVar.FindAllStringSubmatchIndex(tpl, -1) {
+	for _, loc := range templateVar().FindAllStringSubmatchIndex(tpl, -1) {
 		pat += regexp.QuoteMeta(tpl[last:loc[0]]) + `([^/?#]+)`
 		td.vars = append(td.vars, tpl[loc[2]:loc[3]])
 		last = loc[1]
@@ -694,7 +695,7 @@ func schemaProblems(err error, noun string) string {
 // text. The position and traceback go to the server log.
 func (s *luaServer) errorText(f *sched.Failure) string {
 	msg := f.Message
-	if m := luaPosition.FindStringIndex(msg); m != nil && m[0] == 0 {
+	if m := luaPosition().FindStringIndex(msg); m != nil && m[0] == 0 {
 		msg = msg[m[1]:]
 	}
 	if s.m.cfg.Log != nil && f.Kind != errs.Cancelled && f.Kind != errs.Timeout {
@@ -703,7 +704,7 @@ func (s *luaServer) errorText(f *sched.Failure) string {
 	return msg
 }
 
-var luaPosition = regexp.MustCompile(`^[^\s:]+\.lua:\d+: `)
+var luaPosition = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^\s:]+\.lua:\d+: `) })
 
 // toolDone maps a handler's outcome to a CallToolResult.
 func (s *luaServer) toolDone(r *rmcp.Request, t *toolDef, task *sched.Task) {
