@@ -272,20 +272,32 @@ func (c *Conn) readLoop() {
 			}
 			continue
 		}
-		switch {
-		case m.IsResponse():
-			c.resolve(m)
-		case m.IsRequest():
-			if c.opts.Request == nil {
-				c.Reply(m.ID, nil, &Error{Code: CodeMethodNotFound, Message: "Method not found"})
-				continue
-			}
-			c.opts.Request(c, m)
-		default:
-			trace.Emit(c.opts.Trace, trace.Event{Kind: trace.NotificationIn, Server: c.opts.Name, Method: m.Method})
-			if c.opts.Notification != nil {
-				c.opts.Notification(m)
-			}
+		c.Deliver(m)
+	}
+}
+
+// Deliver handles an incoming message on the calling goroutine, as the
+// reader does with what it reads: a response resolves its call, a request
+// or notification goes to its handler. It is for messages that arrive some
+// other way (Streamable HTTP: the body of a POST, which the HTTP handler
+// decoded to route it): handing them over here, instead of through the
+// stream's Read, spares a wake-up of the reader per message and a second
+// decoding. Deliver may be called from several goroutines at once, so the
+// handlers of such a Conn must be safe for that.
+func (c *Conn) Deliver(m *Message) {
+	switch {
+	case m.IsResponse():
+		c.resolve(m)
+	case m.IsRequest():
+		if c.opts.Request == nil {
+			c.Reply(m.ID, nil, &Error{Code: CodeMethodNotFound, Message: "Method not found"})
+			return
+		}
+		c.opts.Request(c, m)
+	default:
+		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.NotificationIn, Server: c.opts.Name, Method: m.Method})
+		if c.opts.Notification != nil {
+			c.opts.Notification(m)
 		}
 	}
 }

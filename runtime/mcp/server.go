@@ -166,6 +166,39 @@ type serverConn struct {
 // ServeStream serves one connection until the stream ends (stdin EOF) or
 // ctx ends. It returns nil on a clean end of input.
 func (s *Server) ServeStream(ctx context.Context, stream jsonrpc.Stream) error {
+	ss := s.open(stream)
+	// Read only now: the handlers use sc.conn.
+	ss.sc.conn.Start()
+	select {
+	case <-ss.sc.conn.Done():
+		// The stream ended: what is in flight is cancelled, but may still
+		// write its last words.
+		ss.end(false)
+		err := ss.sc.conn.Err()
+		if errs.KindOf(err) == errs.Closed || isEOF(err) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+		ss.Close()
+		return ctx.Err()
+	}
+}
+
+// Session is a connection whose incoming messages its owner hands over
+// one at a time (Deliver) instead of the server reading them from the
+// stream: Streamable HTTP, where each message is the body of a POST the
+// HTTP handler has already decoded. What the server sends still goes to
+// the stream's Write (and WriteFor, if it routes).
+type Session struct {
+	sc   *serverConn
+	once sync.Once
+}
+
+// Open starts a session on stream; its Read is never called.
+func (s *Server) Open(stream jsonrpc.Stream) *Session { return s.open(stream) }
+
+func (s *Server) open(stream jsonrpc.Stream) *Session {
 	sc := &serverConn{srv: s, subs: map[string]bool{}, inflight: map[string]*Request{}, listens: map[string]*listenStream{}}
 	sc.conn = jsonrpc.NewIdleConn(stream, jsonrpc.Options{
 		Name:         "client",
@@ -184,25 +217,29 @@ func (s *Server) ServeStream(ctx context.Context, stream jsonrpc.Stream) error {
 	s.mu.Lock()
 	s.conns[sc] = true
 	s.mu.Unlock()
-	// Read only now: the handlers use sc.conn.
-	sc.conn.Start()
-	defer func() {
+	return &Session{sc: sc}
+}
+
+// Deliver handles one message of the session on the calling goroutine
+// (see jsonrpc.Conn.Deliver); it may be called concurrently.
+func (ss *Session) Deliver(m *jsonrpc.Message) { ss.sc.conn.Deliver(m) }
+
+// Close ends the session: requests in flight are cancelled, calls to the
+// client fail, and the stream is closed.
+func (ss *Session) Close() { ss.end(true) }
+
+func (ss *Session) end(closeConn bool) {
+	ss.once.Do(func() {
+		sc := ss.sc
+		s := sc.srv
+		if closeConn {
+			sc.conn.Close()
+		}
 		s.mu.Lock()
 		delete(s.conns, sc)
 		s.mu.Unlock()
-		sc.cancelAll()
-	}()
-	select {
-	case <-sc.conn.Done():
-		err := sc.conn.Err()
-		if errs.KindOf(err) == errs.Closed || isEOF(err) {
-			return nil
-		}
-		return err
-	case <-ctx.Done():
-		sc.conn.Close()
-		return ctx.Err()
-	}
+		sc.cancelAll(errClientGone)
+	})
 }
 
 func isEOF(err error) bool {
@@ -210,7 +247,18 @@ func isEOF(err error) bool {
 }
 
 // Close ends every connection's requests.
-func (s *Server) Close() { s.stop() }
+func (s *Server) Close() {
+	s.stop()
+	s.mu.Lock()
+	conns := make([]*serverConn, 0, len(s.conns))
+	for sc := range s.conns {
+		conns = append(conns, sc)
+	}
+	s.mu.Unlock()
+	for _, sc := range conns {
+		sc.cancelAll(context.Canceled)
+	}
+}
 
 // ParamHeaders is the tool's x-mcp-header map (see ParamHeaderer).
 func (s *Server) ParamHeaders(tool string) map[string]string {
@@ -226,7 +274,8 @@ func (s *Server) Name() string { return s.opts.Info.Name }
 // Handler returns the handler the server was made with.
 func (s *Server) Handler() ServerHandler { return s.opts.Handler }
 
-func (sc *serverConn) cancelAll() {
+// cancelAll cancels the connection's requests in flight with cause.
+func (sc *serverConn) cancelAll(cause error) {
 	sc.mu.Lock()
 	reqs := make([]*Request, 0, len(sc.inflight))
 	for _, r := range sc.inflight {
@@ -234,9 +283,11 @@ func (sc *serverConn) cancelAll() {
 	}
 	sc.mu.Unlock()
 	for _, r := range reqs {
-		r.cancel(errs.New(errs.Closed, "", "the client went away"))
+		r.cancel(cause)
 	}
 }
+
+var errClientGone = errs.New(errs.Closed, "", "the client went away")
 
 type clientCapabilities struct {
 	Roots       json.RawMessage `json:"roots"`
@@ -475,11 +526,17 @@ func (sc *serverConn) legacy(m *jsonrpc.Message) {
 }
 
 func (sc *serverConn) newRequest(m *jsonrpc.Message, era Era, version string) *Request {
-	ctx, cancel := context.WithCancelCause(sc.srv.ctx)
+	// Not a child of the server's context: every request of every
+	// connection registering with one parent made its lock a point of
+	// contention. Server.Close cancels what is in flight itself.
+	ctx, cancel := context.WithCancelCause(context.Background())
 	r := &Request{Method: m.Method, Params: m.Params, ID: m.ID, Era: era, ProtocolVersion: version, sc: sc, ctx: ctx, cancelFn: cancel}
 	sc.mu.Lock()
 	sc.inflight[m.ID.String()] = r
 	sc.mu.Unlock()
+	if sc.srv.ctx.Err() != nil {
+		cancel(context.Canceled) // the server closed before it came
+	}
 	return r
 }
 

@@ -248,15 +248,15 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, m.ID, jsonrpc.CodeMethodNotFound, "initialize is not part of the 2026-07-28 protocol (use server/discover; send it without the "+version+" header for a 2025-11-25 session)", nil)
 			return
 		}
-		h.postModern(w, r, m, body, meta, version)
+		h.postModern(w, r, m, meta, version)
 		return
 	}
-	h.postLegacy(w, r, m, body)
+	h.postLegacy(w, r, m)
 }
 
 // --- 2026-07-28 ---
 
-func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, body, meta []byte, version string) {
+func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, meta []byte, version string) {
 	if m.Method == "" {
 		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidRequest, "a 2026-07-28 client sends requests only, never responses", nil)
 		return
@@ -275,7 +275,7 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 			return
 		}
 	}
-	ps := newPostStream(w, r, m.ID, body, true)
+	ps := newPostStream(w, r, m.ID, true)
 	ctx, cancel := context.WithCancel(h.ctx)
 	defer cancel()
 	stop := context.AfterFunc(r.Context(), cancel) // the client closed the stream: cancel
@@ -285,27 +285,56 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		stopDrain := context.AfterFunc(h.drain, cancel)
 		defer stopDrain()
 	}
-	go func() {
-		// Keep long streams (subscriptions/listen) alive through proxies.
-		t := time.NewTicker(h.opts.KeepAlive)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				ps.close()
-				return
-			case <-t.C:
-				ps.comment()
-			}
-		}
-	}()
+	// Keep long streams (subscriptions/listen, slow calls sending progress)
+	// alive through proxies.
+	ka := startKeepAlive(ps, h.opts.KeepAlive)
+	defer ka.stop()
 	worker := h.idlest()
 	if m.Method != "subscriptions/listen" { // an idle stream is no load
 		h.busy[worker].Add(1)
 		defer h.busy[worker].Add(-1)
 	}
-	h.srvs[worker].ServeStream(ctx, ps)
+	// The request is served on this goroutine as far as it can be (a Lua
+	// handler runs here when its state is idle): no reader goroutine, and
+	// no wake-up, between the POST and its answer.
+	sess := h.srvs[worker].Open(ps)
+	sess.Deliver(m)
+	select {
+	case <-ps.finished:
+	case <-ctx.Done():
+	}
+	sess.Close()
 	ps.close()
+}
+
+// keepAlive writes an SSE comment on a stream at every interval until
+// stopped (only streams that have begun as SSE get them).
+type keepAlive struct {
+	mu      sync.Mutex
+	t       *time.Timer
+	stopped bool
+}
+
+func startKeepAlive(ps *postStream, d time.Duration) *keepAlive {
+	k := &keepAlive{}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.t = time.AfterFunc(d, func() {
+		ps.comment()
+		k.mu.Lock()
+		if !k.stopped {
+			k.t.Reset(d)
+		}
+		k.mu.Unlock()
+	})
+	return k
+}
+
+func (k *keepAlive) stop() {
+	k.mu.Lock()
+	k.stopped = true
+	k.t.Stop()
+	k.mu.Unlock()
 }
 
 // headerMismatch compares the 2026-07-28 request headers with the body.
@@ -410,7 +439,7 @@ func decodeHeader(v string) string {
 
 // --- 2025-11-25 sessions ---
 
-func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, body []byte) {
+func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
 	sid := r.Header.Get(hdrSession)
 	var s *session
 	if sid == "" {
@@ -433,17 +462,17 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	}
 	if m.Method == "" || m.ID.IsZero() {
 		// A notification, or the client's answer to a server request.
-		s.push(body)
+		s.mcp.Deliver(m)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	ps := newPostStream(w, r, m.ID, nil, false)
+	ps := newPostStream(w, r, m.ID, false)
 	ps.sess, ps.stream = s, s.newStream()
 	if !s.await(m.ID, ps) {
 		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.CodeInvalidRequest, "request id "+m.ID.String()+" is already in use in this session", nil)
 		return
 	}
-	s.push(body)
+	s.mcp.Deliver(m) // answered here when the handler can be (see postModern)
 	select {
 	case <-ps.finished:
 	case <-r.Context().Done():
@@ -523,7 +552,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, jsonrpc.ID{}, -32001, "Session not found", nil)
 		return
 	}
-	ps := newPostStream(w, r, jsonrpc.ID{}, nil, false)
+	ps := newPostStream(w, r, jsonrpc.ID{}, false)
 	if stream, seq, ok := parseEventID(r.Header.Get("Last-Event-ID")); ok && stream != s.getStream() {
 		// Resuming a POST's stream: its missed events, then the rest of
 		// it; the stream ends with the answer, like the original. (No
@@ -612,7 +641,7 @@ func (h *Handler) newSession() (*session, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	s := &session{id: hex.EncodeToString(b), in: make(chan []byte, 64), waiting: map[string]*postStream{}, used: time.Now()}
+	s := &session{id: hex.EncodeToString(b), waiting: map[string]*postStream{}, used: time.Now()}
 	s.ctx, s.cancel = context.WithCancel(h.ctx)
 	h.mu.Lock()
 	if h.closed {
@@ -629,8 +658,10 @@ func (h *Handler) newSession() (*session, error) {
 	h.sessions[s.id] = s
 	h.mu.Unlock()
 	srv := h.srvs[h.rr.Add(1)%uint64(len(h.srvs))]
+	s.mcp = srv.Open(s)
 	go func() {
-		srv.ServeStream(s.ctx, s)
+		<-s.ctx.Done()
+		s.mcp.Close()
 		h.mu.Lock()
 		if h.sessions[s.id] == s {
 			delete(h.sessions, s.id)
@@ -647,8 +678,8 @@ type session struct {
 	id     string
 	ctx    context.Context
 	cancel context.CancelFunc
-	in     chan []byte
-	used   time.Time // guarded by Handler.mu
+	mcp    *mcp.Session // the POSTs' messages are delivered to it
+	used   time.Time    // guarded by Handler.mu
 
 	mu      sync.Mutex
 	waiting map[string]*postStream // by request id
@@ -698,13 +729,6 @@ func (s *session) after(stream, seq int) []logEvent {
 		}
 	}
 	return out
-}
-
-func (s *session) push(msg []byte) {
-	select {
-	case s.in <- msg:
-	case <-s.ctx.Done():
-	}
 }
 
 func (s *session) await(id jsonrpc.ID, ps *postStream) bool {
@@ -765,14 +789,10 @@ func (s *session) end() {
 	s.cancel()
 }
 
-// Read gives mcp.Server the next message a POST brought.
+// Read is never called: a session's messages are delivered (mcp.Session).
 func (s *session) Read() ([]byte, error) {
-	select {
-	case msg := <-s.in:
-		return msg, nil
-	case <-s.ctx.Done():
-		return nil, io.EOF
-	}
+	<-s.ctx.Done()
+	return nil, io.EOF
 }
 
 // Write sends a response to the POST that asked, and anything else to the
@@ -842,14 +862,13 @@ func responseID(msg []byte) (string, bool) {
 // --- the response side of one POST (or GET) ---
 
 // postStream writes one HTTP response: a JSON body, or an SSE stream once
-// something comes before the answer. As a jsonrpc.Stream (2026-07-28) it
-// also reads the one request of its POST.
+// something comes before the answer. It is the jsonrpc.Stream of a
+// 2026-07-28 request's session, whose one message is delivered.
 type postStream struct {
 	w        http.ResponseWriter
 	r        *http.Request
 	id       jsonrpc.ID // the request this POST carries
 	modern   bool
-	body     []byte // still to be read (2026-07-28)
 	sseOK    bool
 	finished chan struct{} // closed when the answer is written
 
@@ -867,22 +886,15 @@ type postStream struct {
 	resumed  *postStream // a GET that resumed this stream gets what follows
 }
 
-func newPostStream(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, body []byte, modern bool) *postStream {
+func newPostStream(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, modern bool) *postStream {
 	accept := r.Header.Get("Accept")
 	sseOK := accept == "" || strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "*/*")
-	return &postStream{w: w, r: r, id: id, body: body, modern: modern, sseOK: sseOK, finished: make(chan struct{}), read: make(chan struct{})}
+	return &postStream{w: w, r: r, id: id, modern: modern, sseOK: sseOK, finished: make(chan struct{}), read: make(chan struct{})}
 }
 
-// Read returns the request once, then waits until the answer is written
-// or the POST is gone (2026-07-28 streams).
+// Read waits until the stream ends (a session's messages are delivered,
+// not read; see mcp.Session).
 func (ps *postStream) Read() ([]byte, error) {
-	ps.mu.Lock()
-	b := ps.body
-	ps.body = nil
-	ps.mu.Unlock()
-	if b != nil {
-		return b, nil
-	}
 	<-ps.read
 	return nil, io.EOF
 }
