@@ -57,9 +57,11 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	case len(b) == 0 || string(b) == "null":
 		id.raw = ""
 	case b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+		if !plainString(b) {
+			var s string
+			if err := json.Unmarshal(b, &s); err != nil {
+				return err
+			}
 		}
 		id.raw = string(b)
 	case b[0] == '-' || (b[0] >= '0' && b[0] <= '9'):
@@ -71,6 +73,20 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("id must be a number or a string, got %s", b)
 	}
 	return nil
+}
+
+// plainString reports whether b is a JSON string with no escapes and no
+// control bytes: valid as it stands.
+func plainString(b []byte) bool {
+	if len(b) < 2 || b[len(b)-1] != '"' {
+		return false
+	}
+	for _, c := range b[1 : len(b)-1] {
+		if c < ' ' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // Message is any JSON-RPC message: a request (ID and Method), a notification
@@ -155,8 +171,12 @@ func Decode(b []byte) (*Message, error) {
 		}
 	}
 	if method != nil {
-		if err := json.Unmarshal(method, &m.Method); err != nil {
-			return nil, errs.New(errs.Protocol, "", "not a JSON-RPC message: method is not a string")
+		// The body is valid JSON: a string without escapes is its bytes.
+		var plain bool
+		if m.Method, plain = jsonscan.UnquoteSimple(method); !plain {
+			if err := json.Unmarshal(method, &m.Method); err != nil {
+				return nil, errs.New(errs.Protocol, "", "not a JSON-RPC message: method is not a string")
+			}
 		}
 	}
 	if errRaw != nil && string(errRaw) != "null" {

@@ -1,16 +1,19 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // Tool arguments are checked against the tool's inputSchema before they are
@@ -308,6 +311,17 @@ func isToken(s string) bool {
 	return true
 }
 
+// AcceptsJSON reports whether raw, a JSON value known to be valid (a member
+// of a decoded message), is certainly valid for s without decoding it: the
+// fast check of a simple schema (below) on the raw members. False means
+// "decode and Validate": it decides, and words the error.
+func (s *Schema) AcceptsJSON(raw []byte) bool {
+	if s == nil {
+		return true
+	}
+	return s.simple != nil && s.simple.acceptsJSON(raw)
+}
+
 // simpleSchema is the fast check of the schemas most tools have — what
 // luagent writes for a shorthand input such as { message = "string" }: an
 // object whose properties each name one JSON type, a required list, maybe
@@ -421,6 +435,60 @@ func (s *simpleSchema) accepts(v any) bool {
 		}
 	}
 	return true
+}
+
+// acceptsJSON is accepts on raw JSON: the type of each member is read off
+// its first byte (an integer must have neither fraction nor exponent).
+func (s *simpleSchema) acceptsJSON(raw []byte) bool {
+	i := jsonscan.SkipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' || len(s.required) > 64 {
+		return false
+	}
+	var seen uint64 // bit k: required[k] is present
+	good := true
+	obj := jsonscan.Members(raw, func(key, val []byte) bool {
+		name, plain := jsonscan.UnquoteSimple(key)
+		typ, known := s.props[name]
+		switch {
+		case !plain:
+			good = false
+		case !known:
+			good = !s.closed
+		default:
+			if k := slices.Index(s.required, name); k >= 0 {
+				seen |= 1 << k
+			}
+			good = rawHasType(val, typ)
+		}
+		return good // stop at the first doubt
+	})
+	return obj && good && seen == 1<<len(s.required)-1
+}
+
+func rawHasType(v []byte, typ string) bool {
+	if len(v) == 0 {
+		return false
+	}
+	switch typ {
+	case "string":
+		return v[0] == '"'
+	case "boolean":
+		return string(v) == "true" || string(v) == "false"
+	case "null":
+		return string(v) == "null"
+	case "object":
+		return v[0] == '{'
+	case "array":
+		return v[0] == '['
+	case "number":
+		return v[0] == '-' || '0' <= v[0] && v[0] <= '9'
+	case "integer":
+		if !(v[0] == '-' || '0' <= v[0] && v[0] <= '9') {
+			return false
+		}
+		return !bytes.ContainsAny(v, ".eE")
+	}
+	return false
 }
 
 // hasType: x is of JSON type typ, as the general validator sees it (an

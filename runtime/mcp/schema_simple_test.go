@@ -38,6 +38,9 @@ func TestSimpleSchemaAgrees(t *testing.T) {
 		`{"a":1,"b":2,"c":true,"d":null,"e":{},"f":[]}`, `{"a":1,"b":2,"c":"true"}`, `{"a":1,"b":2,"d":0}`,
 		`{"a":1,"b":2,"e":[],"f":{}}`, `{"a":1,"b":2,"z":1}`, `{"n":3}`, `{"n":3.25}`, `{"n":1e300}`, `{"x":null}`,
 		`[]`, `"s"`, `null`, `1`,
+		// For the raw check: spacing, escapes, duplicate keys.
+		` { "message" : "hi" } `, `{"mess\u0061ge":"hi"}`, `{"message":"h\"i"}`, `{"a":"x","a":1,"b":2}`,
+		`{"a":1,"a":2}`, `{"b":2,"b":3}`, `{"a":-0.5e3,"b":-7}`, `{"a":1,"b":2,"\u007a":1}`,
 	}
 	for _, sc := range schemas {
 		s, err := CompileSchema(json.RawMessage(sc.raw))
@@ -66,8 +69,52 @@ func TestSimpleSchemaAgrees(t *testing.T) {
 			if got := s.Validate(v); (got == nil) != (full == nil) {
 				t.Errorf("%s, %s: Validate = %v, validator = %v", sc.raw, vs, got, full)
 			}
+			if s.AcceptsJSON([]byte(vs)) && full != nil {
+				t.Errorf("%s: the raw check accepts %s, the validator refuses it: %v", sc.raw, vs, full)
+			}
 		}
 	}
+	// The shapes clients send are accepted without decoding.
+	s, _ := CompileSchema(json.RawMessage(schemas[0].raw))
+	for _, vs := range []string{`{"message":"hi"}`, ` { "message" : "hi" } `, `{"message":"h\"i"}`, `{"message":"hi","x":1}`} {
+		if !s.AcceptsJSON([]byte(vs)) {
+			t.Errorf("the raw check does not accept %s", vs)
+		}
+	}
+}
+
+// FuzzAcceptsJSON: whatever valid JSON the raw check accepts, the general
+// validator accepts, for each simple schema.
+func FuzzAcceptsJSON(f *testing.F) {
+	raws := []string{
+		`{"properties":{"message":{"type":"string"}},"required":["message"],"type":"object"}`,
+		`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"integer"},"c":{"type":"boolean"},"d":{"type":"null"},"e":{"type":"object"},"f":{"type":"array"}},"required":["a","b"],"additionalProperties":false}`,
+		`{"type":"object","required":["x"]}`,
+	}
+	var schemas []*Schema
+	for _, r := range raws {
+		s, err := CompileSchema(json.RawMessage(r))
+		if err != nil || s.simple == nil {
+			f.Fatalf("%s: %v", r, err)
+		}
+		schemas = append(schemas, s)
+	}
+	for _, v := range []string{`{"message":"hi"}`, `{"a":1,"b":2,"c":true,"d":null,"e":{},"f":[]}`, `{"a":1,"a":"x","b":2}`, `{"x":1e5}`} {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			return
+		}
+		for i, s := range schemas {
+			if s.AcceptsJSON(raw) {
+				if err := s.rs.Validate(v); err != nil {
+					t.Fatalf("schema %d: the raw check accepts %s, the validator refuses it: %v", i, raw, err)
+				}
+			}
+		}
+	})
 }
 
 func BenchmarkValidateShorthand(b *testing.B) {
