@@ -607,10 +607,21 @@ func (s *luaServer) list(method string) json.RawMessage {
 			items = append(items, s.prompts[n].def)
 		}
 	}
-	if items == nil {
-		items = []json.RawMessage{}
+	// The items are json.Marshal's output (compact, HTML-escaped, nil when
+	// it failed), so joining them gives what marshalling
+	// map[string]any{key: items} gave, without building the encoders for
+	// it at the first list.
+	b := append(append(append(make([]byte, 0, 64), `{"`...), key...), `":[`...)
+	for i, item := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if item == nil {
+			item = json.RawMessage("null")
+		}
+		b = append(b, item...)
 	}
-	b, _ := json.Marshal(map[string]any{key: items})
+	b = append(b, "]}"...)
 	if s.listCache == nil {
 		s.listCache = map[string]json.RawMessage{}
 	}
