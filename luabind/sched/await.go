@@ -12,10 +12,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// internalChunk is the scheduler's Lua half, one chunk compiled on first
-// use (by New, not at package init: a process that never makes a loop does
-// not pay for the parser). Its two nested functions are instantiated from
-// Go with their upvalues set (see closure), as the VM's CLOSURE instruction
+// internalChunk is the scheduler's Lua half, one chunk compiled once per
+// process (see internal). Its nested functions are instantiated from Go
+// with their upvalues set (see closure), as the VM's CLOSURE instruction
 // would, so no Lua code runs to make them.
 //
 // The trampoline is the base function of every task coroutine. It calls
@@ -52,6 +51,11 @@ type internalProtos struct {
 
 // internal compiles internalChunk once per process; the protos are
 // immutable and shared by every state.
+//
+// The compile starts at package init on a goroutine of its own, and New
+// waits for it: the parser's first use costs ~0.2 ms, and with a second core
+// it then overlaps the rest of start-up (the package inits after this one,
+// the Lua state's libraries) instead of adding to it.
 var internal = sync.OnceValue(func() internalProtos {
 	p := vm.MustCompile(internalChunk, internalSource)
 	f := p.FunctionPrototypes
@@ -67,6 +71,8 @@ var internal = sync.OnceValue(func() internalProtos {
 	}
 	return internalProtos{trampoline: f[0], check: f[1], async: f[2]}
 })
+
+func init() { go internal() }
 
 // closure instantiates proto, a function of the internal chunk, in L with
 // the given upvalues (in the order internal checked).
