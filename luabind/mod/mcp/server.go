@@ -224,6 +224,17 @@ func (r *schemaRef) compiled() (*rmcp.Schema, error) {
 	return r.s, r.err
 }
 
+// AcceptsJSON reports whether raw (valid JSON) is certainly valid without
+// decoding it (rmcp.Schema.AcceptsJSON); no schema accepts anything, one
+// that fails to compile nothing (Validate says why).
+func (r *schemaRef) AcceptsJSON(raw []byte) bool {
+	if r == nil {
+		return true
+	}
+	s, err := r.compiled()
+	return err == nil && s.AcceptsJSON(raw)
+}
+
 // Validate checks v (decoded JSON) against the schema.
 func (r *schemaRef) Validate(v any) error {
 	s, err := r.compiled()
@@ -662,7 +673,7 @@ func (s *luaServer) callTool(r *rmcp.Request) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	if t.schema != nil {
+	if !t.schema.AcceptsJSON(args) {
 		var v any
 		if err := json.Unmarshal(args, &v); err != nil {
 			r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "arguments are not a JSON object"})
