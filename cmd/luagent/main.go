@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -79,6 +80,16 @@ func main() {
 			out.Close()
 			os.Exit(code)
 		}
+	}
+	// LUAGENT_ALLOCPROFILE=FILE writes where the run allocated, at its end.
+	if f := os.Getenv("LUAGENT_ALLOCPROFILE"); f != "" {
+		runtime.MemProfileRate = 4096
+		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		if out, err := os.Create(f); err == nil {
+			pprof.Lookup("allocs").WriteTo(out, 0)
+			out.Close()
+		}
+		os.Exit(code)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

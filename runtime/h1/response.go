@@ -41,12 +41,7 @@ type response struct {
 	err        error // the first failed socket write
 }
 
-func (w *response) Header() http.Header {
-	if w.header == nil {
-		w.header = make(http.Header, 4)
-	}
-	return w.header
-}
+func (w *response) Header() http.Header { return w.header }
 
 func (w *response) WriteHeader(code int) {
 	if w.done {

@@ -7,6 +7,10 @@
 // string allocation, answers a short response with one write, and watches
 // the socket only for handlers that run longer than a few milliseconds.
 //
+// As with net/http, a handler must not use the ResponseWriter, nor its
+// Header map, after ServeHTTP returns: here the map is reused by the
+// connection's next response.
+//
 // It serves cleartext HTTP/1.0 and 1.1 (no TLS, no HTTP/2, no Upgrade):
 // keep-alive, pipelined requests (answered in order), Content-Length and
 // chunked request bodies, 100-continue, responses with a Content-Length or
@@ -233,8 +237,9 @@ type conn struct {
 	deadline  time.Time // the read deadline now set (zero: none)
 	headTimed bool      // the head being read is under ReadHeaderTimeout
 
-	out  []byte // the response being written
-	hold []byte // a response body held back until the handler returns
+	out    []byte      // the response being written
+	hold   []byte      // a response body held back until the handler returns
+	header http.Header // the response's fields, reused by the next response
 
 	bodyMu sync.Mutex
 	body   *body // the current request's, nil without one
@@ -423,7 +428,11 @@ func (c *conn) serveOne(head string) (more, answered bool) {
 			c.deadline = time.Time{}
 		}
 	}
-	w := &response{c: c, req: r, declared: -1, hold: c.hold[:0], keepAlive: p.keepAlive, headOnly: r.Method == http.MethodHead}
+	if c.header == nil {
+		c.header = make(http.Header, 4)
+	}
+	clear(c.header) // its table stays: no map allocation per response
+	w := &response{c: c, req: r, header: c.header, declared: -1, hold: c.hold[:0], keepAlive: p.keepAlive, headOnly: r.Method == http.MethodHead}
 	h := c.srv.Handler
 	if r.RequestURI == "*" {
 		h = optionsAsterisk // a question about the server, not a resource: net/http answers it so

@@ -137,7 +137,7 @@ func (r *Request) finish(result json.RawMessage, rerr *jsonrpc.Error) {
 		return
 	}
 	r.cleanup()
-	defer r.cancel(errs.New(errs.Cancelled, "", "the request has been answered"))
+	defer r.cancel(errAnswered)
 	if rerr != nil {
 		r.sc.conn.Reply(r.ID, nil, rerr)
 		return
@@ -147,6 +147,8 @@ func (r *Request) finish(result json.RawMessage, rerr *jsonrpc.Error) {
 	}
 	r.sc.conn.Reply(r.ID, result, nil)
 }
+
+var errAnswered = errs.New(errs.Cancelled, "", "the request has been answered")
 
 // Progress sends notifications/progress when the client asked for it
 // (a progressToken in _meta).

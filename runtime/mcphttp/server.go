@@ -216,7 +216,7 @@ func isLoopbackName(h string) bool {
 }
 
 func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
+	body, err := readBody(w, r, h.opts.MaxBody)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -252,6 +252,19 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.postLegacy(w, r, m)
+}
+
+// readBody reads a request body of at most max bytes: into a buffer of its
+// Content-Length when it has one (io.ReadAll grows one from 512 bytes).
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= max {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 }
 
 // --- 2026-07-28 ---
@@ -507,7 +520,6 @@ func (ps *postStream) detachLocked() bool {
 	}
 	ps.detached = true
 	ps.closed = true // the ResponseWriter is done with
-	close(ps.read)
 	return true
 }
 
@@ -562,7 +574,7 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) {
 		ps.mu.Unlock()
 		if s.resume(stream, seq, ps) {
 			select {
-			case <-ps.read:
+			case <-ps.finished: // closed when the resumed stream ends
 			case <-r.Context().Done():
 			case <-s.ctx.Done():
 			case <-h.drain.Done():
@@ -876,7 +888,6 @@ type postStream struct {
 	sse    bool
 	closed bool
 	fin    bool
-	read   chan struct{} // closed when done reading is allowed to end
 
 	// 2025-11-25 streams are resumable: events carry ids and are logged.
 	sess     *session
@@ -889,13 +900,13 @@ type postStream struct {
 func newPostStream(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, modern bool) *postStream {
 	accept := r.Header.Get("Accept")
 	sseOK := accept == "" || strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "*/*")
-	return &postStream{w: w, r: r, id: id, modern: modern, sseOK: sseOK, finished: make(chan struct{}), read: make(chan struct{})}
+	return &postStream{w: w, r: r, id: id, modern: modern, sseOK: sseOK, finished: make(chan struct{})}
 }
 
 // Read waits until the stream ends (a session's messages are delivered,
 // not read; see mcp.Session).
 func (ps *postStream) Read() ([]byte, error) {
-	<-ps.read
+	<-ps.finished
 	return nil, io.EOF
 }
 
@@ -920,7 +931,6 @@ func (ps *postStream) close() {
 	defer ps.mu.Unlock()
 	if !ps.closed {
 		ps.closed = true
-		close(ps.read)
 		if !ps.fin {
 			ps.fin = true
 			close(ps.finished)
@@ -1050,7 +1060,6 @@ func (ps *postStream) final(msg []byte) {
 	if ps.modern {
 		// The answer is out: the one-request stream ends.
 		ps.closed = true
-		close(ps.read)
 	}
 }
 
