@@ -161,13 +161,13 @@ func parseHead(head string, r *http.Request) (parsed, error) {
 	}
 	r.Method, r.Proto, r.RequestURI = method, proto, target
 
-	// Count the fields first so the map and the values need one
-	// allocation each.
-	n := strings.Count(rest, "\n")
-	h := make(http.Header, n)
-	vals := make([]string, 0, n)
+	// The fields go to a list first, then into the map with one insert
+	// each; a name seen twice (rare) takes a second pass that appends.
+	type field struct{ k, v string }
+	var arr [24]field
+	fs := arr[:0]
 	var hosts, lengths, codings int
-	var length string
+	var host, length, coding string
 	p.length = 0
 	for {
 		var f string
@@ -193,23 +193,38 @@ func parseHead(head string, r *http.Request) (parsed, error) {
 			return p, bad("invalid header field value for " + key)
 		}
 		switch key {
-		case "Host":
+		case "Host": // Request.Host, not a field (as net/http)
 			hosts++
+			host = v
+			continue
+		case "Transfer-Encoding": // Request.TransferEncoding
+			codings++
+			coding = v
+			continue
 		case "Content-Length":
 			if lengths > 0 && v != length {
 				return p, bad("differing Content-Length values")
 			}
 			lengths++
 			length = v
-		case "Transfer-Encoding":
-			codings++
 		}
-		if old, seen := h[key]; seen {
-			h[key] = append(old, v)
-			continue
+		fs = append(fs, field{key, v})
+	}
+	h := make(http.Header, len(fs))
+	vals := make([]string, len(fs))
+	for i, f := range fs {
+		vals[i] = f.v
+		h[f.k] = vals[i : i+1 : i+1]
+	}
+	if len(h) != len(fs) {
+		clear(h)
+		for i, f := range fs {
+			if old, seen := h[f.k]; seen {
+				h[f.k] = append(old, f.v)
+			} else {
+				h[f.k] = vals[i : i+1 : i+1]
+			}
 		}
-		vals = append(vals, v)
-		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
 	}
 	r.Header = h
 
@@ -217,13 +232,12 @@ func parseHead(head string, r *http.Request) (parsed, error) {
 		if lengths > 0 {
 			return p, bad("both Transfer-Encoding and Content-Length")
 		}
-		if te := h["Transfer-Encoding"]; len(te) != 1 || !strings.EqualFold(te[0], "chunked") {
+		if codings != 1 || !strings.EqualFold(coding, "chunked") {
 			return p, &statusError{http.StatusNotImplemented, "unsupported Transfer-Encoding (only chunked)"}
 		}
 		if r.ProtoMinor == 0 {
 			return p, bad("Transfer-Encoding in an HTTP/1.0 request")
 		}
-		delete(h, "Transfer-Encoding")
 		r.TransferEncoding = []string{"chunked"}
 		p.length = -1
 	} else if lengths > 0 {
@@ -242,8 +256,7 @@ func parseHead(head string, r *http.Request) (parsed, error) {
 		return p, bad("missing required Host header")
 	}
 	if hosts == 1 {
-		r.Host = h["Host"][0]
-		delete(h, "Host")
+		r.Host = host
 		if !validHost(r.Host) {
 			return p, bad("invalid Host header")
 		}

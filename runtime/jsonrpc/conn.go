@@ -202,9 +202,20 @@ func (c *Conn) NotifyFor(related ID, method string, params json.RawMessage) erro
 	return c.write(related, AppendRequest(nil, ID{}, method, params))
 }
 
+// ReplyStream is a Stream that routes responses by their id (Streamable
+// HTTP: each goes to the POST that asked); given the id, it need not find
+// it in the message.
+type ReplyStream interface {
+	WriteResponse(id ID, msg []byte) error
+}
+
 // Reply answers an incoming request with a result or an error.
 func (c *Conn) Reply(id ID, result json.RawMessage, rerr *Error) error {
-	return c.s.Write(AppendResponse(nil, id, result, rerr))
+	msg := AppendResponse(make([]byte, 0, 48+len(result)), id, result, rerr)
+	if rs, ok := c.s.(ReplyStream); ok && !id.IsZero() {
+		return rs.WriteResponse(id, msg)
+	}
+	return c.s.Write(msg)
 }
 
 // Done is closed when the connection has ended (the stream failed or was

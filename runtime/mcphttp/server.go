@@ -103,17 +103,12 @@ func NewPool(srvs []*mcp.Server, opts Options) *Handler {
 	return &Handler{drain: drain, drained: drained, srvs: srvs, busy: make([]atomic.Int64, len(srvs)), opts: opts, sessions: map[string]*session{}, ctx: ctx, stop: stop}
 }
 
-// idlest is the worker with the fewest modern requests in flight (the
-// first such after a rotating start, so ties spread).
+// idlest is the worker with the fewest modern requests in flight, the
+// lowest-numbered among equals: at low concurrency every request goes to
+// the same warm state instead of alternating between cold ones.
 func (h *Handler) idlest() int {
-	n := len(h.srvs)
-	if n == 1 {
-		return 0
-	}
-	start := int(h.rr.Add(1) % uint64(n))
-	best, least := start, h.busy[start].Load()
-	for k := 1; k < n && least > 0; k++ {
-		i := (start + k) % n
+	best, least := 0, h.busy[0].Load()
+	for i := 1; i < len(h.srvs) && least > 0; i++ {
 		if b := h.busy[i].Load(); b < least {
 			best, least = i, b
 		}
@@ -828,6 +823,18 @@ func (s *session) Write(msg []byte) error {
 	return nil
 }
 
+// WriteResponse sends the response to request id to the POST that asked
+// (jsonrpc.ReplyStream: no need to find the id in msg).
+func (s *session) WriteResponse(id jsonrpc.ID, msg []byte) error {
+	s.mu.Lock()
+	ps := s.waiting[id.String()]
+	s.mu.Unlock()
+	if ps != nil {
+		ps.final(msg)
+	}
+	return nil
+}
+
 // WriteFor sends what belongs with request related on that request's POST
 // stream (or the GET stream when the POST is gone).
 func (s *session) WriteFor(related jsonrpc.ID, msg []byte) error {
@@ -920,6 +927,15 @@ func (ps *postStream) Write(msg []byte) error {
 }
 
 func (ps *postStream) WriteFor(_ jsonrpc.ID, msg []byte) error { return ps.Write(msg) }
+
+// WriteResponse: see jsonrpc.ReplyStream.
+func (ps *postStream) WriteResponse(id jsonrpc.ID, msg []byte) error {
+	if id == ps.id {
+		ps.final(msg)
+		return nil
+	}
+	return ps.Write(msg)
+}
 
 func (ps *postStream) Close() error {
 	ps.close()
