@@ -95,7 +95,7 @@ func modernCall(url, tool, args string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// --workers N: modern calls spread over the states, a legacy session keeps
+// --workers N: modern calls go to the idlest state, a legacy session keeps
 // its state, and elicitation rounds verify on whichever state they reach.
 func TestServeWorkers(t *testing.T) {
 	srv := serveHTTPArgs(t, "testdata/workers.lua", "--http", "127.0.0.1:0/mcp", "--workers", "2")
@@ -109,10 +109,17 @@ local c = mcp.connect{ url = url, protocol = era, on_elicit = function(p)
   return { action = "accept", content = { [key] = p.message:match("^(%a+)") } }
 end }
 local seen, n = {}, 0
-for i = 1, 12 do
-  local who = c:call("who", {}).content[1].text
-  if not seen[who] then seen[who] = true; n = n + 1 end
+local function who()
+  local w = c:call("who", {}).content[1].text
+  if not seen[w] then seen[w] = true; n = n + 1 end
 end
+-- A slow call holds one state: modern calls meanwhile go to the other;
+-- once all are idle, to the first.
+local slow = task.spawn(function() return c:call("slow", { seconds = 0.3 }) end)
+task.sleep(0.05)
+for i = 1, 6 do who() end
+slow:await()
+for i = 1, 6 do who() end
 print("states", n)
 local crossed = 0
 for i = 1, 10 do
@@ -126,7 +133,7 @@ c:close()`
 	for era, want := range map[string]string{"modern": "states\t2", "legacy": "states\t1"} {
 		r := luagent(t, "", nil, "run", script, srv.url, era)
 		if r.code != 0 || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "asked ok") {
-			t.Errorf("%s: %+v (want %q: a legacy session stays on one state, modern calls use both)", era, r, want)
+			t.Errorf("%s: %+v (want %q: a legacy session stays on one state, modern calls use the idle one)", era, r, want)
 		}
 	}
 	// Legacy sessions spread over the states.

@@ -2,7 +2,6 @@ package h1
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -458,10 +457,4 @@ func hasToken(vals []string, tok string) bool {
 		}
 	}
 	return false
-}
-
-// newContext is the request's context: cancelled when the handler returns,
-// the client goes away while it runs, or the server closes.
-func newContext() (context.Context, context.CancelFunc) {
-	return context.WithCancel(context.Background())
 }

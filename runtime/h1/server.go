@@ -62,10 +62,10 @@ type Server struct {
 
 const readBufSize = 8 << 10
 
-// watchDelay is how long a handler runs before its connection is watched
-// for the client going away (which cancels the request's context). Short
-// calls never pay for the watch; a long one is cancelled this much later
-// than net/http would.
+// watchDelay is how long a handler waits on its request's context before
+// the connection is watched for the client going away (which cancels the
+// context). Short calls never pay for the watch; a long one is cancelled
+// this much later than net/http would.
 const watchDelay = 5 * time.Millisecond
 
 // maxDrain is how much of a body a handler left unread the server reads to
@@ -251,8 +251,9 @@ type conn struct {
 	watching  bool
 	watchDone chan struct{}
 	watchErr  error
+	timerSet  bool // the watch delay is running
 	timer     *time.Timer
-	cancel    context.CancelFunc // the running request's
+	ctx       *reqCtx // the running request's
 }
 
 // setActive marks the connection busy (a request's first bytes are in);
@@ -265,10 +266,10 @@ func (c *conn) close() {
 	c.state.Store(stateClosed)
 	c.rwc.Close()
 	c.watchMu.Lock()
-	cancel := c.cancel
+	ctx := c.ctx
 	c.watchMu.Unlock()
-	if cancel != nil {
-		cancel()
+	if ctx != nil {
+		ctx.cancel()
 	}
 }
 
@@ -408,8 +409,8 @@ func (c *conn) serveOne(head string) (more, answered bool) {
 	if err != nil {
 		return false, c.refuse(err)
 	}
-	ctx, cancel := newContext()
-	defer cancel()
+	ctx := &reqCtx{c: c}
+	defer ctx.cancel()
 	r := r0.WithContext(ctx)
 	r.RemoteAddr = c.remote
 	if p.length == 0 {
@@ -437,10 +438,10 @@ func (c *conn) serveOne(head string) (more, answered bool) {
 	if r.RequestURI == "*" {
 		h = optionsAsterisk // a question about the server, not a resource: net/http answers it so
 	}
-	c.arm(cancel, c.body == nil)
+	c.arm(ctx, c.body == nil)
 	panicked := c.run(h, w, r)
 	gone := c.disarm()
-	cancel()
+	ctx.cancel()
 	if panicked || gone {
 		return false, false
 	}
@@ -488,11 +489,23 @@ func (c *conn) drainBody() bool {
 	return ok
 }
 
-// arm starts the watch delay for a running handler.
-func (c *conn) arm(cancel context.CancelFunc, bodyIn bool) {
+// arm marks a handler running; the watch delay starts when it first asks
+// for its context's Done channel (wantWatch).
+func (c *conn) arm(ctx *reqCtx, bodyIn bool) {
 	c.watchMu.Lock()
-	c.armed, c.bodyIsIn, c.due, c.cancel = true, bodyIn, false, cancel
+	c.armed, c.bodyIsIn, c.due, c.ctx = true, bodyIn, false, ctx
 	c.watchMu.Unlock()
+}
+
+// wantWatch starts the watch delay: the running handler waits on its
+// context. reqCtx.mu is held.
+func (c *conn) wantWatch() {
+	c.watchMu.Lock()
+	defer c.watchMu.Unlock()
+	if !c.armed || c.timerSet {
+		return
+	}
+	c.timerSet = true
 	if c.timer == nil {
 		c.timer = time.AfterFunc(watchDelay, c.watchDue)
 	} else {
@@ -531,7 +544,7 @@ func (c *conn) startWatch() {
 	c.watching = true
 	done := make(chan struct{})
 	c.watchDone = done
-	cancel := c.cancel
+	ctx := c.ctx
 	go func() {
 		defer close(done)
 		if !c.deadline.IsZero() {
@@ -549,7 +562,7 @@ func (c *conn) startWatch() {
 		_, err := c.br.Peek(1)
 		c.watchErr = err
 		if err != nil && !isTimeout(err) {
-			cancel()
+			ctx.cancel()
 		}
 	}()
 }
@@ -558,10 +571,13 @@ func (c *conn) startWatch() {
 // the client went away.
 func (c *conn) disarm() (gone bool) {
 	c.watchMu.Lock()
-	c.armed, c.cancel = false, nil
+	c.armed, c.ctx = false, nil
 	watching, done := c.watching, c.watchDone
+	if c.timerSet {
+		c.timer.Stop()
+		c.timerSet = false
+	}
 	c.watchMu.Unlock()
-	c.timer.Stop()
 	if !watching {
 		return false
 	}

@@ -586,7 +586,11 @@ func TestWatchRace(t *testing.T) {
 		b, _ := io.ReadAll(r.Body)
 		var d time.Duration
 		fmt.Sscan(string(b), &d)
-		time.Sleep(d)
+		select { // waiting on the context starts the watch delay
+		case <-time.After(d):
+		case <-r.Context().Done():
+			panic("cancelled while the client waits")
+		}
 		w.Write(b)
 	}))
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}, Timeout: 10 * time.Second}
@@ -776,5 +780,66 @@ func TestStableHead(t *testing.T) {
 	}
 	if !sort.StringsAreSorted(names[:4]) {
 		t.Errorf("fields not sorted: %v", names)
+	}
+}
+
+// Contexts made from a request's context (WithCancel, AfterFunc) end with
+// it: when the client goes away, and when the handler returns; a stopped
+// AfterFunc does not run.
+func TestContextChildren(t *testing.T) {
+	gone := make(chan string, 4)
+	started := make(chan struct{})
+	var kept context.Context
+	s := start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		child, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		context.AfterFunc(r.Context(), func() { gone <- "afterfunc" })
+		stop := context.AfterFunc(r.Context(), func() { gone <- "stopped one ran" })
+		stop()
+		if r.URL.Path == "/quick" {
+			kept = child
+			return
+		}
+		close(started)
+		<-child.Done()
+		gone <- "child: " + child.Err().Error()
+	}))
+	// A handler that returns: its request's context and children end.
+	r, err := http.Get(s.url("/quick"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if got := <-gone; got != "afterfunc" {
+		t.Errorf("after a handler returned: %q", got)
+	}
+	if kept.Err() == nil {
+		t.Error("a child of a finished request's context is not done")
+	}
+	// A client that leaves while its handler waits.
+	c, err := net.Dial("tcp", s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(c, "GET /wait HTTP/1.1\r\nHost: h\r\n\r\n")
+	<-started
+	c.Close()
+	got := map[string]bool{}
+	for range 2 {
+		select {
+		case g := <-gone:
+			got[g] = true
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the client left; only %v ended", got)
+		}
+	}
+	if !got["afterfunc"] || !got["child: context canceled"] {
+		t.Errorf("got %v", got)
+	}
+	select {
+	case g := <-gone:
+		t.Errorf("unexpected: %q", g)
+	case <-time.After(50 * time.Millisecond):
 	}
 }

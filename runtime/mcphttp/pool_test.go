@@ -7,17 +7,17 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/mcphttp"
 )
 
-// worker answers tools/call "who" with its number; "hold" waits until
-// release is closed.
+// worker answers tools/call "who" with its number; "hold" says so on held,
+// then waits until release is closed.
 type worker struct {
 	n       int
 	release chan struct{}
+	held    chan int
 }
 
 func (worker) Capabilities() mcp.HandlerCapabilities      { return mcp.HandlerCapabilities{Tools: true} }
@@ -29,18 +29,20 @@ func (w worker) Handle(r *mcp.Request) {
 		return
 	}
 	if strings.Contains(string(r.Params), `"hold"`) {
+		w.held <- w.n
 		go func() { <-w.release; r.Reply(text("held " + strconv.Itoa(w.n))) }()
 		return
 	}
 	r.Reply(text("worker " + strconv.Itoa(w.n)))
 }
 
-func startPool(t *testing.T, n int) (*testServer, chan struct{}) {
+func startPool(t *testing.T, n int) (*testServer, chan struct{}, chan int) {
 	t.Helper()
 	release := make(chan struct{})
+	held := make(chan int, 1)
 	var srvs []*mcp.Server
 	for i := range n {
-		srvs = append(srvs, mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "pool", Version: "1"}, Handler: worker{i, release}}))
+		srvs = append(srvs, mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "pool", Version: "1"}, Handler: worker{i, release, held}}))
 	}
 	h := mcphttp.NewPool(srvs, mcphttp.Options{})
 	ts := newTestServer(t, h)
@@ -51,7 +53,7 @@ func startPool(t *testing.T, n int) (*testServer, chan struct{}) {
 			s.Close()
 		}
 	})
-	return ts, release
+	return ts, release, held
 }
 
 func callTool(name string) string {
@@ -61,27 +63,18 @@ func callTool(name string) string {
 // Modern requests go to the worker with the fewest in flight, the first
 // among equals.
 func TestPoolModernGoesToTheIdlestWorker(t *testing.T) {
-	ts, release := startPool(t, 2)
+	ts, release, heldOn := startPool(t, 2)
 	held := make(chan reply, 1)
 	go func() { held <- post(t, ts.URL, modernHeaders("tools/call", "hold"), callTool("hold")) }()
-	// Wait until the held call occupies its worker: calls then spread away from it.
-	var free string
-	deadline := time.Now().Add(5 * time.Second)
-	for free == "" && time.Now().Before(deadline) {
-		seen := map[string]int{}
-		for range 6 {
-			r := post(t, ts.URL, modernHeaders("tools/call", "who"), callTool("who"))
-			seen[r.body[strings.Index(r.body, "worker "):][:8]]++
-		}
-		if len(seen) == 1 {
-			for w := range seen {
-				free = w
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
+	busy := <-heldOn // the held call occupies its worker: calls now go to the other
+	seen := map[string]int{}
+	for range 6 {
+		r := post(t, ts.URL, modernHeaders("tools/call", "who"), callTool("who"))
+		seen[r.body[strings.Index(r.body, "worker "):][:8]]++
 	}
-	if free == "" {
-		t.Fatal("calls kept reaching the worker that is free with a held call")
+	free := "worker " + strconv.Itoa(1-busy)
+	if len(seen) != 1 || seen[free] != 6 {
+		t.Fatalf("with worker %d busy, calls went to %v, want all to %s", busy, seen, free)
 	}
 	close(release)
 	r := <-held
@@ -90,20 +83,20 @@ func TestPoolModernGoesToTheIdlestWorker(t *testing.T) {
 	}
 	// Idle again: one call at a time all go to the first worker, which
 	// stays warm (alternating made every call find a cold Lua state).
-	seen := map[string]bool{}
+	used := map[string]bool{}
 	for range 8 {
 		r := post(t, ts.URL, modernHeaders("tools/call", "who"), callTool("who"))
-		seen[r.body[strings.Index(r.body, "worker "):][:8]] = true
+		used[r.body[strings.Index(r.body, "worker "):][:8]] = true
 	}
-	if len(seen) != 1 || !seen["worker 0"] {
-		t.Errorf("idle workers used one call at a time: %v, want worker 0 only", seen)
+	if len(used) != 1 || !used["worker 0"] {
+		t.Errorf("idle workers used one call at a time: %v, want worker 0 only", used)
 	}
 }
 
 // A legacy session stays on the worker that initialized it; sessions
 // spread over the workers.
 func TestPoolLegacySessionsStick(t *testing.T) {
-	ts, _ := startPool(t, 3)
+	ts, _, _ := startPool(t, 3)
 	const init = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	var mu sync.Mutex
 	workers := map[string]bool{}

@@ -284,11 +284,27 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		}
 	}
 	ps := newPostStream(w, r, m.ID, true)
+	listen := m.Method == "subscriptions/listen"
+	worker := h.idlest()
+	if !listen { // an idle stream is no load
+		h.busy[worker].Add(1)
+		defer h.busy[worker].Add(-1)
+	}
+	// The request is served on this goroutine as far as it can be (a Lua
+	// handler runs here when its state is idle): no reader goroutine, and
+	// no wake-up, between the POST and its answer.
+	sess := h.srvs[worker].Open(ps)
+	defer ps.close()
+	defer sess.Close()
+	sess.Deliver(m)
+	if ps.answered() {
+		return // no stream to keep alive, nothing left to cancel
+	}
 	ctx, cancel := context.WithCancel(h.ctx)
 	defer cancel()
 	stop := context.AfterFunc(r.Context(), cancel) // the client closed the stream: cancel
 	defer stop()
-	if m.Method == "subscriptions/listen" {
+	if listen {
 		// A listen stream never ends by itself: draining ends it.
 		stopDrain := context.AfterFunc(h.drain, cancel)
 		defer stopDrain()
@@ -297,22 +313,10 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	// alive through proxies.
 	ka := startKeepAlive(ps, h.opts.KeepAlive)
 	defer ka.stop()
-	worker := h.idlest()
-	if m.Method != "subscriptions/listen" { // an idle stream is no load
-		h.busy[worker].Add(1)
-		defer h.busy[worker].Add(-1)
-	}
-	// The request is served on this goroutine as far as it can be (a Lua
-	// handler runs here when its state is idle): no reader goroutine, and
-	// no wake-up, between the POST and its answer.
-	sess := h.srvs[worker].Open(ps)
-	sess.Deliver(m)
 	select {
 	case <-ps.finished:
 	case <-ctx.Done():
 	}
-	sess.Close()
-	ps.close()
 }
 
 // keepAlive writes an SSE comment on a stream at every interval until
@@ -481,6 +485,11 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		return
 	}
 	s.mcp.Deliver(m) // answered here when the handler can be (see postModern)
+	if ps.answered() {
+		s.done(m.ID, ps)
+		ps.close()
+		return
+	}
 	select {
 	case <-ps.finished:
 	case <-r.Context().Done():
@@ -496,6 +505,18 @@ func (h *Handler) postLegacy(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	}
 	s.done(m.ID, ps)
 	ps.close()
+}
+
+// answered reports whether the answer is written already (looking at the
+// request's context to wait for it would start the HTTP server's watch of
+// the connection: not worth it for a call answered on the spot).
+func (ps *postStream) answered() bool {
+	select {
+	case <-ps.finished:
+		return true
+	default:
+		return false
+	}
 }
 
 // detach leaves a broken SSE stream's request waiting for its answer,
