@@ -57,6 +57,13 @@ type SpawnOptions struct {
 	Timeout time.Duration
 	// TimeoutMsg is the message of that failure; a default names the time.
 	TimeoutMsg string
+	// Context, if set, is the task's own context as it is, and Cancel
+	// cancels it: no child context is made (a child costs an allocation
+	// and a registration with its parent per task). For a task that is all
+	// its context stands for, such as a tool call's handler. Parent and
+	// Timeout are then ignored.
+	Context context.Context
+	Cancel  context.CancelCauseFunc
 }
 
 // Spawn creates a task that will call fn(args...) on a later tick. It must
@@ -68,7 +75,9 @@ func (lp *Loop) Spawn(fn *lua.LFunction, args []lua.LValue, o SpawnOptions) *Tas
 	}
 	lp.nextID++
 	t := &Task{ID: lp.nextID, Name: o.Name, lp: lp, fn: fn, args: args}
-	if o.Timeout > 0 {
+	if o.Context != nil {
+		t.ctx, t.cancel = o.Context, o.Cancel
+	} else if o.Timeout > 0 {
 		msg := o.TimeoutMsg
 		if msg == "" {
 			msg = "timed out after " + FormatDuration(o.Timeout)

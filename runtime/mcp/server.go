@@ -544,14 +544,17 @@ func (sc *serverConn) newRequest(m *jsonrpc.Message, era Era, version string) *R
 func (sc *serverConn) dispatch(r *Request) {
 	timeout := sc.srv.opts.HandlerTimeout
 	r.timer = time.AfterFunc(timeout, func() {
+		// Answered first, then stopped: a handler that fails from the
+		// cancellation finds its request answered (Answered) and says
+		// nothing more.
 		msg := "the handler took longer than " + roundDur(timeout) + " (--handler-timeout) and was stopped"
-		r.cancel(errs.New(errs.Timeout, "", msg))
+		cause := errs.New(errs.Timeout, "", msg)
 		if r.Method == "tools/call" {
 			b, _ := json.Marshal(map[string]any{"content": []any{map[string]string{"type": "text", "text": msg}}, "isError": true})
-			r.Reply(b)
+			r.finishCause(b, nil, cause)
 			return
 		}
-		r.Fail(rpcError(jsonrpc.CodeInternalError, msg, nil))
+		r.finishCause(nil, rpcError(jsonrpc.CodeInternalError, msg, nil), cause)
 	})
 	sc.srv.opts.Handler.Handle(r)
 }

@@ -84,6 +84,15 @@ func (r *Request) cancel(cause error) {
 	r.cancelFn(cause)
 }
 
+// Cancel ends the request's context with cause: its handler stopped (a
+// handler that runs under the request's own context says so through it).
+// It does not answer the request.
+func (r *Request) Cancel(cause error) { r.cancelFn(cause) }
+
+// Answered reports whether the request has been answered (or silenced by
+// the client's cancellation): nothing more may be sent for it.
+func (r *Request) Answered() bool { return r.done.Load() }
+
 func (r *Request) silence() {
 	r.silent.Store(true)
 	r.done.Store(true)
@@ -133,11 +142,16 @@ func (r *Request) NotFound(uri string) {
 }
 
 func (r *Request) finish(result json.RawMessage, rerr *jsonrpc.Error) {
+	r.finishCause(result, rerr, errAnswered)
+}
+
+// finishCause answers the request and then ends its context with cause.
+func (r *Request) finishCause(result json.RawMessage, rerr *jsonrpc.Error, cause error) {
 	if !r.done.CompareAndSwap(false, true) {
 		return
 	}
 	r.cleanup()
-	defer r.cancel(errAnswered)
+	defer r.cancel(cause)
 	if rerr != nil {
 		r.sc.conn.Reply(r.ID, nil, rerr)
 		return

@@ -694,7 +694,9 @@ func (s *luaServer) callTool(r *rmcp.Request) {
 			return
 		}
 		ctx := s.newCtx(L, r)
-		task := s.m.lp.Spawn(t.handler, []lua.LValue{argv, ctx}, sched.SpawnOptions{Name: "tool " + t.name, Parent: r.Context()})
+		// The handler runs under the request's own context: it ends when
+		// the request does, and the task's end ends the request's.
+		task := s.m.lp.Spawn(t.handler, []lua.LValue{argv, ctx}, sched.SpawnOptions{Name: "tool " + t.name, Context: r.Context(), Cancel: r.Cancel})
 		task.OnDone(func(task *sched.Task) { s.toolDone(r, t, task) })
 	})
 }
@@ -731,7 +733,7 @@ var luaPosition = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // toolDone maps a handler's outcome to a CallToolResult.
 func (s *luaServer) toolDone(r *rmcp.Request, t *toolDef, task *sched.Task) {
 	if f := task.Failure(); f != nil {
-		if r.Context().Err() != nil && (f.Kind == errs.Cancelled || f.Kind == errs.Timeout) {
+		if r.Answered() && (f.Kind == errs.Cancelled || f.Kind == errs.Timeout) {
 			return // answered already (timeout, input_required) or cancelled
 		}
 		r.Reply(textResult(s.errorText(f), true))
