@@ -42,6 +42,10 @@ import (
 //	lua     luagent serve examples/echo.lua --http 127.0.0.1:0/mcp
 //	lua-w2  the same with --workers 2 (skipped, saying so, if `luagent
 //	        serve` refuses the option: "unknown serve option --workers")
+//	lua-w2-gogc100  lua-w2 with GOGC=100, Go's default (serve --http sets
+//	        200 unless GOGC is set): what that setting contributes
+//	lua-nethttp  lua with LUAGENT_HTTP_SERVER=net/http: net/http's server
+//	        instead of runtime/h1, what the lean server contributes
 //
 // -soak.peers runs the soak against gosdk and mcpgo too.
 
@@ -85,6 +89,11 @@ var servers = []server{
 	}},
 	{"lua", both, luagent()},
 	{"lua-w2", both, luagent("--workers", "2")},
+	{"lua-w2-gogc100", both, func(tb testing.TB, era benchsrv.Era) command {
+		c := luagent("--workers", "2")(tb, era)
+		c.env = append(c.env, "GOGC=100") // Go's default, which serve --http changes to 200
+		return c
+	}},
 	{"lua-nethttp", both, func(tb testing.TB, era benchsrv.Era) command {
 		c := luagent()(tb, era)
 		c.env = append(c.env, "LUAGENT_HTTP_SERVER=net/http")
