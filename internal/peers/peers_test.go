@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/luagent/luagent/internal/syncbuf"
 )
 
 // These tests drive each peer with plain JSON lines (no client library), so
@@ -178,7 +180,7 @@ type peer struct {
 	ctx    context.Context
 	stdin  io.WriteCloser
 	lines  chan []byte
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 	mu     sync.Mutex // serializes writes
 }
 
@@ -215,7 +217,7 @@ func startPeer(t *testing.T, name string, args ...string) *peer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &peer{t: t, ctx: ctx, stdin: stdin, lines: make(chan []byte, 64), stderr: &syncBuffer{}}
+	p := &peer{t: t, ctx: ctx, stdin: stdin, lines: make(chan []byte, 64), stderr: &syncbuf.Buffer{}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -244,7 +246,7 @@ func startPeer(t *testing.T, name string, args ...string) *peer {
 		}
 		cancel()
 		if t.Failed() {
-			t.Logf("%s stderr:\n%s", filepath.Base(name), p.stderr.String())
+			t.Logf("%s stderr:\n%s", filepath.Base(name), strings.TrimSpace(p.stderr.String()))
 		}
 	})
 	return p
@@ -305,21 +307,4 @@ func (p *peer) call(id any, method string, params any) *response {
 			p.t.Fatalf("%s: no response within %v", method, testTimeout)
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.TrimSpace(b.buf.String())
 }

@@ -1,13 +1,12 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
@@ -15,26 +14,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func newHost(t *testing.T, cfg host.Config) (*host.Host, *lockedBuffer) {
+func newHost(t *testing.T, cfg host.Config) (*host.Host, *syncbuf.Buffer) {
 	t.Helper()
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	cfg.Home = t.TempDir()
 	cfg.Clean = true
 	cfg.Stdout, cfg.Stderr = out, out

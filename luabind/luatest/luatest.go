@@ -12,16 +12,15 @@
 package luatest
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/sched"
 	lua "github.com/yuin/gopher-lua"
@@ -110,9 +109,9 @@ func runCase(ctx context.Context, h *host.Host, c testCase) *sched.Task {
 	return t
 }
 
-func newHost(t *testing.T, path string, o Options) (*host.Host, *syncBuffer) {
+func newHost(t *testing.T, path string, o Options) (*host.Host, *syncbuf.Buffer) {
 	cfg := o.Config
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	if cfg.Home == "" {
 		cfg.Home = t.TempDir()
 		cfg.Clean = true
@@ -148,34 +147,4 @@ func newHost(t *testing.T, path string, o Options) (*host.Host, *syncBuffer) {
 		o.Setup(t, h)
 	}
 	return h, out
-}
-
-// syncBuffer is a bytes.Buffer safe for the writes of several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *syncBuffer) Len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Len()
-}
-
-func (b *syncBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Reset()
 }

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/runtime/h1"
 )
 
@@ -47,24 +48,7 @@ var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 type server struct {
 	*h1.Server
 	addr string
-	logs *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	logs *syncbuf.Buffer
 }
 
 // start serves h on a loopback port until the test ends.
@@ -74,7 +58,7 @@ func start(t testing.TB, h http.Handler, opts ...func(*h1.Server)) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &lockedBuffer{}
+	logs := &syncbuf.Buffer{}
 	s := &h1.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ErrorLog: log.New(logs, "", 0)}
 	for _, o := range opts {
 		o(s)

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/internal/testbin"
 )
 
@@ -325,7 +326,7 @@ func luagentEnv(t *testing.T, extra ...string) []string {
 type replica struct {
 	name, addr string // addr is host:port
 	cmd        *exec.Cmd
-	stderr     *syncBuffer
+	stderr     *syncbuf.Buffer
 	exited     chan struct{}
 	drained    chan struct{} // closed when all of stderr is in the buffer
 	once       sync.Once
@@ -338,7 +339,7 @@ var listening = regexp.MustCompile(` at http://([0-9.]+:[0-9]+)/mcp`)
 // REPLICA=name and LUAGENT_STATE_KEY=key and waits until it listens.
 func startReplica(t *testing.T, bin, server, name, key string) *replica {
 	t.Helper()
-	r := &replica{name: name, stderr: &syncBuffer{}, exited: make(chan struct{}), drained: make(chan struct{})}
+	r := &replica{name: name, stderr: &syncbuf.Buffer{}, exited: make(chan struct{}), drained: make(chan struct{})}
 	r.cmd = exec.Command(bin, "serve", server, "--http", "127.0.0.1:0/mcp")
 	r.cmd.Env = luagentEnv(t, "REPLICA="+name, "LUAGENT_STATE_KEY="+key)
 	pr, pw, err := os.Pipe()
@@ -546,7 +547,7 @@ func tryNginx(t *testing.T, nginx string, upstreams map[string][]*replica) (*pro
 
 	cmd := exec.Command(nginx, "-p", p.dir, "-c", confPath, "-e", filepath.Join(p.dir, "error.log"), "-g", "daemon off;")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its workers go with it
-	var out syncBuffer
+	var out syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting nginx: %v", err)
@@ -615,25 +616,4 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) WriteString(v string) {
-	s.Write([]byte(v))
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -10,10 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/luatest"
@@ -24,23 +24,10 @@ import (
 // Bearer-token auth on `luagent serve --http`, end to end: the real binary,
 // raw HTTP, luagent's own client and the Go SDK v1.8.0 client, both eras.
 
-// lockedBuffer collects a process's stderr while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) add(s string) { l.mu.Lock(); l.b.WriteString(s); l.mu.Unlock() }
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // serveAuth runs `bin argv...` (a serve --http 127.0.0.1:0/mcp command) with
 // env added and returns the endpoint's URL and everything it printed on
 // stderr so far.
-func serveAuth(t *testing.T, bin string, env []string, argv ...string) (string, *lockedBuffer) {
+func serveAuth(t *testing.T, bin string, env []string, argv ...string) (string, *syncbuf.Buffer) {
 	t.Helper()
 	cmd := exec.Command(bin, argv...)
 	cmd.Env = append(os.Environ(), env...)
@@ -49,12 +36,12 @@ func serveAuth(t *testing.T, bin string, env []string, argv ...string) (string, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	urls := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			out.add(sc.Text() + "\n")
+			out.WriteString(sc.Text() + "\n")
 			if _, url, ok := strings.Cut(sc.Text(), " at http://"); ok {
 				urls <- "http://" + url
 			}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
 )
@@ -31,29 +32,12 @@ func cred(access, refresh string) *oauth.Credential {
 
 // newStore is a store in a fresh folder (two levels down, so Save makes
 // the parents) whose warnings go to the returned buffer.
-func newStore(t *testing.T) (*Store, *syncBuffer) {
+func newStore(t *testing.T) (*Store, *syncbuf.Buffer) {
 	t.Helper()
-	var w syncBuffer
+	var w syncbuf.Buffer
 	s := New(filepath.Join(t.TempDir(), "credentials", "mcp"))
 	s.Warn = &w
 	return s, &w
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 func perm(t *testing.T, path string) fs.FileMode {
