@@ -68,10 +68,11 @@ type Handler struct {
 	rr   atomic.Uint64  // round robin for new legacy sessions
 	opts Options
 
-	mu       sync.Mutex
+	mu       sync.RWMutex // sessions (read-locked per request), closed
 	sessions map[string]*session
-	draining bool
 	closed   bool
+	draining atomic.Bool
+	okHost   atomic.Pointer[string] // a Host value last found acceptable
 	ctx      context.Context
 	stop     context.CancelFunc
 	drain    context.Context // done when the server drains: streams end, calls finish
@@ -120,9 +121,7 @@ func (h *Handler) idlest() int {
 // (subscriptions/listen, 2025-11-25 GET streams) end now, requests in flight
 // go on to their answers, and new requests get 503. Close ends the rest.
 func (h *Handler) Drain() {
-	h.mu.Lock()
-	h.draining = true
-	h.mu.Unlock()
+	h.draining.Store(true)
 	h.drained()
 }
 
@@ -154,10 +153,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.opts.Authorize != nil && !h.opts.Authorize(w, r) {
 		return
 	}
-	h.mu.Lock()
-	draining := h.draining
-	h.mu.Unlock()
-	if draining {
+	if h.draining.Load() {
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, jsonrpc.ID{}, jsonrpc.CodeInternalError, "the server is shutting down; retry (another replica may answer)", nil)
 		return
@@ -178,8 +174,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // forbidden checks Host and Origin against DNS rebinding; it returns why a
 // request is refused, or "".
 func (h *Handler) forbidden(r *http.Request) string {
-	if host := hostOnly(r.Host); !h.opts.AnyHost && !isLoopbackName(host) && !slices.ContainsFunc(h.opts.AllowHosts, func(a string) bool { return strings.EqualFold(a, host) }) {
-		return "forbidden: Host " + r.Host + " is not a loopback name (this server accepts localhost, 127.0.0.1 and [::1]; start it with --allow-host " + host + " to accept it)"
+	// Every request of a client names the same Host: the verdict on the
+	// last one accepted is kept (the check parses and lowercases it).
+	if ok := h.okHost.Load(); ok == nil || *ok != r.Host {
+		if host := hostOnly(r.Host); !h.opts.AnyHost && !isLoopbackName(host) && !slices.ContainsFunc(h.opts.AllowHosts, func(a string) bool { return strings.EqualFold(a, host) }) {
+			return "forbidden: Host " + r.Host + " is not a loopback name (this server accepts localhost, 127.0.0.1 and [::1]; start it with --allow-host " + host + " to accept it)"
+		}
+		host := r.Host
+		h.okHost.Store(&host)
 	}
 	origin := r.Header.Get("Origin")
 	if origin == "" {
@@ -655,11 +657,11 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) session(id string) *session {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
 	s := h.sessions[id]
+	h.mu.RUnlock()
 	if s != nil {
-		s.used = time.Now()
+		s.used.Store(time.Now().UnixNano())
 	}
 	return s
 }
@@ -669,7 +671,8 @@ func (h *Handler) newSession() (*session, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	s := &session{id: hex.EncodeToString(b), waiting: map[string]*postStream{}, used: time.Now()}
+	s := &session{id: hex.EncodeToString(b), waiting: map[string]*postStream{}}
+	s.used.Store(time.Now().UnixNano())
 	s.ctx, s.cancel = context.WithCancel(h.ctx)
 	h.mu.Lock()
 	if h.closed {
@@ -678,7 +681,7 @@ func (h *Handler) newSession() (*session, error) {
 	}
 	// Sweep sessions idle too long (clients often never DELETE).
 	for id, old := range h.sessions {
-		if time.Since(old.used) > h.opts.SessionIdle {
+		if time.Since(time.Unix(0, old.used.Load())) > h.opts.SessionIdle {
 			delete(h.sessions, id)
 			go old.end()
 		}
@@ -707,7 +710,7 @@ type session struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	mcp    *mcp.Session // the POSTs' messages are delivered to it
-	used   time.Time    // guarded by Handler.mu
+	used   atomic.Int64 // when last used, in Unix ns
 
 	mu      sync.Mutex
 	waiting map[string]*postStream // by request id
