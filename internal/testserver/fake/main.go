@@ -372,14 +372,19 @@ func (s *server) request(m msg) {
 		}
 		s.reply(m.ID, s.result(map[string]any{"contents": []any{map[string]any{"uri": p.URI, "mimeType": "text/plain", "text": "content of " + p.URI}}, "ttlMs": 0, "cacheScope": "public"}))
 	case "resources/subscribe":
+		// Requests run on goroutines of their own: the maps need the lock.
+		s.mu.Lock()
 		s.subs[p.URI] = true
+		s.mu.Unlock()
 		s.reply(m.ID, map[string]any{})
 		go func() {
 			time.Sleep(50 * time.Millisecond)
 			s.notify("notifications/resources/updated", map[string]any{"uri": p.URI})
 		}()
 	case "resources/unsubscribe":
+		s.mu.Lock()
 		delete(s.subs, p.URI)
+		s.mu.Unlock()
 		s.reply(m.ID, map[string]any{})
 	case "prompts/list":
 		s.reply(m.ID, s.result(map[string]any{"prompts": []any{map[string]any{"name": "greet", "arguments": []any{map[string]any{"name": "name", "required": true}}}}, "ttlMs": 0, "cacheScope": "public"}))
@@ -434,9 +439,11 @@ func (s *server) request(m msg) {
 		s.mu.Unlock()
 		s.reply(m.ID, s.result(map[string]any{}))
 	case "tasks/update":
+		s.mu.Lock()
 		if t := s.tasks[p.TaskID]; t != nil {
 			t.input = false
 		}
+		s.mu.Unlock()
 		s.reply(m.ID, s.result(map[string]any{}))
 	default:
 		s.fail(m.ID, -32601, "Method not found: "+m.Method, nil)
