@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // body is a request body read from the connection: Content-Length bytes,
@@ -15,6 +15,7 @@ import (
 // may the connection watch for the client going away: the handler owns the
 // reader until the body is done).
 type body struct {
+	mu      sync.Mutex // Read and Close may come from different goroutines
 	c       *conn
 	left    int64 // bytes left of a fixed-length body, or of the current chunk
 	chunked bool
@@ -32,8 +33,8 @@ var (
 
 func (b *body) Read(p []byte) (int, error) {
 	c := b.c
-	c.bodyMu.Lock()
-	defer c.bodyMu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.closed {
 		return 0, errBodyClosed
 	}
@@ -194,17 +195,17 @@ func (b *body) line() (string, error) {
 }
 
 func (b *body) Close() error {
-	b.c.bodyMu.Lock()
+	b.mu.Lock()
 	b.closed = true
-	b.c.bodyMu.Unlock()
+	b.mu.Unlock()
 	return nil
 }
 
 // drain reads what the handler left of the body, up to max bytes, so the
 // connection can serve its next request; it reports whether that worked.
 func (b *body) drain(max int64) bool {
-	b.c.bodyMu.Lock()
-	defer b.c.bodyMu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.done {
 		return true
 	}
@@ -230,6 +231,3 @@ func (b *body) drain(max int64) bool {
 		}
 	}
 }
-
-// noBody is the body of a request without one; reading it is EOF.
-var noBody = http.NoBody

@@ -121,7 +121,7 @@ func headReadError(err error, partial bool) error {
 	return errNoRequest
 }
 
-// parsed is what readRequest learns beside the http.Request.
+// parsed is what parseHead learns beside the http.Request.
 type parsed struct {
 	keepAlive bool
 	expect    bool  // Expect: 100-continue
@@ -345,8 +345,12 @@ func trimOWS(s string) string {
 	return s
 }
 
-// tokenChars marks the bytes of an RFC 9110 token.
-var tokenChars = func() (t [256]bool) {
+// tokenChars marks the bytes of an RFC 9110 token; hostChars those of a
+// Host value (below).
+var tokenChars, hostChars = alnumAnd("!#$%&'*+-.^_`|~"), alnumAnd("!$%&'()*+,-.:;=[]_~")
+
+// alnumAnd is the set of ASCII letters and digits plus the bytes of extra.
+func alnumAnd(extra string) (t [256]bool) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = true
 	}
@@ -354,11 +358,11 @@ var tokenChars = func() (t [256]bool) {
 		t[c] = true
 		t[c-'a'+'A'] = true
 	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
+	for _, c := range extra {
 		t[c] = true
 	}
 	return t
-}()
+}
 
 func isToken(s string) bool {
 	if s == "" {
@@ -392,20 +396,6 @@ func validHost(h string) bool {
 	}
 	return true
 }
-
-var hostChars = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-		t[c-'a'+'A'] = true
-	}
-	for _, c := range "!$%&'()*+,-.:;=[]_~" {
-		t[c] = true
-	}
-	return t
-}()
 
 // canonical returns the canonical form of a field name (Content-Type), the
 // name itself when it already is one (no allocation), and whether it is a

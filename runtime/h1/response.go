@@ -106,21 +106,15 @@ func (w *response) Write(p []byte) (int, error) {
 		w.hold = append(w.hold, p...)
 		if len(w.hold) > holdLimit {
 			w.sendHead(false)
-			w.send(false)
+			w.send()
 		}
 		return len(p), w.err
 	}
 	w.frame(p)
 	if len(w.c.out) >= sendLimit {
-		w.send(false)
+		w.send()
 	}
 	return len(p), w.err
-}
-
-func (w *response) WriteString(s string) (int, error) {
-	// Through a copy: strings are rarely written here, and a copy keeps one
-	// path for the framing.
-	return w.Write([]byte(s))
 }
 
 // Flush sends the head (chunked unless the handler set a Content-Length)
@@ -135,7 +129,7 @@ func (w *response) Flush() {
 	if !w.sent {
 		w.sendHead(false)
 	}
-	w.send(true)
+	w.send()
 }
 
 // FlushError is Flush reporting the write's error (http.ResponseController).
@@ -161,15 +155,13 @@ func (w *response) frame(p []byte) {
 }
 
 // send moves the held body into the output and writes the output.
-func (w *response) send(force bool) {
+func (w *response) send() {
 	if len(w.hold) > 0 {
 		w.frame(w.hold)
 		w.hold = w.hold[:0]
 	}
-	if len(w.c.out) > 0 || force {
-		w.write(w.c.out)
-		w.c.out = w.c.out[:0]
-	}
+	w.write(w.c.out)
+	w.c.out = w.c.out[:0]
 }
 
 func (w *response) write(b []byte) {
@@ -250,12 +242,12 @@ func (w *response) finish() {
 			w.closeAfter = true
 		}
 		w.sendHead(true)
-		w.send(false)
+		w.send()
 	} else {
 		if w.chunked {
 			w.c.out = append(w.c.out, "0\r\n\r\n"...)
 		}
-		w.send(false)
+		w.send()
 		if w.declared >= 0 && w.written != w.declared && !w.headOnly {
 			w.closeAfter = true // the framing promised more than came
 		}

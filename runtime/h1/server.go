@@ -5,7 +5,8 @@
 // for the client leaving, a buffered writer per response), as much as the
 // MCP and Lua work of a call; this one parses a request head with one
 // string allocation, answers a short response with one write, and watches
-// the socket only for handlers that run longer than a few milliseconds.
+// the socket only for handlers that wait on their request's context for
+// more than a few milliseconds.
 //
 // As with net/http, a handler must not use the ResponseWriter, nor its
 // Header map, after ServeHTTP returns: here the map is reused by the
@@ -71,8 +72,6 @@ const watchDelay = 5 * time.Millisecond
 // maxDrain is how much of a body a handler left unread the server reads to
 // keep the connection (net/http's figure).
 const maxDrain = 256 << 10
-
-var errConnClosed = errors.New("h1: connection closed")
 
 func (s *Server) maxHeaderBytes() int {
 	if s.MaxHeaderBytes > 0 {
@@ -241,8 +240,7 @@ type conn struct {
 	hold   []byte      // a response body held back until the handler returns
 	header http.Header // the response's fields, reused by the next response
 
-	bodyMu sync.Mutex
-	body   *body // the current request's, nil without one
+	body *body // the current request's, nil without one
 
 	watchMu   sync.Mutex
 	armed     bool // a handler is running
@@ -364,24 +362,6 @@ func (c *conn) linger() {
 // lingerTime is net/http's rstAvoidanceDelay.
 const lingerTime = 500 * time.Millisecond
 
-// headDeadline bounds the wait for the next request head. Changing a
-// deadline costs a trip through the runtime's timers, so it is renewed
-// only when less than 90% of the timeout is left.
-func (c *conn) headDeadline() {
-	t := c.srv.ReadHeaderTimeout
-	if c.srv.IdleTimeout > 0 {
-		t = max(t, c.srv.IdleTimeout)
-	}
-	if t <= 0 {
-		return
-	}
-	now := time.Now()
-	if c.deadline.IsZero() || c.deadline.Sub(now) < t*9/10 {
-		c.deadline = now.Add(t)
-		c.rwc.SetReadDeadline(c.deadline)
-	}
-}
-
 // refuse answers a request refused before any handler: a status and a
 // line of text, then the connection closes.
 func (c *conn) refuse(err error) bool {
@@ -410,11 +390,10 @@ func (c *conn) serveOne(head string) (more, answered bool) {
 		return false, c.refuse(err)
 	}
 	ctx := &reqCtx{c: c}
-	defer ctx.cancel()
 	r := r0.WithContext(ctx)
 	r.RemoteAddr = c.remote
 	if p.length == 0 {
-		r.Body = noBody
+		r.Body = http.NoBody
 		c.body = nil
 	} else {
 		b := &body{c: c, chunked: p.length < 0, expect: p.expect}
