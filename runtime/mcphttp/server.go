@@ -830,12 +830,7 @@ func (s *session) Read() ([]byte, error) {
 // GET stream (dropped when there is none: nothing is resumable).
 func (s *session) Write(msg []byte) error {
 	if id, ok := responseID(msg); ok {
-		s.mu.Lock()
-		ps := s.waiting[id]
-		s.mu.Unlock()
-		if ps != nil {
-			ps.final(msg)
-		}
+		s.answer(id, msg)
 		return nil
 	}
 	s.mu.Lock()
@@ -850,13 +845,19 @@ func (s *session) Write(msg []byte) error {
 // WriteResponse sends the response to request id to the POST that asked
 // (jsonrpc.ReplyStream: no need to find the id in msg).
 func (s *session) WriteResponse(id jsonrpc.ID, msg []byte) error {
+	s.answer(id.String(), msg)
+	return nil
+}
+
+// answer gives a response to the POST waiting for it (none: it is dropped,
+// as nothing but its POST may carry it).
+func (s *session) answer(id string, msg []byte) {
 	s.mu.Lock()
-	ps := s.waiting[id.String()]
+	ps := s.waiting[id]
 	s.mu.Unlock()
 	if ps != nil {
 		ps.final(msg)
 	}
-	return nil
 }
 
 // WriteFor sends what belongs with request related on that request's POST
