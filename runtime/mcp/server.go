@@ -283,7 +283,7 @@ func (sc *serverConn) cancelAll(cause error) {
 	}
 	sc.mu.Unlock()
 	for _, r := range reqs {
-		r.cancel(cause)
+		r.Cancel(cause)
 	}
 }
 
@@ -580,7 +580,7 @@ func (sc *serverConn) notification(m *jsonrpc.Message) {
 	if r != nil {
 		// The client asked to stop: stop the handler and send nothing more.
 		r.silence()
-		r.cancel(errs.New(errs.Cancelled, "", "the client cancelled the request"))
+		r.Cancel(errs.New(errs.Cancelled, "", "the client cancelled the request"))
 	}
 	if ls != nil {
 		ls.close()

@@ -80,10 +80,6 @@ func (r *Request) StringParam(name string) string {
 	return s
 }
 
-func (r *Request) cancel(cause error) {
-	r.cancelFn(cause)
-}
-
 // Cancel ends the request's context with cause: its handler stopped (a
 // handler that runs under the request's own context says so through it).
 // It does not answer the request.
@@ -151,7 +147,7 @@ func (r *Request) finishCause(result json.RawMessage, rerr *jsonrpc.Error, cause
 		return
 	}
 	r.cleanup()
-	defer r.cancel(cause)
+	defer r.Cancel(cause)
 	if rerr != nil {
 		r.sc.conn.Reply(r.ID, nil, rerr)
 		return

@@ -694,11 +694,17 @@ func (s *luaServer) callTool(r *rmcp.Request) {
 			return
 		}
 		ctx := s.newCtx(L, r)
-		// The handler runs under the request's own context: it ends when
-		// the request does, and the task's end ends the request's.
-		task := s.m.lp.Spawn(t.handler, []lua.LValue{argv, ctx}, sched.SpawnOptions{Name: "tool " + t.name, Context: r.Context(), Cancel: r.Cancel})
+		task := s.spawn(r, t.handler, []lua.LValue{argv, ctx}, "tool "+t.name)
 		task.OnDone(func(task *sched.Task) { s.toolDone(r, t, task) })
 	})
+}
+
+// spawn runs fn as the handler of request r, under the request's own
+// context: the handler stops when the request ends (answered, timed out,
+// cancelled), and the handler's end ends the request's context. A failed
+// handler whose request was answered meanwhile says nothing more.
+func (s *luaServer) spawn(r *rmcp.Request, fn *lua.LFunction, args []lua.LValue, name string) *sched.Task {
+	return s.m.lp.Spawn(fn, args, sched.SpawnOptions{Name: name, Context: r.Context(), Cancel: r.Cancel})
 }
 
 func validationMessage(tool string, err error) string {
@@ -858,10 +864,10 @@ func (s *luaServer) readResource(r *rmcp.Request) {
 			}
 			fn, args, mime = td.read, []lua.LValue{vt, ctx}, td.mime
 		}
-		task := s.m.lp.Spawn(fn, args, sched.SpawnOptions{Name: "read " + uri, Parent: r.Context()})
+		task := s.spawn(r, fn, args, "read "+uri)
 		task.OnDone(func(task *sched.Task) {
 			if f := task.Failure(); f != nil {
-				if r.Context().Err() == nil {
+				if !r.Answered() {
 					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(f)})
 				}
 				return
@@ -963,10 +969,10 @@ func (s *luaServer) getPrompt(r *rmcp.Request) {
 		for k, v := range p.Arguments {
 			at.RawSetString(k, lua.LString(v))
 		}
-		task := s.m.lp.Spawn(pd.get, []lua.LValue{at, s.newCtx(L, r)}, sched.SpawnOptions{Name: "prompt " + p.Name, Parent: r.Context()})
+		task := s.spawn(r, pd.get, []lua.LValue{at, s.newCtx(L, r)}, "prompt "+p.Name)
 		task.OnDone(func(task *sched.Task) {
 			if f := task.Failure(); f != nil {
-				if r.Context().Err() == nil {
+				if !r.Answered() {
 					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(f)})
 				}
 				return
@@ -1097,10 +1103,10 @@ func (s *luaServer) complete(r *rmcp.Request) {
 		} else {
 			args = []lua.LValue{lua.LString(p.Argument.Value), argT, s.newCtx(L, r)}
 		}
-		task := s.m.lp.Spawn(fn, args, sched.SpawnOptions{Name: "complete", Parent: r.Context()})
+		task := s.spawn(r, fn, args, "complete")
 		task.OnDone(func(task *sched.Task) {
 			if f := task.Failure(); f != nil {
-				if r.Context().Err() == nil {
+				if !r.Answered() {
 					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(f)})
 				}
 				return
