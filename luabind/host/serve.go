@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -63,14 +62,6 @@ type HTTPConfig struct {
 // ServeHTTP runs the script like Serve and serves its server over
 // Streamable HTTP (both eras) until the process is signalled.
 func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
-	// A server's heap is small and turns over fast (about 4 KB of garbage
-	// a call, little kept): at Go's default GOGC=100 the collector ran
-	// every ~1,000 calls and took ~15% of the CPU under load. 200 gives
-	// 20-25% more calls/s at 16 clients for a few MB (BENCHMARKS.md, W3).
-	// GOGC set in the environment wins.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(200)
-	}
 	addr, path := splitAddrPath(cfg.Addr)
 	var token string
 	if cfg.AuthTokenEnv != "" {
@@ -156,9 +147,8 @@ type httpServer interface {
 }
 
 // newHTTPServer is runtime/h1's lean HTTP/1.1 server (BENCHMARKS.md, W3),
-// or net/http's when
-// LUAGENT_HTTP_SERVER=net/http — for comparing the two, or as a way out
-// should a client trip over the lean one.
+// or net/http's when LUAGENT_HTTP_SERVER=net/http: for comparing the two,
+// or as a way out should a client trip over the lean one.
 func newHTTPServer(h http.Handler) httpServer {
 	if os.Getenv("LUAGENT_HTTP_SERVER") == "net/http" {
 		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
