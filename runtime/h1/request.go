@@ -421,15 +421,14 @@ func canonical(name string) (string, bool) {
 	return http.CanonicalHeaderKey(name), true
 }
 
-// common are the field names clients send in lower case (Node, curl -H)
-// that would otherwise cost an allocation each.
+// common are field names clients send in lower case (Node, curl -H) that
+// http.CanonicalHeaderKey would allocate for: it interns only the names
+// net/textproto knows (Content-Type, Host, ...), not these.
 var common = func() map[string]string {
 	m := map[string]string{}
-	for _, k := range []string{"Accept", "Accept-Encoding", "Accept-Language", "Authorization",
-		"Cache-Control", "Connection", "Content-Length", "Content-Type", "Cookie", "Expect",
-		"Host", "Keep-Alive", "Last-Event-Id", "Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version",
-		"Mcp-Session-Id", "Origin", "Referer", "Sec-Fetch-Mode", "Traceparent", "Transfer-Encoding",
-		"User-Agent", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+	for _, k := range []string{"Authorization", "Expect", "Keep-Alive", "Last-Event-Id",
+		"Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id", "Origin", "Referer",
+		"Sec-Fetch-Mode", "Traceparent", "Transfer-Encoding", "X-Forwarded-Host", "X-Forwarded-Proto"} {
 		m[strings.ToLower(k)] = k
 	}
 	return m
