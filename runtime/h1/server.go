@@ -124,37 +124,26 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 }
 
-func (s *Server) track(ln net.Listener, add bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if add {
-		if s.shuttingDown() {
-			return false
-		}
-		if s.listeners == nil {
-			s.listeners = map[net.Listener]struct{}{}
-		}
-		s.listeners[ln] = struct{}{}
-	} else {
-		delete(s.listeners, ln)
-	}
-	return true
-}
+func (s *Server) track(ln net.Listener, add bool) bool { return register(s, &s.listeners, ln, add) }
 
-func (s *Server) trackConn(c *conn, add bool) bool {
+func (s *Server) trackConn(c *conn, add bool) bool { return register(s, &s.conns, c, add) }
+
+// register adds v to, or removes it from, one of the server's sets; adding
+// fails once the server is shutting down.
+func register[T comparable](s *Server, set *map[T]struct{}, v T, add bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if add {
-		if s.shuttingDown() {
-			return false
-		}
-		if s.conns == nil {
-			s.conns = map[*conn]struct{}{}
-		}
-		s.conns[c] = struct{}{}
-	} else {
-		delete(s.conns, c)
+	if !add {
+		delete(*set, v)
+		return true
 	}
+	if s.shuttingDown() {
+		return false
+	}
+	if *set == nil {
+		*set = map[T]struct{}{}
+	}
+	(*set)[v] = struct{}{}
 	return true
 }
 
