@@ -3,11 +3,11 @@
 // coroutines the loop resumes when what they wait for is ready. Code reads
 // as straight-line and blocking, yet many tasks run at once.
 //
-// Exactly one goroutine at a time runs the state: it holds the loop's
-// baton. Run's goroutine takes it when there is work and nobody holds it;
-// a goroutine that posts while Run is waiting takes it itself and runs the
-// loop on the spot (so the reader of a connection resumes the task its
-// reply was for without waking another goroutine).
+// One goroutine runs the state: the one that called Run. Everything else —
+// a connection's reader, an HTTP request's goroutine, a timer — posts a
+// function to the loop's inbox (Post) and goes on: it never runs Lua and
+// never waits for it, so a handler that computes for seconds delays no
+// ping, cancellation or reply (DESIGN.md, "I/O never waits for Lua").
 //
 // A binding that waits is built with Loop.Async: it starts Go work, yields
 // the task, and the loop resumes the task with the result (or raises the
@@ -23,6 +23,6 @@
 // Ctrl-C) wakes a waiting task with a cancellation error, and stops a
 // running one at its next VM instruction.
 //
-// Only the baton holder may touch the state or any Lua value; other code
+// Only Run's goroutine may touch the state or any Lua value; other code
 // talks to the loop through Post.
 package sched

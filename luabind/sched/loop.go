@@ -36,8 +36,6 @@ type Loop struct {
 	inbox  []func()
 	wakeCh chan struct{}
 	holds  atomic.Int64
-	inRun  bool    // a Run is in progress (guarded by mu)
-	busy   bool    // some goroutine holds the baton: it alone touches the state (mu)
 	mode   RunMode // the running Run's mode (mu)
 
 	ready   []resumption // tasks to resume this tick, in order
@@ -110,27 +108,14 @@ func (lp *Loop) Context() context.Context { return lp.root }
 // given cause, e.g. errs.New(errs.Cancelled, "", "interrupted").
 func (lp *Loop) Cancel(cause error) { lp.cancel(cause) }
 
-// Post queues fn to run with the state. It may be called from any
-// goroutine.
-//
-// The state has no fixed goroutine: whoever holds the baton runs it, one at
-// a time. When a Run is in progress and nobody holds the baton, the posting
-// goroutine takes it and runs the loop itself, right away — so a reply
-// read by a connection's reader resumes the waiting task on that same
-// goroutine, with no wake-up of another one (the costliest step of a round
-// trip on a small machine). Otherwise fn waits in the inbox for the
-// holder. fn must not be posted while holding a lock that Lua code may
-// need, since it can run before Post returns.
+// Post queues fn to run with the state, on the goroutine running Run. It
+// may be called from any goroutine and never runs Lua itself: the reader
+// of a connection posts what it read and goes back to reading, so a
+// handler that computes for seconds cannot delay a ping, a cancellation or
+// another request's reply (DESIGN.md: I/O never waits for Lua).
 func (lp *Loop) Post(fn func()) {
 	lp.mu.Lock()
 	lp.inbox = append(lp.inbox, fn)
-	if lp.inRun && !lp.busy {
-		lp.busy = true
-		lp.mu.Unlock()
-		lp.tick()
-		lp.release()
-		return
-	}
 	lp.mu.Unlock()
 	lp.wake()
 }
@@ -142,34 +127,14 @@ func (lp *Loop) wake() {
 	}
 }
 
-// tick runs what is posted and ready. Baton holders only.
+// tick runs what is posted and ready. Run's goroutine only.
 func (lp *Loop) tick() {
 	lp.drain()
 	lp.runReady()
 }
 
-// release gives the baton back, first running what arrived meanwhile, and
-// wakes Run when its end condition holds.
-func (lp *Loop) release() {
-	for {
-		lp.mu.Lock()
-		if len(lp.inbox) > 0 && !lp.stopped {
-			lp.mu.Unlock()
-			lp.tick()
-			continue
-		}
-		lp.busy = false
-		end := lp.ended()
-		lp.mu.Unlock()
-		if end {
-			lp.wake()
-		}
-		return
-	}
-}
-
 // ended reports whether Run should return: stopped, or idle in UntilIdle
-// mode. Called with mu held by the baton holder.
+// mode. Called with mu held, on Run's goroutine.
 func (lp *Loop) ended() bool {
 	return lp.stopped || (lp.mode == UntilIdle && lp.live == 0 && lp.holds.Load() == 0 && len(lp.inbox) == 0 && len(lp.ready) == 0)
 }
@@ -202,7 +167,7 @@ func (lp *Loop) Close() {
 	lp.closers = nil
 }
 
-// Stop makes Run return after the current tick. Baton holders only (code
+// Stop makes Run return after the current tick. Run's goroutine only (code
 // running with the state).
 func (lp *Loop) Stop() {
 	lp.mu.Lock()
@@ -221,51 +186,31 @@ const (
 	UntilStopped
 )
 
-// Run runs the loop until mode's condition holds or ctx ends. The calling
-// goroutine runs the state whenever no other goroutine does (see Post).
-// Runs do not nest.
+// Run runs the loop on the calling goroutine until mode's condition holds
+// or ctx ends. Runs do not nest.
 func (lp *Loop) Run(ctx context.Context, mode RunMode) error {
 	lp.mu.Lock()
-	lp.inRun, lp.mode, lp.stopped = true, mode, false
+	lp.mode, lp.stopped = mode, false
 	lp.mu.Unlock()
 	for {
+		lp.tick()
 		lp.mu.Lock()
-		if lp.busy {
-			// Another goroutine is running the state; it wakes us when it
-			// is done and the end condition holds.
+		switch {
+		case lp.stopped:
 			lp.mu.Unlock()
-		} else {
-			lp.busy = true
+			return nil
+		case len(lp.inbox) > 0 || len(lp.ready) > 0:
 			lp.mu.Unlock()
-			lp.tick()
-			lp.mu.Lock()
-			switch {
-			case len(lp.inbox) > 0 && !lp.stopped, len(lp.ready) > 0 && !lp.stopped:
-				lp.busy = false
-				lp.mu.Unlock()
-				continue
-			case lp.ended():
-				lp.inRun, lp.busy = false, false
-				lp.mu.Unlock()
-				return nil
-			}
-			lp.busy = false
+			continue
+		case lp.ended():
 			lp.mu.Unlock()
+			return nil
 		}
+		lp.mu.Unlock()
 		select {
 		case <-lp.wakeCh:
 		case <-ctx.Done():
-			// Wait for the holder, if any, to finish before leaving.
-			for {
-				lp.mu.Lock()
-				if !lp.busy {
-					lp.inRun = false
-					lp.mu.Unlock()
-					return ctx.Err()
-				}
-				lp.mu.Unlock()
-				time.Sleep(time.Millisecond)
-			}
+			return ctx.Err()
 		}
 	}
 }
