@@ -90,6 +90,8 @@ type Server struct {
 	mu    sync.Mutex
 	conns map[*serverConn]bool
 
+	deadlines deadlines // the handler timeout of requests in flight
+
 	// The random state key is made on first use: crypto/rand's first read
 	// costs most of a millisecond of start-up.
 	keyOnce sync.Once
@@ -143,7 +145,9 @@ func NewServer(opts ServerOptions) *Server {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	info, _ := json.Marshal(opts.Info)
-	return &Server{opts: opts, ctx: ctx, stop: stop, infoJ: info, conns: map[*serverConn]bool{}}
+	s := &Server{opts: opts, ctx: ctx, stop: stop, infoJ: info, conns: map[*serverConn]bool{}}
+	s.deadlines = deadlines{timeout: opts.HandlerTimeout, expire: s.expire}
+	return s
 }
 
 // serverConn is one client connection: a legacy session, if initialize
@@ -249,6 +253,7 @@ func isEOF(err error) bool {
 // Close ends every connection's requests.
 func (s *Server) Close() {
 	s.stop()
+	s.deadlines.stop()
 	s.mu.Lock()
 	conns := make([]*serverConn, 0, len(s.conns))
 	for sc := range s.conns {
@@ -542,21 +547,22 @@ func (sc *serverConn) newRequest(m *jsonrpc.Message, era Era, version string) *R
 
 // dispatch hands the request to the handler under the handler timeout.
 func (sc *serverConn) dispatch(r *Request) {
-	timeout := sc.srv.opts.HandlerTimeout
-	r.timer = time.AfterFunc(timeout, func() {
-		// Answered first, then stopped: a handler that fails from the
-		// cancellation finds its request answered (Answered) and says
-		// nothing more.
-		msg := "the handler took longer than " + roundDur(timeout) + " (--handler-timeout) and was stopped"
-		cause := errs.New(errs.Timeout, "", msg)
-		if r.Method == "tools/call" {
-			b, _ := json.Marshal(map[string]any{"content": []any{map[string]string{"type": "text", "text": msg}}, "isError": true})
-			r.finishCause(b, nil, cause)
-			return
-		}
-		r.finishCause(nil, rpcError(jsonrpc.CodeInternalError, msg, nil), cause)
-	})
+	sc.srv.deadlines.add(r)
 	sc.srv.opts.Handler.Handle(r)
+}
+
+// expire answers a request whose handler ran past the handler timeout, and
+// stops the handler: answered first, so that a handler failing from the
+// cancellation finds its request answered (Answered) and says nothing more.
+func (s *Server) expire(r *Request) {
+	msg := "the handler took longer than " + roundDur(s.opts.HandlerTimeout) + " (--handler-timeout) and was stopped"
+	cause := errs.New(errs.Timeout, "", msg)
+	if r.Method == "tools/call" {
+		b, _ := json.Marshal(map[string]any{"content": []any{map[string]string{"type": "text", "text": msg}}, "isError": true})
+		r.finishCause(b, nil, cause)
+		return
+	}
+	r.finishCause(nil, rpcError(jsonrpc.CodeInternalError, msg, nil), cause)
 }
 
 // notification handles what the client notifies: cancellation of a request

@@ -32,7 +32,11 @@ type Request struct {
 	sc         *serverConn
 	ctx        context.Context
 	cancelFn   context.CancelCauseFunc
-	timer      *time.Timer
+	// The handler timeout (see deadlines): when it ends, and the
+	// neighbours in the server's list, guarded by its lock.
+	deadline       time.Time
+	dlPrev, dlNext *Request
+	dlLinked       bool
 	clientCaps clientCapabilities
 
 	progressToken json.RawMessage
@@ -96,9 +100,7 @@ func (r *Request) silence() {
 }
 
 func (r *Request) cleanup() {
-	if r.timer != nil {
-		r.timer.Stop()
-	}
+	r.sc.srv.deadlines.remove(r)
 	r.sc.mu.Lock()
 	if r.sc.inflight[r.ID.String()] == r {
 		delete(r.sc.inflight, r.ID.String())
