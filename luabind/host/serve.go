@@ -32,6 +32,14 @@ func (h *Host) Serve(ctx context.Context, s Script, in io.Reader, out io.Writer)
 		if _, ok := mcpmod.AuthConfig(srv); ok {
 			fmt.Fprintln(h.cfg.Stderr, "luagent: s:auth applies to HTTP (--http) only; requests over stdio are not checked")
 		}
+		fin, ok1 := in.(*os.File)
+		fout, ok2 := out.(*os.File)
+		if ok1 && ok2 {
+			errf, _ := h.cfg.Stderr.(*os.File)
+			stream, restore := transport.NewStdioFiles(fin, fout, errf, 0)
+			defer restore()
+			return srv.ServeStream(ctx, stream)
+		}
 		return srv.ServeStream(ctx, transport.NewStdio(in, out, 0))
 	})
 }

@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -10,30 +11,42 @@ import (
 )
 
 // Stdio is the server side of the stdio transport: messages are read from r
-// (the process's stdin) and written to w (its stdout), one per line. Writes
-// are serialised, so concurrent replies never interleave. Non-JSON input
-// lines are skipped (OnJunk) as the client side does.
+// (the process's stdin) and written to w (its stdout), one per line.
+// Non-JSON input lines are skipped (OnJunk) as the client side does.
 //
-// Replies are coalesced while more input is already buffered: a client with
-// many requests in flight sends them in one chunk, the reader answers each
-// (handlers often reply on the reader's goroutine), and the replies go out in
-// one write when the last buffered message is answered, when the reader is
-// about to wait for input, or after coalesceDelay at the latest. A write
-// syscall per message was a quarter of a busy server's CPU.
+// Write never blocks on w: it appends the message to a buffer that a writer
+// goroutine of the stream's own writes out, so whoever answers (the Lua
+// state's goroutine, the reader answering a ping) goes on at once, even
+// when the client has stopped reading its stdout. Messages that come while
+// a write is in progress go out together in the next one: a client with
+// many requests in flight gets its replies in few write syscalls (a write
+// per message was a quarter of a busy server's CPU). Over a non-blocking
+// pipe (NewStdioFiles), a message that finds the writer idle is written
+// on the spot, as far as the pipe takes it without waiting: no hand-over
+// to the writer for a client that keeps up.
 type Stdio struct {
-	lr     *LineReader
-	r      io.Reader
-	mu     sync.Mutex
-	w      io.Writer
-	buf    []byte // replies not yet written
-	corked bool   // more input is buffered: hold replies
-	timer  *time.Timer
-	err    error // the last failed write
-	closed bool
+	lr  *LineReader
+	r   io.Reader
+	w   io.Writer
+	try func([]byte) (int, error) // writes without waiting (nil: always the writer)
+
+	mu      sync.Mutex
+	cond    *sync.Cond // signalled when buf gains a message or the stream closes
+	buf     []byte     // messages not yet handed to w
+	spare   []byte     // the buffer the writer last used, for reuse
+	writing bool       // the writer is in w.Write (so nothing may go ahead of it)
+	err     error      // the first failed write: every later Write returns it
+	closed  bool
+	started bool
+	wdone   chan struct{} // closed when the writer goroutine ends
 }
 
-// coalesceDelay bounds how long a reply waits for the others of its batch.
-const coalesceDelay = time.Millisecond
+// maxPending bounds the output waiting for a client that does not read its
+// stdout: past it, writes fail (kind closed) instead of growing without end.
+const maxPending = 4 * DefaultMaxMessage
+
+// closeWait bounds how long Close waits for held output to be written.
+const closeWait = 5 * time.Second
 
 // NewStdio returns a stream over r and w with the given message size cap
 // (DefaultMaxMessage when max <= 0).
@@ -41,85 +54,126 @@ func NewStdio(r io.Reader, w io.Writer, max int) *Stdio {
 	if max <= 0 {
 		max = DefaultMaxMessage
 	}
-	return &Stdio{lr: NewLineReader(r, max), r: r, w: w}
+	s := &Stdio{lr: NewLineReader(r, max), r: r, w: w, wdone: make(chan struct{})}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// NewStdioFiles is NewStdio over the process's stdin and stdout. When they
+// are pipes or sockets they are switched to non-blocking mode, read and
+// written through Go's poller (the returned restore puts them back): the
+// reader parks instead of holding a thread, so the handler of what it read
+// runs on that thread with no wake-up of another, and replies are written
+// without a hand-over when the pipe has room. stdout shared with stderr
+// (2>&1) stays blocking, or stderr's writes could fail when it is full.
+func NewStdioFiles(in, out, stderr *os.File, max int) (_ *Stdio, restore func()) {
+	pin, restoreIn := in, func() {}
+	if os.Getenv("XNOPOLLIN") == "" {
+		pin, restoreIn, _ = pollable(in)
+	}
+	var w io.Writer = out
+	restoreOut := func() {}
+	var try func([]byte) (int, error)
+	if os.Getenv("XNOPOLLOUT") == "" && (stderr == nil || !sameFile(out, stderr)) {
+		var ok bool
+		var pout *os.File
+		if pout, restoreOut, ok = pollable(out); ok {
+			w, try = pout, tryWriter(pout)
+		}
+	}
+	s := NewStdio(pin, w, max)
+	s.try = try
+	return s, func() { restoreIn(); restoreOut() }
 }
 
 // OnJunk sets the callback for skipped input lines.
 func (s *Stdio) OnJunk(f func(line []byte, size int64)) { s.lr.OnJunk = f }
 
 // Read returns the next message. io.EOF ends the stream.
-func (s *Stdio) Read() ([]byte, error) {
-	if s.lr.Buffered() == 0 {
-		// About to wait for input: nothing may wait with us.
-		s.mu.Lock()
-		s.corked = false
-		s.flushLocked()
-		s.mu.Unlock()
-	}
-	msg, err := s.lr.Next()
-	// The last buffered message's reply (or the next Read, or the timer)
-	// takes what is held along.
-	s.mu.Lock()
-	s.corked = err == nil && s.lr.Buffered() > 0
-	s.mu.Unlock()
-	return msg, err
-}
+func (s *Stdio) Read() ([]byte, error) { return s.lr.Next() }
 
-// Write writes msg and a newline (now, or with the rest of its batch).
+// Write queues msg and a newline for the writer; it does not wait for w.
 func (s *Stdio) Write(msg []byte) error {
 	if bytes.IndexByte(msg, '\n') >= 0 {
 		return errs.New(errs.Invalid, "", "a message may not contain a newline")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	switch {
+	case s.closed:
 		return errs.New(errs.Closed, "", "stdout is closed")
-	}
-	if s.err != nil {
+	case s.err != nil:
+		return s.err
+	case len(s.buf)+len(msg) > maxPending:
+		s.err = errs.New(errs.Closed, "", "the client is not reading stdout: over 64 MiB of replies are waiting; stopped writing")
 		return s.err
 	}
+	idle := len(s.buf) == 0 && !s.writing
 	s.buf = append(append(s.buf, msg...), '\n')
-	if s.corked {
-		if s.timer == nil {
-			s.timer = time.AfterFunc(coalesceDelay, s.flush)
-		} else {
-			s.timer.Reset(coalesceDelay)
+	if idle && s.try != nil {
+		n, err := s.try(s.buf)
+		if err != nil {
+			s.err = errs.Wrap(errs.Closed, "", err)
+			return s.err
 		}
-		return nil
+		if n == len(s.buf) {
+			s.buf = s.buf[:0]
+			return nil
+		}
+		s.buf = append(s.buf[:0], s.buf[n:]...) // the writer takes the rest
 	}
-	s.flushLocked()
-	return s.err
+	if !s.started {
+		s.started = true
+		go s.writeLoop()
+	}
+	s.cond.Signal()
+	return nil
 }
 
-func (s *Stdio) flush() {
+// writeLoop hands what is queued to w, all of it in one Write, until the
+// stream closes and nothing is left.
+func (s *Stdio) writeLoop() {
+	defer close(s.wdone)
 	s.mu.Lock()
-	s.flushLocked()
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	for {
+		for len(s.buf) == 0 && !s.closed {
+			s.cond.Wait()
+		}
+		if len(s.buf) == 0 || s.err != nil {
+			return // closed, and nothing left (or nothing can be written)
+		}
+		out := s.buf
+		s.buf, s.spare = s.spare[:0], nil
+		s.writing = true
+		s.mu.Unlock()
+		_, err := s.w.Write(out)
+		s.mu.Lock()
+		s.writing = false
+		if err != nil && s.err == nil {
+			s.err = errs.Wrap(errs.Closed, "", err)
+		}
+		if cap(out) <= keepBufferCap {
+			s.spare = out[:0]
+		}
+		s.cond.Broadcast() // Close may be waiting for the buffer to empty
+	}
 }
 
-func (s *Stdio) flushLocked() {
-	if len(s.buf) == 0 {
-		return
-	}
-	if s.timer != nil {
-		s.timer.Stop()
-	}
-	if _, err := s.w.Write(s.buf); err != nil && s.err == nil {
-		s.err = errs.Wrap(errs.Closed, "", err)
-	}
-	s.buf = s.buf[:0]
-	if cap(s.buf) > keepBufferCap {
-		s.buf = nil
-	}
-}
-
-// Close writes what is held, stops writing and closes r when it can be
-// closed.
+// Close writes what is held (waiting at most closeWait for a client that
+// does not read), stops writing and closes r when it can be closed.
 func (s *Stdio) Close() error {
 	s.mu.Lock()
-	s.flushLocked()
+	started := s.started && !s.closed
 	s.closed = true
+	s.cond.Broadcast()
 	s.mu.Unlock()
+	if started {
+		select {
+		case <-s.wdone:
+		case <-time.After(closeWait):
+		}
+	}
 	if c, ok := s.r.(io.Closer); ok {
 		return c.Close()
 	}

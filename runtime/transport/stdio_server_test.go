@@ -3,22 +3,31 @@ package transport
 import (
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
 )
 
-// writes records each Write call separately.
+// writes records each Write call separately; with gate set, each call
+// waits for a value on it first (a client that is slow to read).
 type writes struct {
-	mu    sync.Mutex
-	calls []string
-	fail  error
+	mu      sync.Mutex
+	calls   []string
+	fail    error
+	gate    chan struct{}
+	entered chan struct{} // told when a call begins (if set)
 }
 
 func (w *writes) Write(p []byte) (int, error) {
+	if w.entered != nil {
+		w.entered <- struct{}{}
+	}
+	if w.gate != nil {
+		<-w.gate
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.fail != nil {
@@ -34,81 +43,89 @@ func (w *writes) got() []string {
 	return append([]string(nil), w.calls...)
 }
 
-func TestStdioCoalescesRepliesToABatch(t *testing.T) {
-	w := &writes{}
-	s := NewStdio(strings.NewReader("{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n"), w, 0)
-	for _, want := range []string{`{"a":1}`, `{"b":2}`, `{"c":3}`} {
-		msg, err := s.Read()
-		if err != nil || string(msg) != want {
-			t.Fatalf("Read = %q, %v; want %s", msg, err, want)
-		}
-		if err := s.Write([]byte("re " + want)); err != nil {
+func TestStdioWriteDoesNotWaitForTheClient(t *testing.T) {
+	w := &writes{gate: make(chan struct{}), entered: make(chan struct{}, 8)}
+	s := NewStdio(strings.NewReader(""), w, 0)
+	if err := s.Write([]byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	<-w.entered // the writer is stuck in the client's pipe
+	// Writes go on returning at once, and are kept in order.
+	for _, m := range []string{"two", "three"} {
+		if err := s.Write([]byte(m)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Three requests read in one chunk: their replies in one write, in order.
-	if got := w.got(); len(got) != 1 || got[0] != "re {\"a\":1}\nre {\"b\":2}\nre {\"c\":3}\n" {
-		t.Fatalf("writes: %q", got)
+	w.gate <- struct{}{} // "one" goes through
+	<-w.entered
+	w.gate <- struct{}{} // the rest, together
+	close(w.gate)
+	s.Close()
+	if got := w.got(); len(got) != 2 || got[0] != "one\n" || got[1] != "two\nthree\n" {
+		t.Fatalf("writes: %q (want one write, then the two held ones together)", got)
 	}
-	// With nothing buffered a reply goes out at once.
-	if err := s.Write([]byte("late")); err != nil || len(w.got()) != 2 {
-		t.Fatalf("an unbatched write was held: %q", w.got())
+}
+
+func TestStdioCloseWritesWhatIsHeld(t *testing.T) {
+	w := &writes{}
+	s := NewStdio(strings.NewReader(""), w, 0)
+	for _, m := range []string{"a", "b", "c"} {
+		s.Write([]byte(m))
+	}
+	s.Close()
+	if got := strings.Join(w.got(), ""); got != "a\nb\nc\n" {
+		t.Fatalf("written by Close: %q", got)
 	}
 	if _, err := s.Read(); err != io.EOF {
 		t.Fatalf("Read at the end: %v", err)
 	}
 }
 
-func TestStdioHeldReplyGoesOutWithoutMoreInput(t *testing.T) {
-	// The reader is busy with the second message (never reads again): the
-	// first reply still goes out within coalesceDelay.
-	w := &writes{}
-	s := NewStdio(strings.NewReader("{}\n{}\n"), w, 0)
-	if _, err := s.Read(); err != nil {
-		t.Fatal(err)
-	}
-	s.Write([]byte("held"))
-	if len(w.got()) != 0 {
-		t.Fatal("the reply was not held while more input was buffered")
-	}
-	deadline := time.Now().Add(time.Second)
-	for len(w.got()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if got := w.got(); len(got) != 1 || got[0] != "held\n" {
-		t.Fatalf("writes after the delay: %q", got)
-	}
-}
-
-func TestStdioFlushesBeforeWaitingForInput(t *testing.T) {
-	pr, pw := io.Pipe()
-	w := &writes{}
-	s := NewStdio(pr, w, 0)
-	go pw.Write([]byte("{}\n{}\n"))
-	s.Read()
-	s.Read()
-	s.Write([]byte("one")) // the last of the batch: out at once
-	done := make(chan struct{})
-	go func() { s.Read(); close(done) }()
-	time.Sleep(10 * time.Millisecond)
-	if got := w.got(); len(got) != 1 {
-		t.Fatalf("writes while waiting: %q", got)
-	}
-	pw.Close()
-	<-done
-}
-
 func TestStdioWriteErrorsAreClosed(t *testing.T) {
-	w := &writes{fail: errors.New("broken pipe")}
+	w := &writes{fail: errors.New("broken pipe"), entered: make(chan struct{}, 1)}
 	s := NewStdio(strings.NewReader(""), w, 0)
-	if err := s.Write([]byte("x")); errs.KindOf(err) != errs.Closed {
-		t.Fatalf("write to a broken stdout: %v (kind %v)", err, errs.KindOf(err))
+	if err := s.Write([]byte("x")); err != nil {
+		t.Fatalf("the first write is queued: %v", err)
 	}
+	<-w.entered
+	s.Close() // waits for the writer, which has seen the error
 	if err := s.Write([]byte("a\nb")); errs.KindOf(err) != errs.Invalid {
 		t.Fatalf("a message with a newline: %v", err)
 	}
-	s.Close()
 	if err := s.Write([]byte("y")); errs.KindOf(err) != errs.Closed {
 		t.Fatalf("write after Close: %v", err)
 	}
+	s2 := NewStdio(strings.NewReader(""), w, 0)
+	s2.Write([]byte("x"))
+	<-w.entered
+	// The failed write is reported by a later Write, once the writer has
+	// recorded it (it writes nothing more after a failure).
+	for {
+		err := s2.Write([]byte("z"))
+		if err != nil {
+			if errs.KindOf(err) != errs.Closed {
+				t.Fatalf("write to a broken stdout: %v (kind %v)", err, errs.KindOf(err))
+			}
+			break
+		}
+		runtime.Gosched()
+	}
+	s2.Close()
+}
+
+func TestStdioBoundsWhatWaitsForAStalledClient(t *testing.T) {
+	w := &writes{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	s := NewStdio(strings.NewReader(""), w, 0)
+	s.Write([]byte("first"))
+	<-w.entered // stuck: the client never reads
+	msg := []byte(strings.Repeat("x", 1<<20))
+	var err error
+	for i := 0; i < 2*maxPending/len(msg) && err == nil; i++ {
+		err = s.Write(msg)
+	}
+	if errs.KindOf(err) != errs.Closed || !strings.Contains(err.Error(), "not reading") {
+		t.Fatalf("writing past the bound: %v", err)
+	}
+	close(w.gate)
+	s.Close()
 }
