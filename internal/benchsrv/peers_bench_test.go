@@ -66,6 +66,10 @@ var peers = []peer{
 	// until examples/echo.lua exists; set its eras to what `luagent serve`
 	// answers (both, or legacy / modern only).
 	{"lua", both, luagentServe("examples/echo.lua")},
+	// The same served by another luagent binary, $LUAGENT_BASE_BIN (e.g.
+	// main before a change), so a change is measured against its base in
+	// one run; skips when unset.
+	{"lua-base", both, luagentBase("examples/echo.lua")},
 }
 
 func BenchmarkPeers(b *testing.B) {
@@ -148,6 +152,20 @@ func tsEcho(tb testing.TB) command {
 	}
 	script := filepath.Join(testbin.Root(), "internal", "benchsrv", "tsecho", "echo.mjs")
 	return command{argv: []string{node, script}, env: []string{"MCP_TS_NODE_MODULES=" + abs}}
+}
+
+// luagentBase runs `$LUAGENT_BASE_BIN serve SCRIPT`.
+func luagentBase(script string) func(testing.TB) command {
+	return func(tb testing.TB) command {
+		base := os.Getenv("LUAGENT_BASE_BIN")
+		if base == "" {
+			tb.Skip("LUAGENT_BASE_BIN is not set")
+		}
+		return command{
+			argv: []string{base, "serve", filepath.Join(testbin.Root(), script)},
+			env:  []string{"LUAGENT_HOME=" + tb.TempDir()},
+		}
+	}
 }
 
 // luagentServe runs `luagent serve SCRIPT` (SCRIPT relative to the
