@@ -29,15 +29,15 @@ type Request struct {
 	ProtocolVersion string
 	ClientInfo      Implementation
 
-	sc         *serverConn
-	ctx        context.Context
-	cancelFn   context.CancelCauseFunc
+	sc       *serverConn
+	ctx      context.Context
+	cancelFn context.CancelCauseFunc
 	// The handler timeout (see deadlines): when it ends, and the
 	// neighbours in the server's list, guarded by its lock.
 	deadline       time.Time
 	dlPrev, dlNext *Request
 	dlLinked       bool
-	clientCaps clientCapabilities
+	clientCaps     clientCapabilities
 
 	progressToken json.RawMessage
 	logLevel      string // modern: the request's level; "" = no logs

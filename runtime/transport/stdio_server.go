@@ -67,14 +67,11 @@ func NewStdio(r io.Reader, w io.Writer, max int) *Stdio {
 // without a hand-over when the pipe has room. stdout shared with stderr
 // (2>&1) stays blocking, or stderr's writes could fail when it is full.
 func NewStdioFiles(in, out, stderr *os.File, max int) (_ *Stdio, restore func()) {
-	pin, restoreIn := in, func() {}
-	if os.Getenv("XNOPOLLIN") == "" {
-		pin, restoreIn, _ = pollable(in)
-	}
+	pin, restoreIn, _ := pollable(in)
 	var w io.Writer = out
 	restoreOut := func() {}
 	var try func([]byte) (int, error)
-	if os.Getenv("XNOPOLLOUT") == "" && (stderr == nil || !sameFile(out, stderr)) {
+	if stderr == nil || !sameFile(out, stderr) {
 		var ok bool
 		var pout *os.File
 		if pout, restoreOut, ok = pollable(out); ok {
