@@ -6,7 +6,11 @@
 // The scanner trusts its input to be valid JSON (callers validate first, or
 // only look at what they need): on malformed input it never panics, and it
 // reports failure when the object's structure does not hold together.
+//
+// It also writes JSON strings (AppendString) for the messages built by hand.
 package jsonscan
+
+import "unicode/utf8"
 
 // Members calls f for each top-level member of the object raw, with the key
 // (still JSON-quoted, escapes kept) and the raw value; f returns false to
@@ -130,15 +134,25 @@ func SkipValue(b []byte, i int) int {
 
 // UnquoteSimple returns the value of a JSON string without escapes; for
 // anything else (escapes, not a string) it returns "" and false and the
-// caller decodes properly.
+// caller decodes properly. A string with invalid UTF-8 is "anything else"
+// too: decoding turns each bad byte into U+FFFD, as every JSON parser reads
+// it, so the value does not depend on which path took it.
 func UnquoteSimple(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
-	for _, c := range raw[1 : len(raw)-1] {
+	inner := raw[1 : len(raw)-1]
+	ascii := true
+	for _, c := range inner {
 		if c == '\\' {
 			return "", false
 		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
 	}
-	return string(raw[1 : len(raw)-1]), true
+	if !ascii && !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
 }
