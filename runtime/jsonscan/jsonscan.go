@@ -10,7 +10,11 @@
 // It also writes JSON strings (AppendString) for the messages built by hand.
 package jsonscan
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
 
 // Members calls f for each top-level member of the object raw, with the key
 // (still JSON-quoted, escapes kept) and the raw value; f returns false to
@@ -58,13 +62,70 @@ func Members(raw []byte, f func(key, val []byte) bool) bool {
 	}
 }
 
+// Object is Members for a caller that reads inside some values as it goes,
+// so that it need not walk them twice: it scans the object starting at
+// raw[i] (after space) and calls f with each key (as Members gives it) and
+// the index of its value; f returns the index just past the value
+// (SkipValue(raw, at), or where its own scan of the value ended), or -1 to
+// give up. Object returns the index just past the object, or -1 when there
+// is no object at i or f gave up.
+func Object(raw []byte, i int, f func(key []byte, at int) int) int {
+	i = SkipSpace(raw, i)
+	if i >= len(raw) || raw[i] != '{' {
+		return -1
+	}
+	i++
+	for {
+		i = SkipSpace(raw, i)
+		if i >= len(raw) {
+			return -1
+		}
+		switch raw[i] {
+		case '}':
+			return i + 1
+		case ',':
+			i++
+			continue
+		case '"':
+		default:
+			return -1
+		}
+		kEnd := SkipValue(raw, i)
+		if kEnd < 0 {
+			return -1
+		}
+		key := raw[i:kEnd]
+		i = SkipSpace(raw, kEnd)
+		if i >= len(raw) || raw[i] != ':' {
+			return -1
+		}
+		i = SkipSpace(raw, i+1)
+		if i >= len(raw) {
+			return -1
+		}
+		vEnd := f(key, i)
+		if vEnd <= i {
+			return -1
+		}
+		i = vEnd
+	}
+}
+
 // Member returns the raw value of the top-level member named name (given
 // unquoted, without escapes), or nil. With duplicate keys, the last wins.
+// A key is compared as a JSON parser reads it: "n\u0061me" is "name".
 func Member(raw []byte, name string) []byte {
 	var out []byte
 	Members(raw, func(k, v []byte) bool {
-		if len(k) == len(name)+2 && string(k[1:len(k)-1]) == name {
+		switch {
+		case len(k) == len(name)+2 && string(k[1:len(k)-1]) == name:
 			out = v
+		case len(k) > len(name)+2 && bytes.IndexByte(k, '\\') >= 0:
+			// An escape is longer than the character it stands for.
+			var s string
+			if json.Unmarshal(k, &s) == nil && s == name {
+				out = v
+			}
 		}
 		return true
 	})
@@ -102,11 +163,16 @@ func SkipValue(b []byte, i int) int {
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				e := SkipValue(b, j)
-				if e < 0 {
+				// The string skipped in place: a call per string was most
+				// of the cost of skipping an object.
+				for j++; j < len(b) && b[j] != '"'; j++ {
+					if b[j] == '\\' {
+						j++
+					}
+				}
+				if j >= len(b) {
 					return -1
 				}
-				j = e - 1
 			case '{', '[':
 				depth++
 			case '}', ']':

@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -46,6 +47,33 @@ func TestMembers(t *testing.T) {
 	}
 }
 
+func TestObject(t *testing.T) {
+	raw := []byte(` {"a":{"b":1,"c":[2]},"d":"x"} tail`)
+	var keys []string
+	end := Object(raw, 0, func(k []byte, at int) int {
+		keys = append(keys, string(k))
+		if string(k) == `"a"` {
+			// Read inside the value, as Decode reads params.
+			return Object(raw, at, func(k []byte, at int) int {
+				keys = append(keys, "a."+string(k))
+				return SkipValue(raw, at)
+			})
+		}
+		return SkipValue(raw, at)
+	})
+	if want := `"a" a."b" a."c" "d"`; strings.Join(keys, " ") != want || string(raw[end:]) != " tail" {
+		t.Errorf("keys %q, end %d; want %s and the end before tail", keys, end, want)
+	}
+	for _, in := range []string{`[1]`, `{"a":1`, `{"a" 1}`, ``, `{"a":}`} {
+		if end := Object([]byte(in), 0, func(k []byte, at int) int { return SkipValue([]byte(in), at) }); end >= 0 {
+			t.Errorf("%q: Object ended at %d", in, end)
+		}
+	}
+	if end := Object([]byte(`{"a":1,"b":2}`), 0, func(k []byte, at int) int { return -1 }); end >= 0 {
+		t.Errorf("f gave up, Object went on to %d", end)
+	}
+}
+
 func TestMemberAndStop(t *testing.T) {
 	raw := []byte(`{"_meta":{"progressToken":7},"name":"echo","name":"last"}`)
 	if v := Member(raw, "_meta"); string(v) != `{"progressToken":7}` {
@@ -53,6 +81,9 @@ func TestMemberAndStop(t *testing.T) {
 	}
 	if v := Member(raw, "name"); string(v) != `"last"` {
 		t.Errorf("duplicate key: %s, want the last", v)
+	}
+	if v := Member([]byte(`{"n\u0061me":"escaped","nam":1}`), "name"); string(v) != `"escaped"` {
+		t.Errorf("escaped key: %s, want the member a parser reads as name", v)
 	}
 	if v := Member(raw, "progressToken"); v != nil {
 		t.Errorf("a nested member was found at the top: %s", v)
@@ -94,6 +125,23 @@ func FuzzMembers(f *testing.F) {
 		})
 		SkipValue(b, 0)
 		Member(b, "a")
+		// Object sees what Members sees, and ends where the object does.
+		var viaObject []string
+		end := Object(b, 0, func(k []byte, at int) int {
+			e := SkipValue(b, at)
+			if e >= 0 {
+				viaObject = append(viaObject, string(k)+"="+string(b[at:e]))
+			}
+			return e
+		})
+		var viaMembers []string
+		Members(b, func(k, v []byte) bool { viaMembers = append(viaMembers, string(k)+"="+string(v)); return true })
+		if ok != (end >= 0) || (ok && strings.Join(viaObject, "\x00") != strings.Join(viaMembers, "\x00")) {
+			t.Fatalf("%q: Object %d %q, Members %v %q", b, end, viaObject, ok, viaMembers)
+		}
+		if end >= 0 && len(bytes.TrimSpace(b[end:])) > 0 && json.Valid(b) {
+			t.Fatalf("%q: Object ended at %d, before the end", b, end)
+		}
 		var want map[string]json.RawMessage
 		if !json.Valid(b) || json.Unmarshal(b, &want) != nil || want == nil {
 			return
