@@ -91,6 +91,14 @@ func (e *ValidationError) Problem(noun string) string {
 		msg = rest[j+2:]
 	}
 	field := fieldOf(path)
+	if m := nullType.FindStringSubmatch(msg); m != nil {
+		// The validator prints a null as "<invalid reflect.Value>".
+		want := strings.ReplaceAll(m[1], ", ", " or ")
+		if field == "" {
+			return "the " + noun + "s are null; want " + want
+		}
+		return noun + " '" + field + "' is null; want " + want
+	}
 	msg = plainNumbers.ReplaceAllStringFunc(msg, plainNumber)
 	if names, ok := strings.CutPrefix(msg, "unexpected additional properties "); ok {
 		names = strings.NewReplacer("[", "", "]", "", `"`, "").Replace(names)
@@ -111,6 +119,10 @@ func (e *ValidationError) Problem(noun string) string {
 	}
 	return noun + " '" + field + "': " + msg
 }
+
+// nullType is the validator's complaint about a null where a schema wants
+// another type (or one of several, listed "a, b").
+var nullType = regexp.MustCompile(`^type: .* has type "null", want (?:one of )?"(.*)"$`)
 
 // The validator prints numbers as rationals ("0/1") and with six decimals.
 var plainNumbers = regexp.MustCompile(`-?\d+(/1\b|\.\d+)`)

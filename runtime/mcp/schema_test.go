@@ -35,6 +35,10 @@ func TestValidationProblem(t *testing.T) {
 		{"array item", `{"email":"x","tags":["a",1]}`, `argument 'tags[]': type: 1 has type "integer", want "string"`},
 		{"extra property", `{"email":"x","zip":"1"}`, "unknown argument zip"},
 		{"fraction", `{"email":"x","n":1.5}`, `argument 'n': type: 1.5 has type "number", want "integer"`},
+		// The validator prints a null as "<invalid reflect.Value>".
+		{"null", `{"email":"x","n":null}`, `argument 'n' is null; want integer`},
+		{"null nested", `{"email":"x","address":{"city":null}}`, `argument 'city' is null; want string`},
+		{"null item", `{"email":"x","tags":[null]}`, `argument 'tags[]' is null; want string`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v any
@@ -56,6 +60,21 @@ func TestValidationProblem(t *testing.T) {
 			}
 			t.Logf("%s", got)
 		})
+	}
+}
+
+// A null against a union of types names them all.
+func TestValidationProblemNullUnion(t *testing.T) {
+	s, err := CompileSchema(json.RawMessage(`{"type":"object","properties":{"a":{"type":["integer","string"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ve *ValidationError
+	if err := s.Validate(map[string]any{"a": nil}); !errors.As(err, &ve) {
+		t.Fatalf("got %v, want a *ValidationError", err)
+	}
+	if got, want := ve.Problem("argument"), "argument 'a' is null; want integer or string"; got != want {
+		t.Errorf("Problem = %q, want %q", got, want)
 	}
 }
 
