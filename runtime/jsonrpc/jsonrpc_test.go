@@ -310,13 +310,18 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// What decodes re-encodes to something that decodes the same way.
-		back, err := jsonrpc.Decode(m.Encode())
+		// What decodes re-encodes to valid JSON that decodes the same way
+		// (testdata/fuzz/FuzzDecode holds the cases that once did not).
+		enc := m.Encode()
+		if !json.Valid(enc) {
+			t.Fatalf("re-encoding %q gave invalid JSON %q", b, enc)
+		}
+		back, err := jsonrpc.Decode(enc)
 		if err != nil {
-			t.Fatalf("re-encoding %q gave %q: %v", b, m.Encode(), err)
+			t.Fatalf("re-encoding %q gave %q: %v", b, enc, err)
 		}
 		if back.ID != m.ID || back.Method != m.Method || back.IsResponse() != m.IsResponse() {
-			t.Fatalf("round trip changed %q", b)
+			t.Fatalf("round trip of %q changed id %s -> %s, method %q -> %q", b, m.ID, back.ID, m.Method, back.Method)
 		}
 	})
 }

@@ -216,7 +216,7 @@ func AppendRequest(dst []byte, id ID, method string, params json.RawMessage) []b
 		dst = append(dst, id.raw...)
 	}
 	dst = append(dst, `,"method":`...)
-	dst = strconv.AppendQuote(dst, method)
+	dst = jsonscan.AppendString(dst, method)
 	if len(params) > 0 {
 		dst = append(dst, `,"params":`...)
 		dst = append(dst, params...)

@@ -3,12 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -105,7 +105,7 @@ func (c *Client) roundTripAsync(ctx context.Context, s *session, method string, 
 	}
 	var finished atomic.Bool
 	var callPtr atomic.Pointer[jsonrpc.Call]
-	key := strconv.Quote(tok)
+	key := jsonscan.Quote(tok)
 	start := time.Now()
 	// The timer and the context watch exist before the request is sent, so
 	// the answer's callback (on the reader goroutine) can stop them.

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -89,7 +89,7 @@ func (c *Client) list(ctx context.Context, method, key string) (*listEntry, erro
 		}
 		var params json.RawMessage
 		if page > 0 {
-			params = json.RawMessage(`{"cursor":` + strconv.Quote(cursor) + `}`)
+			params = json.RawMessage(`{"cursor":` + jsonscan.Quote(cursor) + `}`)
 		}
 		res, err := c.request(ctx, method, params, reqOpts{})
 		if err != nil {
@@ -301,7 +301,7 @@ func (c *Client) callParams(t *Tool, args json.RawMessage, o CallOptions) (json.
 	}
 	params := make([]byte, 0, len(t.Name)+len(args)+32)
 	params = append(params, `{"name":`...)
-	params = strconv.AppendQuote(params, t.Name)
+	params = jsonscan.AppendString(params, t.Name)
 	params = append(params, `,"arguments":`...)
 	params = append(params, args...)
 	return append(params, '}'), nil
@@ -322,7 +322,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 
 // ReadResource reads uri and returns the result object ({contents: [...]}).
 func (c *Client) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
-	return c.request(ctx, "resources/read", json.RawMessage(`{"uri":`+strconv.Quote(uri)+`}`), reqOpts{mrtr: true})
+	return c.request(ctx, "resources/read", json.RawMessage(`{"uri":`+jsonscan.Quote(uri)+`}`), reqOpts{mrtr: true})
 }
 
 // GetPrompt gets a prompt with its arguments (string values).
@@ -368,7 +368,7 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 		return err
 	}
 	if s.info.Era == EraLegacy && level != "" {
-		_, err = c.request(ctx, "logging/setLevel", json.RawMessage(`{"level":`+strconv.Quote(level)+`}`), reqOpts{})
+		_, err = c.request(ctx, "logging/setLevel", json.RawMessage(`{"level":`+jsonscan.Quote(level)+`}`), reqOpts{})
 	}
 	return err
 }
@@ -390,7 +390,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 		return err
 	}
 	if s.info.Era == EraLegacy {
-		_, err = c.request(ctx, "resources/subscribe", json.RawMessage(`{"uri":`+strconv.Quote(uri)+`}`), reqOpts{})
+		_, err = c.request(ctx, "resources/subscribe", json.RawMessage(`{"uri":`+jsonscan.Quote(uri)+`}`), reqOpts{})
 		return err
 	}
 	return c.relisten(s)
@@ -406,7 +406,7 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 		return err
 	}
 	if s.info.Era == EraLegacy {
-		_, err = c.request(ctx, "resources/unsubscribe", json.RawMessage(`{"uri":`+strconv.Quote(uri)+`}`), reqOpts{})
+		_, err = c.request(ctx, "resources/unsubscribe", json.RawMessage(`{"uri":`+jsonscan.Quote(uri)+`}`), reqOpts{})
 		return err
 	}
 	return c.relisten(s)
@@ -435,10 +435,10 @@ func (c *Client) afterConnect(s *session) {
 			return
 		}
 		if lvl := c.currentLogLevel(); lvl != "" && s.info.Capabilities.Logging != nil {
-			c.request(ctx, "logging/setLevel", json.RawMessage(`{"level":`+strconv.Quote(lvl)+`}`), reqOpts{})
+			c.request(ctx, "logging/setLevel", json.RawMessage(`{"level":`+jsonscan.Quote(lvl)+`}`), reqOpts{})
 		}
 		for _, uri := range c.subscriptions() {
-			c.request(ctx, "resources/subscribe", json.RawMessage(`{"uri":`+strconv.Quote(uri)+`}`), reqOpts{})
+			c.request(ctx, "resources/subscribe", json.RawMessage(`{"uri":`+jsonscan.Quote(uri)+`}`), reqOpts{})
 		}
 	}()
 }

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"strconv"
 	"sync"
 	"time"
 
@@ -155,5 +154,3 @@ func (c *Client) listening(wait time.Duration) bool {
 		return false
 	}
 }
-
-var _ = strconv.Quote

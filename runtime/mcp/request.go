@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -205,17 +205,17 @@ func (c *Client) params(s *session, fields json.RawMessage, tok string, tasks bo
 		}
 		if lvl := c.currentLogLevel(); lvl != "" {
 			b = append(b, `,"`+MetaLogLevel+`":`...)
-			b = strconv.AppendQuote(b, lvl)
+			b = jsonscan.AppendString(b, lvl)
 		}
 		if tok != "" {
 			b = append(b, `,"progressToken":`...)
-			b = strconv.AppendQuote(b, tok)
+			b = jsonscan.AppendString(b, tok)
 		}
 		b = append(b, '}')
 	} else if tok != "" {
 		sep()
 		b = append(b, `"_meta":{"progressToken":`...)
-		b = strconv.AppendQuote(b, tok)
+		b = jsonscan.AppendString(b, tok)
 		b = append(b, '}')
 	}
 	if inner := bytes.TrimSpace(fields); len(inner) > 2 {
@@ -244,7 +244,7 @@ func (c *Client) capabilitiesWithTasks() json.RawMessage {
 // envelope is the constant part of the modern _meta: version and client info.
 func (c *Client) envelope(version string) []byte {
 	info, _ := json.Marshal(c.opts.ClientInfo)
-	return []byte(`"` + MetaProtocolVersion + `":` + strconv.Quote(version) + `,"` + MetaClientInfo + `":` + string(info))
+	return []byte(`"` + MetaProtocolVersion + `":` + jsonscan.Quote(version) + `,"` + MetaClientInfo + `":` + string(info))
 }
 
 // roundTrip sends one request and waits for its answer. The wait is an
@@ -255,7 +255,7 @@ func (c *Client) roundTrip(ctx context.Context, s *session, method string, param
 	var activity chan struct{}
 	if tok != "" {
 		activity = make(chan struct{}, 1)
-		key := strconv.Quote(tok)
+		key := jsonscan.Quote(tok)
 		c.progress.Store(key, func(p Progress) {
 			if o.progress != nil {
 				o.progress(p)
@@ -337,7 +337,7 @@ func roundDur(d time.Duration) string {
 
 // cancelRequest tells the server to stop working on id.
 func (c *Client) cancelRequest(s *session, id jsonrpc.ID, reason string) {
-	params := []byte(`{"requestId":` + id.String() + `,"reason":` + strconv.Quote(reason) + `}`)
+	params := []byte(`{"requestId":` + id.String() + `,"reason":` + jsonscan.Quote(reason) + `}`)
 	s.conn.Notify("notifications/cancelled", params)
 }
 

@@ -628,7 +628,7 @@ func (s *Server) modernResult(method string, res json.RawMessage) json.RawMessag
 	}
 	if _, ok := s.cacheTTL(method); ok && !has.scope {
 		out = append(out, `"cacheScope":`...)
-		out = strconv.AppendQuote(out, s.opts.Cache.Scope)
+		out = jsonscan.AppendString(out, s.opts.Cache.Scope)
 		out = append(out, ',')
 	}
 	inner := res[jsonscan.SkipSpace(res, 0)+1:]

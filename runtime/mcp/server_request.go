@@ -363,7 +363,7 @@ func (r *Request) AskAll(inputs []Input, cb func(answers map[string]json.RawMess
 	res := []byte(`{"resultType":"input_required","inputRequests":`)
 	res = append(res, req...)
 	res = append(res, `,"requestState":`...)
-	res = strconv.AppendQuote(res, state)
+	res = jsonscan.AppendString(res, state)
 	res = append(res, '}')
 	r.finish(res, nil)
 	cb(nil, nil, ErrInputRequired)

@@ -3,12 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // Tasks run a tool call asynchronously on the server; the client follows the
@@ -64,7 +64,7 @@ func (c *Client) useLegacyTask(t *Tool, o CallOptions) bool {
 }
 
 func taskIDParams(id string) json.RawMessage {
-	return json.RawMessage(`{"taskId":` + strconv.Quote(id) + `}`)
+	return json.RawMessage(`{"taskId":` + jsonscan.Quote(id) + `}`)
 }
 
 // cancelTask asks the server to cancel a task, on a context of its own: the
