@@ -45,13 +45,14 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args json.RawMe
 				// More rounds (input_required) or a task: follow them on a
 				// goroutine with the blocking machinery.
 				go func() {
-					res, err := c.follow(ctx, s, "tools/call", params, ro, 0, res, nil)
+					res, err := c.toolResult(c.follow(ctx, s, "tools/call", params, ro, 0, res, nil))
 					c.endToolCall(name, started, err)
 					done(res, err)
 				}()
 				return
 			}
 		}
+		res, err = c.toolResult(res, err)
 		c.endToolCall(name, started, err)
 		done(res, err)
 	})

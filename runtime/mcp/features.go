@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -278,8 +279,26 @@ func (c *Client) CallToolRaw(ctx context.Context, name string, args json.RawMess
 	} else {
 		res, err = c.request(ctx, "tools/call", params, reqOpts{progress: o.Progress, timeout: o.Timeout, mrtr: true, tasks: true})
 	}
+	res, err = c.toolResult(res, err)
 	c.endToolCall(name, start, err)
 	return res, err
+}
+
+// toolResult passes on a tools/call answer that is an object (a
+// CallToolResult). Anything else (5, [], null) is the server breaking the
+// protocol: said here, once, rather than left for each caller to trip on.
+func (c *Client) toolResult(res json.RawMessage, err error) (json.RawMessage, error) {
+	if err != nil {
+		return nil, err
+	}
+	if i := jsonscan.SkipSpace(res, 0); i < len(res) && res[i] == '{' {
+		return res, nil
+	}
+	shown := string(res)
+	if len(shown) > 40 {
+		shown = strings.ToValidUTF8(shown[:40], "") + "..."
+	}
+	return nil, c.protocolError("tools/call", "sent a tools/call result that is not an object: "+shown)
 }
 
 // callParams checks the arguments against the tool's input schema and
