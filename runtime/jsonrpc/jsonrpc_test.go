@@ -67,6 +67,18 @@ func TestDecode(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":{},"result":{}}`, "error"},
 		{`[1,2]`, "error"},
 		{`not json`, "error"},
+		// A repeated envelope key is refused: parsers that keep the first
+		// and parsers that keep the last would act on different messages.
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}`, "error"},
+		{`{"jsonrpc":"2.0","id":1,"\u006dethod":"tools/list","method":"tools/call"}`, "error"},
+		{`{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"ping"}`, "error"},
+		{`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, "error"},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}`, "error"},
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a","ur\u0069":"b"}}`, "error"},
+		// Escaped keys are the keys they spell; repeats below params' top
+		// level are the tool's business.
+		{`{"jsonrpc":"2.0","\u0069d":1,"method":"ping"}`, "request"},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"name":"x","name":"y"}}}`, "request"},
 	}
 	for _, tt := range tests {
 		m, err := jsonrpc.Decode([]byte(tt.in))
@@ -302,7 +314,9 @@ func TestOversizedResponseFailsItsCall(t *testing.T) {
 
 func FuzzDecode(f *testing.F) {
 	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"x"}`, `{"jsonrpc":"2.0","id":"a","result":{}}`,
-		`{"jsonrpc":"2.0","method":"n","params":[1]}`, `{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m","data":null}}`} {
+		`{"jsonrpc":"2.0","method":"n","params":[1]}`, `{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m","data":null}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}`, `{"jsonrpc":"2.0","id":1,"\u006dethod":"a\u0001b"}`,
+		`{"jsonrpc":"2.0","\u0069d":"x","method":"m","params":{"name":"a","n\u0061me":"b"}}`, `{"jsonrpc":"2.0","id":2,"result":{},"result":5}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -12,11 +12,12 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/luagent/luagent/runtime/jsonscan"
 	"strconv"
 
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // ID is a request id: a JSON number or string, kept as its JSON text so it
@@ -126,7 +127,8 @@ const (
 )
 
 // Decode parses one message. A body that is not a JSON-RPC 2.0 message is an
-// error of kind errs.Protocol.
+// error of kind errs.Protocol; one that repeats a key the message is routed
+// by is an *InvalidRequest (of that kind too).
 //
 // It checks the whole body with json.Valid and then reads only the
 // envelope's members, leaving params and result as raw JSON: the
@@ -140,27 +142,57 @@ func Decode(b []byte) (*Message, error) {
 	}
 	m := &Message{}
 	var version, idRaw, method, errRaw []byte
-	hasResult := false
-	ok := jsonscan.Members(b, func(key, val []byte) bool {
-		switch string(key) {
-		case `"jsonrpc"`:
+	var seen, repeated member
+	var params paramKeys
+	end := jsonscan.Object(b, 0, func(key []byte, at int) int {
+		k := envelopeMember(key)
+		var vEnd int
+		if k == memberParams && b[at] == '{' {
+			// Its top-level keys are read on the way (repeated "name" or
+			// "uri"), in the one pass over it.
+			vEnd = jsonscan.Object(b, at, func(key []byte, at int) int {
+				params.note(key)
+				return jsonscan.SkipValue(b, at)
+			})
+		} else {
+			vEnd = jsonscan.SkipValue(b, at)
+		}
+		if vEnd < 0 {
+			return -1
+		}
+		val := b[at:vEnd]
+		if seen&k != 0 {
+			repeated |= k
+			return vEnd
+		}
+		seen |= k
+		switch k {
+		case memberJSONRPC:
 			version = val
-		case `"id"`:
+		case memberID:
 			idRaw = val
-		case `"method"`:
+		case memberMethod:
 			method = val
-		case `"params"`:
+		case memberParams:
 			m.Params = json.RawMessage(val)
-		case `"result"`:
+		case memberResult:
 			m.Result = json.RawMessage(val)
-			hasResult = true
-		case `"error"`:
+		case memberError:
 			errRaw = val
 		}
-		return true
+		return vEnd
 	})
-	if !ok {
+	hasResult := seen&memberResult != 0
+	if end < 0 {
 		return nil, errs.New(errs.Protocol, "", "not a JSON-RPC message: not a JSON object")
+	}
+	if repeated != 0 {
+		ir := &InvalidRequest{Reason: repeated.first() + " appears more than once (JSON parsers differ on which one counts)",
+			response: seen&memberMethod == 0 && seen&(memberResult|memberError) != 0}
+		if repeated&memberID == 0 && idRaw != nil {
+			ir.ID.UnmarshalJSON(idRaw) // a bad id stays zero
+		}
+		return nil, ir
 	}
 	if string(version) != `"2.0"` {
 		return nil, errs.New(errs.Protocol, "", `not a JSON-RPC 2.0 message: "jsonrpc" is not "2.0"`)
@@ -171,13 +203,17 @@ func Decode(b []byte) (*Message, error) {
 		}
 	}
 	if method != nil {
-		// The body is valid JSON: a string without escapes is its bytes.
+		// The body is valid JSON: a string without escapes (and valid
+		// UTF-8) is its bytes.
 		var plain bool
 		if m.Method, plain = jsonscan.UnquoteSimple(method); !plain {
 			if err := json.Unmarshal(method, &m.Method); err != nil {
 				return nil, errs.New(errs.Protocol, "", "not a JSON-RPC message: method is not a string")
 			}
 		}
+	}
+	if params.repeated != "" {
+		return nil, &InvalidRequest{ID: m.ID, Reason: "params " + params.repeated + " appears more than once (JSON parsers differ on which one counts)"}
 	}
 	if errRaw != nil && string(errRaw) != "null" {
 		m.Error = &Error{}
@@ -198,6 +234,120 @@ func Decode(b []byte) (*Message, error) {
 		return nil, errs.New(errs.Protocol, "", "a JSON-RPC response has no id")
 	}
 	return m, nil
+}
+
+// member is a set of the envelope's members, one bit each.
+type member uint8
+
+const (
+	memberJSONRPC member = 1 << iota
+	memberID
+	memberMethod
+	memberParams
+	memberResult
+	memberError
+)
+
+var memberNames = [...]string{`"jsonrpc"`, `"id"`, `"method"`, `"params"`, `"result"`, `"error"`}
+
+// first names the lowest member in the set.
+func (s member) first() string {
+	for i, n := range memberNames {
+		if s&(1<<i) != 0 {
+			return n
+		}
+	}
+	return ""
+}
+
+// envelopeMember says which envelope member a key (JSON-quoted) names, or
+// 0. A key is compared as a parser reads it: "\u006dethod" is "method".
+func envelopeMember(key []byte) member {
+	switch string(keyName(key)) {
+	case "jsonrpc":
+		return memberJSONRPC
+	case "id":
+		return memberID
+	case "method":
+		return memberMethod
+	case "params":
+		return memberParams
+	case "result":
+		return memberResult
+	case "error":
+		return memberError
+	}
+	return 0
+}
+
+// keyName is a member's key (JSON-quoted, from a valid body) as a parser
+// reads it. Only a key with a backslash is decoded; the rest are their
+// bytes (an invalid UTF-8 byte cannot make a key equal to an ASCII name).
+func keyName(key []byte) []byte {
+	name := key[1 : len(key)-1]
+	if bytes.IndexByte(name, '\\') < 0 {
+		return name
+	}
+	var s string
+	json.Unmarshal(key, &s)
+	return []byte(s)
+}
+
+// paramKeys watches params' top-level keys for a repeated "name" or "uri":
+// what a request is routed by (Mcp-Name, a gateway's policy) must mean one
+// thing.
+type paramKeys struct {
+	name, uri bool
+	repeated  string // the quoted key, once one repeats
+}
+
+func (p *paramKeys) note(key []byte) {
+	switch string(keyName(key)) {
+	case "name":
+		if p.name {
+			p.repeated = `"name"`
+		}
+		p.name = true
+	case "uri":
+		if p.uri {
+			p.repeated = `"uri"`
+		}
+		p.uri = true
+	}
+}
+
+// InvalidRequest is Decode's error for a JSON object that reads as a
+// message but must not be acted on: it repeats an envelope member, or
+// params' "name" or "uri". Parsers keep the first or the last of repeated
+// keys, so a gateway routing the message and the server behind it would
+// act on different ones. A server answers it with RPCError and ID; a
+// client skips it (or fails the call it answered).
+type InvalidRequest struct {
+	ID     ID // the message's id; zero when it has none, or the id is what repeats
+	Reason string
+	// response: shaped like a response (a result or an error, no method).
+	response bool
+}
+
+func (e *InvalidRequest) Error() string { return e.Reason }
+
+// Unwrap gives the error its kind (errs.Protocol) for errs.KindOf and errs.Is.
+func (e *InvalidRequest) Unwrap() error { return errs.New(errs.Protocol, "", e.Reason) }
+
+// RPCError is the answer to the message: -32600 Invalid Request.
+func (e *InvalidRequest) RPCError() *Error {
+	return &Error{Code: CodeInvalidRequest, Message: "invalid message: " + e.Reason}
+}
+
+// RefusedID is the id to answer a Decode error with: the message's id when
+// Decode refused it as an *InvalidRequest and could read it, else the zero
+// ID (null).
+func RefusedID(err error) ID {
+	var ir *InvalidRequest
+	if errors.As(err, &ir) {
+		return ir.ID
+	}
+	return ID{}
 }
 
 func nullToNil(r json.RawMessage) json.RawMessage {

@@ -230,7 +230,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 		if !json.Valid(body) {
 			code = jsonrpc.CodeParseError
 		}
-		writeError(w, http.StatusBadRequest, jsonrpc.ID{}, code, "invalid message: "+err.Error(), nil)
+		// A repeated envelope key is answered with the id, when it is not
+		// what repeats.
+		writeError(w, http.StatusBadRequest, jsonrpc.RefusedID(err), code, "invalid message: "+err.Error(), nil)
 		return
 	}
 	version := strings.TrimSpace(r.Header.Get(hdrVersion))
