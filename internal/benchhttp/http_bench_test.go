@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,8 +45,9 @@ import (
 //	        serve` refuses the option: "unknown serve option --workers")
 //	lua-w2-gogc100  lua-w2 with GOGC=100, Go's default (serve --http sets
 //	        200 unless GOGC is set): what that setting contributes
-//	lua-nethttp  lua with LUAGENT_HTTP_SERVER=net/http: net/http's server
-//	        instead of runtime/h1, what the lean server contributes
+//	lua-base, lua-base-w2  lua and lua-w2 served by $LUAGENT_BASE_BIN (say,
+//	        main before a change), for a change measured against its base
+//	        in one run; skipped when it is not set
 //
 // -soak.peers runs the soak against gosdk and mcpgo too.
 
@@ -94,11 +96,21 @@ var servers = []server{
 		c.env = append(c.env, "GOGC=100") // Go's default, which serve --http changes to 200
 		return c
 	}},
-	{"lua-nethttp", both, func(tb testing.TB, era benchsrv.Era) command {
-		c := luagent()(tb, era)
-		c.env = append(c.env, "LUAGENT_HTTP_SERVER=net/http")
+	{"lua-base", both, luagentBase()},
+	{"lua-base-w2", both, luagentBase("--workers", "2")},
+}
+
+// luagentBase is luagent with $LUAGENT_BASE_BIN as the binary.
+func luagentBase(extra ...string) func(testing.TB, benchsrv.Era) command {
+	return func(tb testing.TB, era benchsrv.Era) command {
+		base := os.Getenv("LUAGENT_BASE_BIN")
+		if base == "" {
+			tb.Skip("LUAGENT_BASE_BIN is not set")
+		}
+		c := luagent(extra...)(tb, era)
+		c.argv[0] = base
 		return c
-	}},
+	}
 }
 
 // luagent runs `luagent serve examples/echo.lua --http 127.0.0.1:0/mcp`

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,6 @@ import (
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/luagent/luagent/runtime/h1"
 	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/mcphttp"
@@ -65,6 +65,12 @@ type HTTPConfig struct {
 	AllowHosts []string
 	// Workers is how many Lua states serve the endpoint (--workers; default 1).
 	Workers int
+	// Limits bound what each client may hold (connections, timeouts,
+	// sizes, sessions); zero fields take mcphttp.DefaultLimits.
+	Limits mcphttp.Limits
+	// TLSCert and TLSKey, both set, serve HTTPS (and HTTP/2) with that
+	// certificate and key (PEM files).
+	TLSCert, TLSKey string
 }
 
 // ServeHTTP runs the script like Serve and serves its server over
@@ -89,12 +95,20 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 			defer ws.stop()
 			srvs = append(srvs, ws.srvs...)
 		}
+		scheme := "http"
+		if cfg.TLSCert != "" {
+			scheme = "https"
+			// Read now, so a bad file is one clear line before listening.
+			if _, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey); err != nil {
+				return fmt.Errorf("cannot use --tls-cert %s and --tls-key %s: %v", cfg.TLSCert, cfg.TLSKey, err)
+			}
+		}
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("cannot listen on %s: %v (is another server using the port?)", addr, unwrapOpError(err))
 		}
 		tcp := ln.Addr().(*net.TCPAddr)
-		auth, err := h.httpAuth(srv, cfg, token, path, "http://"+ln.Addr().String())
+		auth, err := h.httpAuth(srv, cfg, token, path, scheme+"://"+ln.Addr().String())
 		if err != nil {
 			ln.Close()
 			return err
@@ -104,27 +118,37 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 			AllowHosts:   cfg.AllowHosts,
 			AnyHost:      !tcp.IP.IsLoopback(),
 			Authorize:    auth.Check, // a nil auth lets everything through
+			Limits:       cfg.Limits,
 		})
 		mux := http.NewServeMux()
 		mux.Handle(path, handler)
 		if auth != nil {
 			mux.HandleFunc(auth.MetadataPath(), auth.ServeMetadata) // needs no token
 		}
-		hs := newHTTPServer(mux)
-		url := "http://" + ln.Addr().String() + path
+		hs := mcphttp.NewServer(mux, cfg.Limits, func(line string) {
+			fmt.Fprintf(h.cfg.Stderr, "luagent: http: %s\n", line)
+		})
+		url := scheme + "://" + ln.Addr().String() + path
 		workers := ""
 		if len(srvs) > 1 {
 			workers = fmt.Sprintf(" (%d workers)", len(srvs))
 		}
 		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s at %s%s\n", srv.Name(), url, workers)
 		if auth != nil {
-			fmt.Fprintf(h.cfg.Stderr, "luagent: requests need a bearer token (metadata: http://%s%s)\n", ln.Addr(), auth.MetadataPath())
+			fmt.Fprintf(h.cfg.Stderr, "luagent: requests need a bearer token (metadata: %s://%s%s)\n", scheme, ln.Addr(), auth.MetadataPath())
 		}
 		if cfg.Ready != nil {
 			cfg.Ready(url)
 		}
 		done := make(chan error, 1)
-		go func() { done <- hs.Serve(ln) }()
+		limited := cfg.Limits.Listener(ln)
+		go func() {
+			if cfg.TLSCert != "" {
+				done <- hs.ServeTLS(limited, cfg.TLSCert, cfg.TLSKey)
+				return
+			}
+			done <- hs.Serve(limited)
+		}()
 		select {
 		case err := <-done:
 			handler.Close()
@@ -146,22 +170,6 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 		handler.Close()
 		return nil
 	})
-}
-
-// httpServer is what ServeHTTP needs of an HTTP server.
-type httpServer interface {
-	Serve(net.Listener) error
-	Shutdown(context.Context) error
-}
-
-// newHTTPServer is runtime/h1's lean HTTP/1.1 server (BENCHMARKS.md, W3),
-// or net/http's when LUAGENT_HTTP_SERVER=net/http: for comparing the two,
-// or as a way out should a client trip over the lean one.
-func newHTTPServer(h http.Handler) httpServer {
-	if os.Getenv("LUAGENT_HTTP_SERVER") == "net/http" {
-		return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	}
-	return &h1.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 }
 
 // splitAddrPath splits HOST:PORT/PATH; a bare :PORT listens on loopback.

@@ -83,7 +83,7 @@ func (*mcpError) Error() string { return "unknown tool" }
 func start(t *testing.T) (*testServer, *mcp.Server) {
 	t.Helper()
 	srv := mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "go-test", Version: "1"}, Handler: handler{}})
-	h := mcphttp.NewHandler(srv, mcphttp.Options{MaxBody: 1 << 16, KeepAlive: 50 * time.Millisecond})
+	h := mcphttp.NewHandler(srv, mcphttp.Options{Limits: mcphttp.Limits{MaxBody: 1 << 16}, KeepAlive: 50 * time.Millisecond})
 	ts := newTestServer(t, h)
 	t.Cleanup(func() { h.Close(); ts.Close(); srv.Close() })
 	return ts, srv

@@ -4,16 +4,15 @@ import (
 	"net"
 	"net/http"
 	"testing"
-	"time"
 
-	"github.com/luagent/luagent/runtime/h1"
+	"github.com/luagent/luagent/runtime/mcphttp"
 )
 
-// testServer serves a handler on loopback with runtime/h1, the server
-// `luagent serve --http` uses, so these tests see what users get.
+// testServer serves a handler on loopback with the net/http server and
+// limits `luagent serve --http` uses, so these tests see what users get.
 type testServer struct {
 	URL string
-	srv *h1.Server
+	srv *http.Server
 }
 
 func newTestServer(t testing.TB, h http.Handler) *testServer {
@@ -22,8 +21,9 @@ func newTestServer(t testing.TB, h http.Handler) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &h1.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go s.Serve(ln)
+	var l mcphttp.Limits
+	s := mcphttp.NewServer(h, l, nil)
+	go s.Serve(l.Listener(ln))
 	return &testServer{URL: "http://" + ln.Addr().String(), srv: s}
 }
 

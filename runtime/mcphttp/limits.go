@@ -1,0 +1,136 @@
+package mcphttp
+
+import (
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"golang.org/x/net/netutil"
+)
+
+// Limits bound what one client can hold of the server, so that a slow,
+// stalled or hostile client costs its own connection and never another's.
+// Zero fields take the defaults of DefaultLimits, which suit a server
+// reachable from a network; each is a flag of `luagent serve --http`.
+type Limits struct {
+	// MaxConns bounds the connections open at once (--max-conns); more
+	// wait in the kernel's queue until one closes.
+	MaxConns int
+	// HeaderTimeout bounds reading a request's head (--header-timeout).
+	HeaderTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that sends no request for
+	// this long (--idle-timeout).
+	IdleTimeout time.Duration
+	// BodyTimeout bounds reading a request's body (--body-timeout): a
+	// client trickling a byte at a time is answered 408 and dropped.
+	BodyTimeout time.Duration
+	// WriteTimeout bounds writing one response, or one event of a stream,
+	// to a client that does not read (--write-timeout); the connection is
+	// then closed.
+	WriteTimeout time.Duration
+	// MaxBody bounds a request body in bytes (--max-body); larger is 413.
+	MaxBody int64
+	// MaxHeaderBytes bounds a request's head.
+	MaxHeaderBytes int
+	// MaxSessions bounds the 2025-11-25 sessions open at once
+	// (--max-sessions): a new one ends the least recently used.
+	MaxSessions int
+	// SessionIdle ends a 2025-11-25 session unused for this long
+	// (--session-idle); its client gets 404 and starts a new one.
+	SessionIdle time.Duration
+	// MaxStreams bounds the concurrent requests of one HTTP/2 connection.
+	MaxStreams int
+}
+
+// DefaultLimits are the limits of a server started without flags.
+var DefaultLimits = Limits{
+	MaxConns:       1024,
+	HeaderTimeout:  10 * time.Second,
+	IdleTimeout:    60 * time.Second,
+	BodyTimeout:    30 * time.Second,
+	WriteTimeout:   30 * time.Second,
+	MaxBody:        4 << 20,
+	MaxHeaderBytes: 64 << 10,
+	MaxSessions:    1000,
+	SessionIdle:    30 * time.Minute,
+	MaxStreams:     100,
+}
+
+// withDefaults fills the zero fields from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	if l.MaxConns <= 0 {
+		l.MaxConns = d.MaxConns
+	}
+	if l.HeaderTimeout <= 0 {
+		l.HeaderTimeout = d.HeaderTimeout
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = d.IdleTimeout
+	}
+	if l.BodyTimeout <= 0 {
+		l.BodyTimeout = d.BodyTimeout
+	}
+	if l.WriteTimeout <= 0 {
+		l.WriteTimeout = d.WriteTimeout
+	}
+	if l.MaxBody <= 0 {
+		l.MaxBody = d.MaxBody
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = d.MaxHeaderBytes
+	}
+	if l.MaxSessions <= 0 {
+		l.MaxSessions = d.MaxSessions
+	}
+	if l.SessionIdle <= 0 {
+		l.SessionIdle = d.SessionIdle
+	}
+	if l.MaxStreams <= 0 {
+		l.MaxStreams = d.MaxStreams
+	}
+	return l
+}
+
+// NewServer returns a net/http server for h configured with the limits
+// (the connection level ones; the Handler applies the rest). TLS, when
+// served with ServeTLS, brings HTTP/2. errorLog receives net/http's own
+// complaints (TLS handshakes, panics), a line each; nil discards them.
+func NewServer(h http.Handler, l Limits, errorLog func(string)) *http.Server {
+	l = l.withDefaults()
+	s := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: l.HeaderTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		MaxHeaderBytes:    l.MaxHeaderBytes,
+		HTTP2: &http.HTTP2Config{
+			MaxConcurrentStreams: l.MaxStreams,
+			// A peer that takes no bytes for this long is dropped, as
+			// WriteTimeout drops an HTTP/1 one.
+			WriteByteTimeout: l.WriteTimeout,
+		},
+		// Timeouts for the whole request (ReadTimeout, WriteTimeout) are
+		// not used: they would cut long streams (SSE, listen). The body
+		// and each write get their own deadline instead (Handler).
+	}
+	s.ErrorLog = log.New(lineWriter{f: errorLog}, "", 0)
+	return s
+}
+
+// lineWriter hands net/http's log lines to a function.
+type lineWriter struct{ f func(string) }
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	if w.f != nil {
+		w.f(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+// Listener wraps ln so that at most l.MaxConns connections are open at
+// once.
+func (l Limits) Listener(ln net.Listener) net.Listener {
+	return netutil.LimitListener(ln, l.withDefaults().MaxConns)
+}
