@@ -24,6 +24,7 @@ import (
 	"github.com/luagent/luagent/luabind/host"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/runtime/httpauth"
+	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/trace"
 	"golang.org/x/term"
 )
@@ -41,7 +42,7 @@ is not a terminal, so a pipe can drive it).
   luagent -e 'CODE'            run CODE (repeatable) and exit
   luagent -i -e 'CODE'         run CODE, then open the REPL
   luagent serve FILE           serve the MCP server FILE returns, over stdio
-  luagent serve FILE --http [ADDR][/PATH]
+  luagent serve FILE --http [PORT|ADDR][/PATH]
                                ... over Streamable HTTP (default 127.0.0.1:8080/mcp)
   luagent mcp login URL [--scope S]...
                                authorize with the MCP server URL now (OAuth; browser step)
@@ -53,13 +54,24 @@ options:
   -i           open the REPL after -e or a script
   --clean      skip ~/.luagent/init.lua
   --handler-timeout SECONDS  (serve) stop a request's handler after this long (default 60)
-  --http [ADDR][/PATH]       (serve) serve over HTTP instead of stdio
+  --http [PORT|ADDR][/PATH]  (serve) serve over HTTP instead of stdio (a bare PORT is 127.0.0.1:PORT)
   --allow-origin ORIGIN      (serve --http) accept browser requests from ORIGIN too
   --auth-token-env NAME      (serve --http) require Authorization: Bearer <the value of $NAME>
   --auth-server URL          (serve --http) an authorization server to advertise (repeatable)
   --allow-host NAME          (serve --http) accept Host NAME too (a proxy in front of a loopback server)
   --workers N                (serve --http) run N Lua states of the script (default 1)
   --grace SECONDS            (serve --http) time requests in flight get to finish on SIGTERM (default 5)
+  --tls-cert FILE --tls-key FILE
+                             (serve --http) serve HTTPS (and HTTP/2) with this PEM certificate and key
+  limits of serve --http (what one client may hold; docs/http-server.md):
+  --max-conns N              connections open at once (default 1024; more wait)
+  --max-sessions N           2025-11-25 sessions; a new one ends the least recently used (default 1000)
+  --session-idle SECONDS     end a session unused this long (default 1800)
+  --idle-timeout SECONDS     close a keep-alive connection idle this long (default 60)
+  --header-timeout SECONDS   to receive a request's head (default 10)
+  --body-timeout SECONDS     to receive a request's body (default 30)
+  --write-timeout SECONDS    to write an answer or event to a client that does not read (default 30)
+  --max-body SIZE            largest request body (default 4MiB)
   --trace FILE write protocol and process events to FILE as JSON lines
   -v           print protocol and process events to stderr
   --version    print the version
@@ -106,6 +118,10 @@ type options struct {
 	allowHost   []string // more Host names the HTTP server accepts
 	workers     int      // Lua states serving HTTP
 	grace       time.Duration
+	limits      mcphttp.Limits // serve --http's limits (zero: the defaults)
+	limitsSet   bool
+	tlsCert     string
+	tlsKey      string
 	trace       string
 	verbose     bool
 	clean       bool
@@ -274,7 +290,8 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				debug.SetGCPercent(200)
 			}
 			return h.ServeHTTP(ctx, script, host.HTTPConfig{Addr: o.http, AllowOrigins: o.allowOrigin,
-				AuthTokenEnv: o.authEnv, AuthServers: o.authServers, AllowHosts: o.allowHost, Workers: o.workers, Grace: o.grace})
+				AuthTokenEnv: o.authEnv, AuthServers: o.authServers, AllowHosts: o.allowHost, Workers: o.workers, Grace: o.grace,
+				Limits: o.limits, TLSCert: o.tlsCert, TLSKey: o.tlsKey})
 		}
 		if o.serve {
 			return h.Serve(ctx, script, stdin, realStdout)
@@ -330,12 +347,30 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 			}
 			o.handlerTO = time.Duration(secs * float64(time.Second))
 		case a == "--http" || strings.HasPrefix(a, "--http="):
-			o.http = defaultHTTP
-			if v, ok := strings.CutPrefix(a, "--http="); ok {
-				o.http = v
-			} else if i+1 < len(rest) && looksLikeAddr(rest[i+1]) {
-				o.http, i = rest[i+1], i+1
+			v, given := strings.CutPrefix(a, "--http=")
+			if !given && i+1 < len(rest) && takesAddr(rest[i+1], o.script != "") {
+				v, given, i = rest[i+1], true, i+1
 			}
+			o.http = defaultHTTP
+			if given {
+				addr, err := httpAddr(v)
+				if err != nil {
+					return fail("%v", err)
+				}
+				o.http = addr
+			}
+		case a == "--tls-cert" || strings.HasPrefix(a, "--tls-cert="):
+			v, ok := optValue(rest, &i, "--tls-cert")
+			if !ok {
+				return fail("--tls-cert needs a PEM certificate file: --tls-cert cert.pem --tls-key key.pem")
+			}
+			o.tlsCert = v
+		case a == "--tls-key" || strings.HasPrefix(a, "--tls-key="):
+			v, ok := optValue(rest, &i, "--tls-key")
+			if !ok {
+				return fail("--tls-key needs a PEM private key file: --tls-cert cert.pem --tls-key key.pem")
+			}
+			o.tlsKey = v
 		case a == "--allow-origin" || strings.HasPrefix(a, "--allow-origin="):
 			v, ok := optValue(rest, &i, "--allow-origin")
 			if !ok {
@@ -378,7 +413,14 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 			}
 			o.grace = time.Duration(secs * float64(time.Second))
 		case strings.HasPrefix(a, "-") && a != "-":
-			return fail("unknown serve option %s (serve takes --http, --allow-origin, --allow-host, --auth-token-env, --auth-server, --workers, --grace, --handler-timeout)", a)
+			if ok, err := parseLimitFlag(rest, &i, &o.limits); ok {
+				if err != nil {
+					return fail("%v", err)
+				}
+				o.limitsSet = true
+				continue
+			}
+			return fail("unknown serve option %s (serve takes --http, --allow-origin, --allow-host, --auth-token-env, --auth-server, --workers, --grace, --handler-timeout, --tls-cert, --tls-key and the limits --max-conns, --max-sessions, --session-idle, --idle-timeout, --header-timeout, --body-timeout, --write-timeout, --max-body)", a)
 		case o.script == "":
 			o.script = a
 		default:
@@ -397,6 +439,12 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 	if (o.authEnv != "" || len(o.authServers) > 0) && o.http == "" {
 		return fail("--auth-token-env and --auth-server are for HTTP: add --http (over stdio, pass credentials in the environment)")
 	}
+	if (o.limitsSet || o.tlsCert != "" || o.tlsKey != "") && o.http == "" {
+		return fail("the connection limits and --tls-cert/--tls-key are for HTTP: add --http")
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return fail("--tls-cert and --tls-key go together: --tls-cert cert.pem --tls-key key.pem")
+	}
 	return o, 0, true
 }
 
@@ -414,10 +462,20 @@ func optValue(args []string, i *int, name string) (string, bool) {
 	return args[*i], true
 }
 
-// looksLikeAddr tells --http's optional ADDR[/PATH] from the script file.
-func looksLikeAddr(s string) bool {
-	if strings.HasPrefix(s, "-") || strings.HasSuffix(s, ".lua") {
+// takesAddr tells --http's optional ADDR[/PATH] from the script file or
+// the next option: a value that is not an option is the address unless it
+// may be the script (no script yet, and it names a .lua or an existing
+// file). A value taken as the address must then be one (httpAddr).
+func takesAddr(s string, haveScript bool) bool {
+	if strings.HasPrefix(s, "-") {
 		return false
 	}
-	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, ":") || strings.Contains(s, ":")
+	if haveScript {
+		return true
+	}
+	if strings.HasSuffix(s, ".lua") {
+		return false
+	}
+	_, err := os.Stat(s)
+	return err != nil
 }

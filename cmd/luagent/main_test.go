@@ -21,6 +21,12 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	// LUAGENT_TEST_BIN runs the tests against another binary (main before a
+	// change, say, to see a new test fail there).
+	if b := os.Getenv("LUAGENT_TEST_BIN"); b != "" {
+		bin = b
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "luagent-bin")
 	if err != nil {
 		panic(err)

@@ -49,6 +49,9 @@ func serveHTTPArgs(t *testing.T, args ...string) *httpServer {
 	t.Cleanup(func() { cmd.Process.Kill(); <-s.exited })
 	select {
 	case s.url = <-urls:
+	case err := <-s.exited:
+		s.exited <- err // for the cleanup
+		t.Fatalf("the server exited at start (%v): %s", err, s.log())
 	case <-time.After(20 * time.Second):
 		t.Fatalf("the server did not start: %s", s.log())
 	}

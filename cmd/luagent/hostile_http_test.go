@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A raw HTTP/1.1 client of `luagent serve --http`: what net/http's client
+// would not do (pipeline requests and never read the answers, send a head
+// and no body, trickle a body) is done here by hand.
+
+func hostPort(url string) string {
+	rest, _ := strings.CutPrefix(url, "http://")
+	hp, _, _ := strings.Cut(rest, "/")
+	return hp
+}
+
+func urlPath(url string) string {
+	rest, _ := strings.CutPrefix(url, "http://")
+	_, p, _ := strings.Cut(rest, "/")
+	return "/" + p
+}
+
+// rawPost is the bytes of one POST of body to url's path.
+func rawPost(url, body string, headers ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n", urlPath(url), hostPort(url), len(body))
+	for _, h := range headers {
+		b.WriteString(h + "\r\n")
+	}
+	b.WriteString("\r\n")
+	b.WriteString(body)
+	return b.String()
+}
+
+func modernCallBody(id int, tool, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s,%s}}}`, id, tool, args, modernMeta)
+}
+
+func modernCallHeaders(tool string) []string {
+	return []string{"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: " + tool}
+}
+
+// legacySession opens a 2025-11-25 session and returns its id.
+func legacySession(t *testing.T, url string) string {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("initialize: no session id (status %d)", resp.StatusCode)
+	}
+	return sid
+}
+
+// callOnce makes one tools/call echo in era (sid for legacy) with client
+// and returns how long it took.
+func callOnce(t *testing.T, client *http.Client, url, era, sid string, i int) time.Duration {
+	t.Helper()
+	var body string
+	req := func() *http.Request {
+		r, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		return r
+	}
+	var r *http.Request
+	if era == "modern" {
+		body = modernCallBody(i, "echo", `{"message":"m`+fmt.Sprint(i)+`"}`)
+		r = req()
+		for _, h := range modernCallHeaders("echo") {
+			k, v, _ := strings.Cut(h, ": ")
+			r.Header.Set(k, v)
+		}
+	} else {
+		body = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m%d"}}}`, i, i)
+		r = req()
+		r.Header.Set("Mcp-Session-Id", sid)
+		r.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
+	start := time.Now()
+	resp, err := client.Do(r)
+	if err != nil {
+		t.Fatalf("call %d: %v", i, err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if resp.StatusCode != 200 || !bytes.Contains(b, []byte(fmt.Sprintf(`"m%d"`, i))) {
+		t.Fatalf("call %d: status %d, body %.300s", i, resp.StatusCode, b)
+	}
+	return d
+}
+
+// stall opens a connection that pipelines calls whose answers are far
+// larger than the socket buffers, reads the head of the first answer (so
+// the server is known to be answering) and then never reads again.
+func stall(t *testing.T, url, era, sid string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", hostPort(url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	var reqs strings.Builder
+	for i := range 24 {
+		args := `{"bytes":1048576}`
+		if era == "modern" {
+			reqs.WriteString(rawPost(url, modernCallBody(100+i, "big", args), modernCallHeaders("big")...))
+		} else {
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big","arguments":%s}}`, 100+i, args)
+			reqs.WriteString(rawPost(url, body, "Mcp-Session-Id: "+sid, "MCP-Protocol-Version: 2025-11-25"))
+		}
+	}
+	go io.WriteString(c, reqs.String())
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	status, err := bufio.NewReaderSize(c, 16).ReadString('\n')
+	if err != nil || !strings.Contains(status, " 200 ") {
+		t.Fatalf("the stalled client's first answer: %q, %v", status, err)
+	}
+	return c
+}
+
+// A client that pipelines calls with huge answers and stops reading holds
+// its own connection only: another client's calls go on being answered
+// at once, with one Lua state and with two (--workers 2, a stalled client
+// per state).
+func TestHTTPStalledClientCostsOnlyItself(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		for _, era := range []string{"modern", "legacy"} {
+			t.Run(fmt.Sprintf("workers=%d/%s", workers, era), func(t *testing.T) {
+				srv := serveHTTPArgs(t, "testdata/hostile.lua", "--http", "127.0.0.1:0/mcp", "--workers", fmt.Sprint(workers))
+				for range workers {
+					sid := ""
+					if era == "legacy" {
+						sid = legacySession(t, srv.url)
+					}
+					stall(t, srv.url, era, sid)
+				}
+				client := &http.Client{Timeout: 10 * time.Second}
+				sid := ""
+				if era == "legacy" {
+					sid = legacySession(t, srv.url)
+				}
+				// Unmeasured: the stalled clients' calls that fit in the
+				// socket buffers are being served meanwhile, and this
+				// client's first call opens its connection.
+				for i := range 20 {
+					callOnce(t, client, srv.url, era, sid, 1000+i)
+				}
+				var lat []time.Duration
+				for i := range 200 {
+					lat = append(lat, callOnce(t, client, srv.url, era, sid, i+1))
+				}
+				slices.Sort(lat)
+				t.Logf("the other client: p50 %s, p99 %s", lat[len(lat)/2], lat[len(lat)*99/100])
+				if p99 := lat[len(lat)*99/100]; p99 > 100*time.Millisecond {
+					t.Errorf("another client's p99 was %s while stalled clients held their connections (max %s); want under 100ms", p99.Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+				}
+			})
+		}
+	}
+}
