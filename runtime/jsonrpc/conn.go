@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -32,7 +34,9 @@ type RoutedStream interface {
 
 // PrefixError is an error from Stream.Read about a message that was
 // dropped (too large) whose beginning is known, so the call it answers can
-// be failed rather than left to time out.
+// be failed, or the request it makes answered, rather than left to time
+// out. When it also has a method MessageSize() (size int64, max int), the
+// answer names the sizes.
 type PrefixError interface {
 	error
 	MessagePrefix() []byte
@@ -51,6 +55,25 @@ type Options struct {
 	Notification func(m *Message)
 	// Invalid is told about a line that is JSON but not a JSON-RPC message.
 	Invalid func(line []byte, err error)
+	// Refuse, when set, answers input refused as a request: a message
+	// that repeats a key it is routed by (Decode's *InvalidRequest), a
+	// message over the size limit (a PrefixError) that is not a response
+	// to a call of ours, and a batch (a line that is a JSON array, which a
+	// JunkStream skips). id is the request's id when it could be read,
+	// else zero; rerr is the -32600 to answer with. A server sets it: its
+	// client would otherwise wait for an answer until its timeout. On a
+	// client such input stays skipped (traced, and told to Invalid): a
+	// server's stdout may carry log lines like "[INFO] ...".
+	Refuse func(id ID, rerr *Error)
+}
+
+// JunkStream is a Stream that skips input lines it does not take for
+// messages (stdio: lines that do not start with '{') and reports each to
+// the function given to OnJunk, with at most its first bytes and its full
+// size. A Conn with Options.Refuse takes the reports, to answer a batch.
+type JunkStream interface {
+	Stream
+	OnJunk(f func(line []byte, size int64))
 }
 
 // Conn is a JSON-RPC connection over a Stream: outgoing calls matched to
@@ -79,7 +102,11 @@ func NewConn(s Stream, opts Options) *Conn {
 // callers whose handlers need the *Conn stored before the first message
 // can arrive.
 func NewIdleConn(s Stream, opts Options) *Conn {
-	return &Conn{s: s, opts: opts, pending: make(map[string]*Call), done: make(chan struct{})}
+	c := &Conn{s: s, opts: opts, pending: make(map[string]*Call), done: make(chan struct{})}
+	if js, ok := s.(JunkStream); ok && opts.Refuse != nil {
+		js.OnJunk(c.junk)
+	}
+	return c
 }
 
 // Start begins reading (once).
@@ -269,7 +296,7 @@ func (c *Conn) readLoop() {
 		if err != nil {
 			var pe PrefixError
 			if errors.As(err, &pe) {
-				c.failByPrefix(pe)
+				c.oversize(pe)
 				continue
 			}
 			c.fail(err)
@@ -277,7 +304,18 @@ func (c *Conn) readLoop() {
 		}
 		m, err := Decode(b)
 		if err != nil {
-			trace.Emit(c.opts.Trace, trace.Event{Kind: trace.JunkSkipped, Server: c.opts.Name, Message: err.Error()})
+			var ir *InvalidRequest
+			if errors.As(err, &ir) {
+				sh := shapeRequest
+				if ir.response {
+					sh = shapeResponse
+				}
+				if c.refuse(ir.ID, sh, ir.RPCError(), fmt.Errorf("%s sent an invalid message: %w", c.name(), ir)) {
+					continue
+				}
+			} else {
+				trace.Emit(c.opts.Trace, trace.Event{Kind: trace.JunkSkipped, Server: c.opts.Name, Message: err.Error()})
+			}
 			if c.opts.Invalid != nil {
 				c.opts.Invalid(b, err)
 			}
@@ -334,48 +372,136 @@ func (c *Conn) resolve(m *Message) {
 	call.finish()
 }
 
-// failByPrefix fails the call a dropped oversized message answered, when its
-// id can be read from the message's beginning.
-func (c *Conn) failByPrefix(pe PrefixError) {
-	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.JunkSkipped, Server: c.opts.Name, Message: pe.Error()})
-	id, ok := idFromPrefix(pe.MessagePrefix())
-	if !ok {
-		return
+// shape is what a refused message looked like, as far as it was read.
+type shape uint8
+
+const (
+	shapeUnknown  shape = iota
+	shapeRequest        // it has a method
+	shapeResponse       // a result or an error, and no method
+)
+
+// refuse deals with a message that cannot be taken (cause says why): one
+// that may answer a call of ours fails that call; a request goes to
+// Options.Refuse. It reports whether either happened; otherwise the
+// message is only traced.
+func (c *Conn) refuse(id ID, sh shape, rerr *Error, cause error) bool {
+	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.JunkSkipped, Server: c.opts.Name, ID: id.raw, Message: cause.Error()})
+	if sh != shapeRequest && !id.IsZero() {
+		c.mu.Lock()
+		call := c.pending[id.raw]
+		delete(c.pending, id.raw)
+		c.mu.Unlock()
+		if call != nil {
+			call.err = errs.Wrap(errs.Protocol, call.Method, cause)
+			call.finish()
+			return true
+		}
 	}
-	c.mu.Lock()
-	call := c.pending[id.raw]
-	delete(c.pending, id.raw)
-	c.mu.Unlock()
-	if call != nil {
-		call.err = errs.Wrap(errs.Protocol, call.Method, pe)
-		call.finish()
+	if c.opts.Refuse == nil || sh == shapeResponse {
+		return false
 	}
+	c.opts.Refuse(id, rerr)
+	return true
 }
 
-// idFromPrefix finds a top-level "id" member in the beginning of a JSON
-// object, reading tokens until the prefix ends.
-func idFromPrefix(prefix []byte) (ID, bool) {
+// oversize deals with a message dropped for its size (see refuse), by what
+// its beginning shows: its id, and whether it is a request or a response.
+func (c *Conn) oversize(pe PrefixError) {
+	msg := "message over the size limit; it was discarded"
+	if sz, ok := pe.(interface{ MessageSize() (int64, int) }); ok {
+		size, max := sz.MessageSize()
+		msg = fmt.Sprintf("message of %d bytes is over the size limit of %d bytes; it was discarded", size, max)
+	}
+	id, sh := envelopeFromPrefix(pe.MessagePrefix())
+	c.refuse(id, sh, &Error{Code: CodeInvalidRequest, Message: msg}, pe)
+}
+
+// envelopeFromPrefix reads the top-level "id" of the beginning of a JSON
+// object, and whether a "method" or a "result" or "error" shows what it
+// is, reading tokens until the prefix ends.
+func envelopeFromPrefix(prefix []byte) (ID, shape) {
+	var id ID
+	sh := shapeUnknown
 	dec := json.NewDecoder(bytes.NewReader(prefix))
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {
-		return ID{}, false
+		return id, sh
 	}
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return ID{}, false
+			break
+		}
+		switch key {
+		case "method":
+			sh = shapeRequest
+		case "result", "error":
+			if sh == shapeUnknown {
+				sh = shapeResponse
+			}
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return ID{}, false
+			break
 		}
-		if key == "id" {
-			var id ID
-			if id.UnmarshalJSON(raw) == nil && !id.IsZero() {
-				return id, true
-			}
-			return ID{}, false
+		if key == "id" && id.IsZero() {
+			id.UnmarshalJSON(raw) // a bad id stays zero
 		}
 	}
-	return ID{}, false
+	return id, sh
+}
+
+// junk is told about a line a JunkStream skipped. A batch (a JSON array)
+// is refused, each request in it by its id; other lines (a blank line, a
+// log line such as "[INFO] ...") stay skipped.
+func (c *Conn) junk(line []byte, size int64) {
+	ids, ok := batchIDs(line, size > int64(len(line)))
+	if !ok {
+		return
+	}
+	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.JunkSkipped, Server: c.opts.Name, Count: int(size), Message: "a batch, refused"})
+	rerr := &Error{Code: CodeInvalidRequest, Message: "batches are not supported: send each message on a line of its own"}
+	for _, id := range ids {
+		c.opts.Refuse(id, rerr)
+	}
+}
+
+// batchIDs reports whether line is a JSON array (or, cut short, the
+// beginning of one) and returns the ids of the requests in it, with a zero
+// ID for the rest when there is no id or the line was cut before its end.
+func batchIDs(line []byte, cut bool) ([]ID, bool) {
+	if i := jsonscan.SkipSpace(line, 0); i >= len(line) || line[i] != '[' || (!cut && !json.Valid(line)) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.Token() // [
+	var ids []ID
+	ended := false // the closing ] was read
+	for {
+		if !dec.More() {
+			_, err := dec.Token()
+			ended = err == nil
+			break
+		}
+		var el json.RawMessage
+		if err := dec.Decode(&el); err != nil {
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				return nil, false // not JSON after all
+			}
+			break // the line was cut off here
+		}
+		if jsonscan.Member(el, "method") == nil {
+			continue // a response, or no message: nothing to answer by id
+		}
+		var id ID
+		if raw := jsonscan.Member(el, "id"); raw != nil && id.UnmarshalJSON(raw) == nil && !id.IsZero() {
+			ids = append(ids, id)
+		}
+	}
+	if !ended || len(ids) == 0 {
+		ids = append(ids, ID{})
+	}
+	return ids, true
 }

@@ -217,6 +217,9 @@ func (s *Server) open(stream jsonrpc.Stream) *Session {
 			}
 			sc.conn.Reply(jsonrpc.ID{}, nil, &jsonrpc.Error{Code: c, Message: "invalid message: " + err.Error()})
 		},
+		// A repeated envelope key, a batch, an oversized line: answered
+		// by id, where it could be read, so the client does not wait.
+		Refuse: func(id jsonrpc.ID, rerr *jsonrpc.Error) { sc.conn.Reply(id, nil, rerr) },
 	})
 	s.mu.Lock()
 	s.conns[sc] = true

@@ -217,3 +217,7 @@ func preview(b []byte, limit int) string {
 // MessagePrefix returns the first bytes of the dropped message, so a
 // JSON-RPC connection can fail the call it answered (jsonrpc.PrefixError).
 func (e *OversizeError) MessagePrefix() []byte { return e.Prefix }
+
+// MessageSize returns the size of the dropped message and the limit, for a
+// server's answer to an oversized request to name them.
+func (e *OversizeError) MessageSize() (size int64, max int) { return e.Size, e.Max }

@@ -233,3 +233,34 @@ func FuzzReadFraming(f *testing.F) {
 		}
 	})
 }
+
+// A batch line is junk to the LineReader (a client must skip "[INFO] ..."
+// lines), reported whole when short and by its beginning and full size when
+// long: enough for a server's connection to refuse it (jsonrpc.JunkStream).
+// An oversized message reports its size and the limit for the refusal.
+func TestLineReaderReportsBatchesAndSizes(t *testing.T) {
+	small := `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`
+	long := `[{"jsonrpc":"2.0","id":2,"method":"ping","params":{"s":"` + strings.Repeat("x", 2*PrefixSize) + `"}}]`
+	big := `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"s":"` + strings.Repeat("x", 100) + `"}}`
+	lr := NewLineReader(strings.NewReader(small+"\n"+long+"\n"+big+"\n{}\n"), 64)
+	type junk struct {
+		line string
+		size int64
+	}
+	var got []junk
+	lr.OnJunk = func(line []byte, size int64) { got = append(got, junk{string(line), size}) }
+	_, err := lr.Next()
+	var oe *OversizeError
+	if !errors.As(err, &oe) {
+		t.Fatalf("Next: %v, want the oversized message", err)
+	}
+	if size, max := oe.MessageSize(); size != int64(len(big)) || max != 64 {
+		t.Errorf("MessageSize %d %d, want %d 64", size, max, len(big))
+	}
+	if len(got) != 2 || got[0] != (junk{small, int64(len(small))}) || got[1].line != long[:PrefixSize] || got[1].size != int64(len(long)) {
+		t.Errorf("junk: %d lines, want the batch whole and the long one by its beginning", len(got))
+	}
+	if msg, err := lr.Next(); err != nil || string(msg) != "{}" {
+		t.Errorf("then %q %v", msg, err)
+	}
+}
