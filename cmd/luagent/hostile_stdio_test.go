@@ -163,12 +163,24 @@ func TestStdioBusyHandlerDoesNotBlockTheWire(t *testing.T) {
 			p := startStdio(t, era, "testdata/hostile.lua")
 			p.call(2, "spin", `{"seconds":8}`)
 			p.awaitProgress("p2", 20*time.Second) // the handler is spinning now
-			for i := 10; i < 13; i++ {
-				sent := p.quick(i)
-				l := p.await(fmt.Sprint(i), 10*time.Second)
-				if d := l.at.Sub(sent); d > 50*time.Millisecond {
-					t.Errorf("request %d was answered after %s while a handler spun; want under 50ms", i, d.Round(time.Millisecond))
+			// Three pings, each answered within 50 ms; on a shared machine
+			// one slow answer can be the scheduler's, so up to three rounds
+			// are tried (the bug this catches makes every answer wait for
+			// the handler: seconds).
+			id, ok, seen := 10, false, []time.Duration(nil)
+			for round := 0; round < 3 && !ok; round++ {
+				ok = true
+				for range 3 {
+					sent := p.quick(id)
+					l := p.await(fmt.Sprint(id), 10*time.Second)
+					id++
+					d := l.at.Sub(sent)
+					seen = append(seen, d.Round(time.Millisecond))
+					ok = ok && d <= 50*time.Millisecond
 				}
+			}
+			if !ok {
+				t.Errorf("requests answered after %v while a handler spun; want each under 50ms", seen)
 			}
 			// Cancelled, the spinning handler stops: the next call, which
 			// needs the Lua state, is answered at once, and request 2 never is.

@@ -39,9 +39,9 @@ func serveHTTPArgs(t *testing.T, args ...string) *httpServer {
 			s.mu.Lock()
 			s.stderr.WriteString(sc.Text() + "\n")
 			s.mu.Unlock()
-			if _, url, ok := strings.Cut(sc.Text(), " at http://"); ok {
+			if _, url, ok := strings.Cut(sc.Text(), " at http"); ok && (strings.HasPrefix(url, "://") || strings.HasPrefix(url, "s://")) {
 				url, _, _ = strings.Cut(url, " ")
-				urls <- "http://" + url
+				urls <- "http" + url
 			}
 		}
 		s.exited <- cmd.Wait()

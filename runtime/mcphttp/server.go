@@ -244,16 +244,24 @@ var errTooLarge = errors.New("request body too large")
 // readBody reads the request body, at most limits.MaxBody bytes within
 // limits.BodyTimeout. The buffer grows as bytes arrive: a head announcing
 // megabytes that never come costs what came, not what it announced.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (_ []byte, err error) {
 	max := h.limits.MaxBody
 	if r.ContentLength > max {
 		return nil, errTooLarge
 	}
 	rc := http.NewResponseController(w)
 	if rc.SetReadDeadline(time.Now().Add(h.limits.BodyTimeout)) == nil {
-		// Cleared once read: net/http's watch for a departed client reads
-		// the connection after the body, and must not time out.
-		defer rc.SetReadDeadline(time.Time{})
+		defer func() {
+			if err == nil {
+				// Cleared: net/http's watch for a departed client reads
+				// the connection after the body and must not time out.
+				rc.SetReadDeadline(time.Time{})
+				return
+			}
+			// Expired: net/http would otherwise wait for the rest of a
+			// body it cannot use before closing the connection.
+			rc.SetReadDeadline(time.Now())
+		}()
 	}
 	size := int64(512)
 	if r.ContentLength > 0 {
@@ -264,12 +272,14 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)] // grows by the runtime's steps
 		}
-		n, err := r.Body.Read(buf[len(buf):cap(buf)])
+		var n int
+		n, err = r.Body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > max {
 			return nil, errTooLarge
 		}
 		if err == io.EOF {
+			err = nil
 			return buf, nil
 		}
 		if err != nil {
