@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // clientInfo is the OAuth client the flow uses at one authorization server.
@@ -259,7 +260,7 @@ func decodeToken(contentType string, raw []byte, t *tokenResponse) error {
 			t.AccessToken, t.TokenType, t.RefreshToken = q.Get("access_token"), q.Get("token_type"), q.Get("refresh_token")
 			t.Scope, t.Error, t.ErrorDescription = q.Get("scope"), q.Get("error"), q.Get("error_description")
 			if e := q.Get("expires_in"); e != "" {
-				t.ExpiresIn = json.RawMessage(strconv.Quote(e))
+				t.ExpiresIn = json.RawMessage(jsonscan.Quote(e)) // JSON, which strconv.Quote is not
 			}
 			return nil
 		}

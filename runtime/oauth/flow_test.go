@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -757,6 +758,11 @@ func TestDecodeToken(t *testing.T) {
 	var tr tokenResponse
 	if err := decodeToken("application/x-www-form-urlencoded; charset=utf-8", []byte("access_token=a&token_type=bearer&expires_in=60&scope=x+y"), &tr); err != nil || tr.AccessToken != "a" || tr.Scope != "x y" || string(tr.ExpiresIn) != `"60"` {
 		t.Errorf("form-encoded token answer: %+v %v", tr, err)
+	}
+	// A value JSON must escape stays JSON (strconv.Quote wrote \x01).
+	tr = tokenResponse{}
+	if err := decodeToken("application/x-www-form-urlencoded", []byte("access_token=a&expires_in=6%010"), &tr); err != nil || !json.Valid(tr.ExpiresIn) {
+		t.Errorf("form-encoded expires_in with a control character: %s %v", tr.ExpiresIn, err)
 	}
 	tr = tokenResponse{}
 	if err := decodeToken("application/json", []byte(`{"access_token":"b","expires_in":"30"}`), &tr); err != nil || tr.AccessToken != "b" {
