@@ -38,9 +38,12 @@ func (h *Host) Serve(ctx context.Context, s Script, in io.Reader, out io.Writer)
 			errf, _ := h.cfg.Stderr.(*os.File)
 			stream, restore := transport.NewStdioFiles(fin, fout, errf, 0)
 			defer restore()
+			h.Loop.Post(func() { h.Loop.SetTickHooks(stream.Cork, stream.Uncork) })
 			return srv.ServeStream(ctx, stream)
 		}
-		return srv.ServeStream(ctx, transport.NewStdio(in, out, 0))
+		stream := transport.NewStdio(in, out, 0)
+		h.Loop.Post(func() { h.Loop.SetTickHooks(stream.Cork, stream.Uncork) })
+		return srv.ServeStream(ctx, stream)
 	})
 }
 

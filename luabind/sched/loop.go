@@ -51,6 +51,8 @@ type Loop struct {
 	unobserved []*Task     // failed tasks nobody has awaited yet
 	closers    []func()
 	stopped    bool
+
+	beforeTick, afterTick func() // see SetTickHooks
 }
 
 type resumption struct {
@@ -129,8 +131,23 @@ func (lp *Loop) wake() {
 
 // tick runs what is posted and ready. Run's goroutine only.
 func (lp *Loop) tick() {
+	if lp.beforeTick != nil {
+		lp.beforeTick()
+	}
 	lp.drain()
 	lp.runReady()
+	if lp.afterTick != nil {
+		lp.afterTick()
+	}
+}
+
+// SetTickHooks sets functions run on Run's goroutine before and after each
+// tick (one pass over what is posted and ready); nil clears them. A
+// transport batches what a tick's handlers send with them: the replies to
+// a burst of requests go out in one write (see transport.Stdio.Cork). Run's
+// goroutine only: Post it from elsewhere.
+func (lp *Loop) SetTickHooks(before, after func()) {
+	lp.beforeTick, lp.afterTick = before, after
 }
 
 // ended reports whether Run should return: stopped, or idle in UntilIdle

@@ -129,3 +129,33 @@ func TestStdioBoundsWhatWaitsForAStalledClient(t *testing.T) {
 	close(w.gate)
 	s.Close()
 }
+
+func TestStdioCorkBatchesAndNeverStrands(t *testing.T) {
+	w := &writes{entered: make(chan struct{}, 8)}
+	s := NewStdio(strings.NewReader(""), w, 0)
+	s.try = func(b []byte) (int, error) { return w.Write(b) } // a pipe with room
+	s.Cork()
+	for _, m := range []string{"a", "b", "c"} {
+		s.Write([]byte(m))
+	}
+	// The writer was told, and writes what is held if it runs first;
+	// either way all three go out together, in order.
+	s.Uncork()
+	s.Close()
+	got := w.got()
+	if strings.Join(got, "") != "a\nb\nc\n" || len(got) > 2 {
+		t.Fatalf("writes: %q (want the corked three in one write)", got)
+	}
+
+	// Corked and never uncorked (a tick that runs for long): the writer
+	// still writes what is held.
+	w2 := &writes{entered: make(chan struct{}, 8)}
+	s2 := NewStdio(strings.NewReader(""), w2, 0)
+	s2.Cork()
+	s2.Write([]byte("ping reply"))
+	<-w2.entered
+	s2.Close()
+	if got := w2.got(); len(got) != 1 || got[0] != "ping reply\n" {
+		t.Fatalf("a held write: %q", got)
+	}
+}

@@ -7,14 +7,10 @@ import (
 	"syscall"
 )
 
-// pollable returns f as a file read and written through Go's network
-// poller when it is a pipe or a socket, and a function that puts it back
-// as it was; ok reports whether it did. A blocking read holds an OS thread,
-// so each message read would have to wake another thread to run its
-// handler; through the poller, the reader parks and the handler runs on
-// the thread that received the message. Closing the returned file also
-// ends a read in progress, which a blocking read ignores. Terminals and
-// regular files are left as they are.
+// pollable returns f in non-blocking mode, as a file Go's network poller
+// serves, when it is a pipe or a socket, and a function that puts it back
+// as it was; ok reports whether it did. Terminals and regular files are
+// left as they are.
 func pollable(f *os.File) (_ *os.File, restore func(), ok bool) {
 	fd := int(f.Fd())
 	var st syscall.Stat_t
