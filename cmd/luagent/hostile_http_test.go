@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -184,5 +185,39 @@ func TestHTTPStalledClientCostsOnlyItself(t *testing.T) {
 				t.Errorf("another client's p99 was %v in three rounds while stalled clients held their connections; want under 100ms", p99s)
 			})
 		}
+	}
+}
+
+// A handler that spins is stopped when its 2026-07-28 client goes away
+// (closing the stream is cancelling), even one running on the request's
+// own goroutine; the next call finds the Lua state free.
+func TestHTTPSpinningHandlerStopsWhenItsClientLeaves(t *testing.T) {
+	srv := serveHTTPArgs(t, "testdata/hostile.lua", "--http", "127.0.0.1:0/mcp")
+	ctx, cancel := context.WithCancel(context.Background())
+	body := modernCallBody(1, "spin", `{"seconds":30}`)
+	req, _ := http.NewRequestWithContext(ctx, "POST", srv.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for _, h := range modernCallHeaders("spin") {
+		k, v, _ := strings.Cut(h, ": ")
+		req.Header.Set(k, v)
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			// Progress came first: an SSE stream; read until cancelled.
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	// Leave after half a second: the handler is spinning by then.
+	time.AfterFunc(500*time.Millisecond, cancel)
+	<-done
+	start := time.Now()
+	callOnce(t, &http.Client{Timeout: 10 * time.Second}, srv.url, "modern", "", 2)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the next call took %s: the abandoned handler kept the state", d)
 	}
 }

@@ -69,7 +69,7 @@ options:
   --session-idle SECONDS     end a session unused this long (default 1800)
   --idle-timeout SECONDS     close a keep-alive connection idle this long (default 60)
   --header-timeout SECONDS   to receive a request's head (default 10)
-  --body-timeout SECONDS     to receive a request's body (default 30)
+  --body-timeout SECONDS     to receive a whole request, head and body (default 30)
   --write-timeout SECONDS    to write an answer or event to a client that does not read (default 30)
   --max-body SIZE            largest request body (default 4MiB)
   --trace FILE write protocol and process events to FILE as JSON lines

@@ -3,11 +3,15 @@
 // coroutines the loop resumes when what they wait for is ready. Code reads
 // as straight-line and blocking, yet many tasks run at once.
 //
-// One goroutine runs the state: the one that called Run. Everything else —
-// a connection's reader, an HTTP request's goroutine, a timer — posts a
-// function to the loop's inbox (Post) and goes on: it never runs Lua and
-// never waits for it, so a handler that computes for seconds delays no
-// ping, cancellation or reply (DESIGN.md, "I/O never waits for Lua").
+// One goroutine at a time runs the state: normally the one that called
+// Run. Everything else — a connection's reader, a timer, a completion —
+// posts a function to the loop's inbox (Post) and goes on: it never runs
+// Lua and never waits for it, so a handler that computes for seconds
+// delays no ping, cancellation or reply (DESIGN.md, "I/O never waits for
+// Lua"). The one exception is RunHere, for a goroutine that exists only to
+// serve one request and wait for its answer (an HTTP request's): when the
+// state is idle it runs that request's handler itself, sparing a hand-over
+// to Run's goroutine and back.
 //
 // A binding that waits is built with Loop.Async: it starts Go work, yields
 // the task, and the loop resumes the task with the result (or raises the
@@ -23,6 +27,6 @@
 // Ctrl-C) wakes a waiting task with a cancellation error, and stops a
 // running one at its next VM instruction.
 //
-// Only Run's goroutine may touch the state or any Lua value; other code
-// talks to the loop through Post.
+// Only the goroutine running the state may touch it or any Lua value;
+// other code talks to the loop through Post.
 package sched

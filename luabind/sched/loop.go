@@ -36,7 +36,10 @@ type Loop struct {
 	inbox  []func()
 	wakeCh chan struct{}
 	holds  atomic.Int64
-	mode   RunMode // the running Run's mode (mu)
+	mode   RunMode    // the running Run's mode (mu)
+	inRun  bool       // a Run is in progress (mu)
+	busy   bool       // some goroutine runs the state: Run, or RunHere's caller (mu)
+	freed  *sync.Cond // on mu: signalled when busy ends
 
 	ready   []resumption // tasks to resume this tick, in order
 	running *Task        // the task whose thread is executing, if any
@@ -85,6 +88,7 @@ func New(L *lua.LState, opts Options) *Loop {
 		guards: make(map[uintptr]frameKind),
 		pcs:    make([]uintptr, 64),
 	}
+	lp.freed = sync.NewCond(&lp.mu)
 	ud := L.NewUserData()
 	ud.Value = lp
 	L.G.Registry.RawSetString(registryKey, ud)
@@ -120,6 +124,47 @@ func (lp *Loop) Post(fn func()) {
 	lp.inbox = append(lp.inbox, fn)
 	lp.mu.Unlock()
 	lp.wake()
+}
+
+// RunHere runs fn on the calling goroutine, as if posted, when a Run is in
+// progress and nobody is running the state; otherwise it posts fn. Only
+// what fn starts runs here (a task it spawns, up to its first wait):
+// whatever else is posted meanwhile is left to Run's goroutine.
+//
+// It is for a goroutine that exists to serve one request and would only
+// wait for its answer otherwise — an HTTP request's own handler
+// goroutine — where handing the request over to Run's goroutine and the
+// answer back cost two thread wake-ups on a small machine. Never call it
+// from a goroutine that reads a connection others depend on (a stdio or
+// client reader): Lua may run for as long as it likes here.
+func (lp *Loop) RunHere(fn func()) {
+	lp.mu.Lock()
+	if !lp.inRun || lp.busy {
+		lp.inbox = append(lp.inbox, fn)
+		lp.mu.Unlock()
+		lp.wake()
+		return
+	}
+	lp.busy = true
+	lp.mu.Unlock()
+	if lp.beforeTick != nil {
+		lp.beforeTick()
+	}
+	lp.runGuarded(fn)
+	lp.runReady()
+	if lp.afterTick != nil {
+		lp.afterTick()
+	}
+	lp.mu.Lock()
+	lp.busy = false
+	// Run may have been woken meanwhile, found the state busy and gone
+	// back to waiting: wake it for what came, or for its end.
+	pending := len(lp.inbox) > 0 || len(lp.ready) > 0 || lp.ended()
+	lp.freed.Broadcast()
+	lp.mu.Unlock()
+	if pending {
+		lp.wake()
+	}
 }
 
 func (lp *Loop) wake() {
@@ -184,8 +229,8 @@ func (lp *Loop) Close() {
 	lp.closers = nil
 }
 
-// Stop makes Run return after the current tick. Run's goroutine only (code
-// running with the state).
+// Stop makes Run return after the current tick. Code running with the
+// state only.
 func (lp *Loop) Stop() {
 	lp.mu.Lock()
 	lp.stopped = true
@@ -207,26 +252,38 @@ const (
 // or ctx ends. Runs do not nest.
 func (lp *Loop) Run(ctx context.Context, mode RunMode) error {
 	lp.mu.Lock()
-	lp.mode, lp.stopped = mode, false
+	lp.inRun, lp.mode, lp.stopped = true, mode, false
 	lp.mu.Unlock()
 	for {
-		lp.tick()
 		lp.mu.Lock()
-		switch {
-		case lp.stopped:
+		if !lp.busy { // else RunHere's caller runs the state: it wakes us
+			lp.busy = true
 			lp.mu.Unlock()
-			return nil
-		case len(lp.inbox) > 0 || len(lp.ready) > 0:
-			lp.mu.Unlock()
-			continue
-		case lp.ended():
-			lp.mu.Unlock()
-			return nil
+			lp.tick()
+			lp.mu.Lock()
+			lp.busy = false
+			lp.freed.Broadcast()
+			switch {
+			case lp.stopped, lp.ended():
+				lp.inRun = false
+				lp.mu.Unlock()
+				return nil
+			case len(lp.inbox) > 0 || len(lp.ready) > 0:
+				lp.mu.Unlock()
+				continue
+			}
 		}
 		lp.mu.Unlock()
 		select {
 		case <-lp.wakeCh:
 		case <-ctx.Done():
+			// Leave only once nobody runs the state.
+			lp.mu.Lock()
+			lp.inRun = false
+			for lp.busy {
+				lp.freed.Wait()
+			}
+			lp.mu.Unlock()
 			return ctx.Err()
 		}
 	}

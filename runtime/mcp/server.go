@@ -153,8 +153,9 @@ func NewServer(opts ServerOptions) *Server {
 // serverConn is one client connection: a legacy session, if initialize
 // came, and the requests and listen streams in flight.
 type serverConn struct {
-	srv  *Server
-	conn *jsonrpc.Conn
+	srv    *Server
+	conn   *jsonrpc.Conn
+	inline bool // a Session: see Request.Inline
 
 	mu          sync.Mutex
 	initialized bool // initialize answered (legacy session open)
@@ -199,8 +200,14 @@ type Session struct {
 	once sync.Once
 }
 
-// Open starts a session on stream; its Read is never called.
-func (s *Server) Open(stream jsonrpc.Stream) *Session { return s.open(stream) }
+// Open starts a session on stream; its Read is never called. Its requests
+// are Inline: each is delivered by a goroutine that then waits for the
+// answer.
+func (s *Server) Open(stream jsonrpc.Stream) *Session {
+	ss := s.open(stream)
+	ss.sc.inline = true
+	return ss
+}
 
 func (s *Server) open(stream jsonrpc.Stream) *Session {
 	sc := &serverConn{srv: s, subs: map[string]bool{}, inflight: map[string]*Request{}, listens: map[string]*listenStream{}}

@@ -53,6 +53,13 @@ type Request struct {
 	asks    int
 }
 
+// Inline reports whether the request was delivered by a goroutine of its
+// own that only waits for the answer (Streamable HTTP: the POST's), not by
+// the reader of a connection: a handler may then run on that goroutine
+// when that is cheaper than handing the request over. Over stdio it is
+// false: the reader must go back to reading (cancellations, pings).
+func (r *Request) Inline() bool { return r.sc.inline }
+
 // Context ends when the client cancels, the handler times out, the request
 // is answered, or the connection goes away.
 func (r *Request) Context() context.Context { return r.ctx }

@@ -23,8 +23,9 @@ type Limits struct {
 	// IdleTimeout closes a keep-alive connection that sends no request for
 	// this long (--idle-timeout).
 	IdleTimeout time.Duration
-	// BodyTimeout bounds reading a request's body (--body-timeout): a
-	// client trickling a byte at a time is answered 408 and dropped.
+	// BodyTimeout bounds reading a whole request, head and body, from its
+	// first byte (--body-timeout): a client trickling a byte at a time is
+	// answered 408 and dropped.
 	BodyTimeout time.Duration
 	// WriteTimeout bounds writing one response, or one event of a stream,
 	// to a client that does not read (--write-timeout); the connection is
@@ -103,17 +104,21 @@ func NewServer(h http.Handler, l Limits, errorLog func(string)) *http.Server {
 	s := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: l.HeaderTimeout,
-		IdleTimeout:       l.IdleTimeout,
-		MaxHeaderBytes:    l.MaxHeaderBytes,
+		// The head and the body, from the request's first byte: net/http
+		// clears the deadline once the body has been read, so it does
+		// not bound what the handler does after (long streams).
+		ReadTimeout:    l.BodyTimeout,
+		IdleTimeout:    l.IdleTimeout,
+		MaxHeaderBytes: l.MaxHeaderBytes,
 		HTTP2: &http.HTTP2Config{
 			MaxConcurrentStreams: l.MaxStreams,
 			// A peer that takes no bytes for this long is dropped, as
 			// WriteTimeout drops an HTTP/1 one.
 			WriteByteTimeout: l.WriteTimeout,
 		},
-		// Timeouts for the whole request (ReadTimeout, WriteTimeout) are
-		// not used: they would cut long streams (SSE, listen). The body
-		// and each write get their own deadline instead (Handler).
+		// No WriteTimeout: it would bound the whole response and cut long
+		// streams (SSE, listen); each write gets a deadline instead
+		// (Handler).
 	}
 	s.ErrorLog = log.New(lineWriter{f: errorLog}, "", 0)
 	return s

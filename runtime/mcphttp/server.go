@@ -242,27 +242,22 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 var errTooLarge = errors.New("request body too large")
 
 // readBody reads the request body, at most limits.MaxBody bytes within
-// limits.BodyTimeout. The buffer grows as bytes arrive: a head announcing
+// limits.BodyTimeout (of NewServer's server). The buffer grows as bytes arrive: a head announcing
 // megabytes that never come costs what came, not what it announced.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (_ []byte, err error) {
 	max := h.limits.MaxBody
 	if r.ContentLength > max {
 		return nil, errTooLarge
 	}
-	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(time.Now().Add(h.limits.BodyTimeout)) == nil {
-		defer func() {
-			if err == nil {
-				// Cleared: net/http's watch for a departed client reads
-				// the connection after the body and must not time out.
-				rc.SetReadDeadline(time.Time{})
-				return
-			}
-			// Expired: net/http would otherwise wait for the rest of a
-			// body it cannot use before closing the connection.
-			rc.SetReadDeadline(time.Now())
-		}()
-	}
+	// The time limit is the server's ReadTimeout (NewServer): net/http sets
+	// it with the head's and clears it when the body ends. After a failure
+	// it is expired, or net/http would wait for the rest of a body it
+	// cannot use before closing the connection.
+	defer func() {
+		if err != nil {
+			http.NewResponseController(w).SetReadDeadline(time.Now())
+		}
+	}()
 	size := int64(512)
 	if r.ContentLength > 0 {
 		size = min(r.ContentLength, 4<<10)
@@ -321,6 +316,10 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	sess := h.srvs[worker].Open(ps)
 	defer ps.close()
 	defer sess.Close() // an unanswered request is cancelled: its stream closed
+	// The handler may run on this goroutine inside Deliver (Request.Inline):
+	// a client that goes away meanwhile cancels it all the same.
+	stop := context.AfterFunc(r.Context(), sess.Close)
+	defer stop()
 	sess.Deliver(m)
 	var drain <-chan struct{}
 	if listen {

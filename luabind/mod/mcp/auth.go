@@ -135,7 +135,9 @@ func (s *luaServer) validator(a *authDef) httpauth.Validator {
 	return func(ctx context.Context, token string, r *http.Request) error {
 		req := snapshot(r)
 		done := make(chan error, 1)
-		s.m.lp.Post(func() {
+		// This goroutine only waits for the verdict: run it here when the
+		// state is idle.
+		s.m.lp.RunHere(func() {
 			L := s.m.lp.L
 			t := s.m.lp.Spawn(a.validate, []lua.LValue{lua.LString(token), req.table(L)}, sched.SpawnOptions{
 				Name: "auth validator", Parent: ctx, Timeout: a.timeout,

@@ -686,7 +686,7 @@ func (s *luaServer) callTool(r *rmcp.Request) {
 			return
 		}
 	}
-	s.m.lp.Post(func() {
+	s.run(r, func() {
 		L := s.m.lp.L
 		argv, err := value.Decode(L, args)
 		if err != nil {
@@ -697,6 +697,17 @@ func (s *luaServer) callTool(r *rmcp.Request) {
 		task := s.spawn(r, t.handler, []lua.LValue{argv, ctx}, "tool "+t.name)
 		task.OnDone(func(task *sched.Task) { s.toolDone(r, t, task) })
 	})
+}
+
+// run runs fn with the state for request r: on r's own goroutine when r is
+// Inline (an HTTP request's) and the state is idle — no hand-over to the
+// loop and back — else through the loop. Never on a connection's reader.
+func (s *luaServer) run(r *rmcp.Request, fn func()) {
+	if r.Inline() {
+		s.m.lp.RunHere(fn)
+		return
+	}
+	s.m.lp.Post(fn)
 }
 
 // spawn runs fn as the handler of request r, under the request's own
@@ -849,7 +860,7 @@ func (s *luaServer) readResource(r *rmcp.Request) {
 		r.NotFound(uri)
 		return
 	}
-	s.m.lp.Post(func() {
+	s.run(r, func() {
 		L := s.m.lp.L
 		ctx := s.newCtx(L, r)
 		var fn *lua.LFunction
@@ -963,7 +974,7 @@ func (s *luaServer) getPrompt(r *rmcp.Request) {
 			return
 		}
 	}
-	s.m.lp.Post(func() {
+	s.run(r, func() {
 		L := s.m.lp.L
 		at := L.CreateTable(0, len(p.Arguments))
 		for k, v := range p.Arguments {
@@ -1086,7 +1097,7 @@ func (s *luaServer) complete(r *rmcp.Request) {
 		r.Reply(json.RawMessage(`{"completion":{"values":[],"hasMore":false}}`))
 		return
 	}
-	s.m.lp.Post(func() {
+	s.run(r, func() {
 		L := s.m.lp.L
 		refV, _ := value.Decode(L, rawMember(r.Params, "ref"))
 		argT := L.CreateTable(0, 3)
