@@ -218,6 +218,17 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.mcp != nil {
 		return runMCP(o.mcp, stdout, stderr)
 	}
+	// One Lua state, run by one goroutine at a time, and goroutines that do
+	// its I/O and hand it each message: with a second P idle, every
+	// hand-over woke a thread to look for work (a futex wake and a spin:
+	// 37 against 23 µs of CPU a sequential stdio call). With one P it is a
+	// goroutine switch. serve --http keeps every P: its workers are Lua
+	// states that run at once, and net/http parses requests beside them.
+	// Blocking syscalls still get threads of their own; GOMAXPROCS set by
+	// the user wins (BENCHMARKS.md).
+	if os.Getenv("GOMAXPROCS") == "" && !(o.serve && o.http != "") {
+		runtime.GOMAXPROCS(1)
+	}
 	realStdout := stdout
 	scriptDir := ""
 	if o.script != "" && o.script != "-" {
@@ -294,15 +305,6 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				Limits: o.limits, TLSCert: o.tlsCert, TLSKey: o.tlsKey})
 		}
 		if o.serve {
-			// One client and one Lua state: the reader hands each message
-			// to the state's goroutine, and with a second P idle every
-			// hand-over woke a thread to look for work (a futex wake and a
-			// spin: 37 against 23 µs of CPU a sequential call). With one P
-			// it is a goroutine switch. Blocking syscalls still get threads
-			// of their own; GOMAXPROCS set by the user wins (BENCHMARKS.md).
-			if os.Getenv("GOMAXPROCS") == "" {
-				runtime.GOMAXPROCS(1)
-			}
 			return h.Serve(ctx, script, stdin, realStdout)
 		}
 		if code := h.Run(ctx, script); code != host.ExitOK {

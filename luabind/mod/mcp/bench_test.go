@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"runtime"
 	"context"
 	"encoding/json"
 	"os"
@@ -100,6 +101,9 @@ func BenchmarkEchoCallLuagentGo(b *testing.B) {
 }
 
 func BenchmarkEchoCallLuagentLua(b *testing.B) {
+	// As the luagent binary runs a script (cmd/luagent: one Lua state,
+	// one P); the Go clients keep the test process's.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	cmd, args := echoServer(b)
 	h := host.New(host.Config{Home: b.TempDir(), Clean: true})
 	defer h.Close()
