@@ -1,12 +1,12 @@
 package mcp_test
 
 import (
-	"runtime"
 	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
