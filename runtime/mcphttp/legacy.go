@@ -163,6 +163,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, jsonrpc.ID{}, -32001, "Session not found", nil)
 		return
 	}
+	h.sessions.forget(s) // at once: the next request with this id gets 404
 	s.end()
 	w.WriteHeader(http.StatusOK)
 }

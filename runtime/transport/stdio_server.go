@@ -126,7 +126,19 @@ func (s *Stdio) Write(msg []byte) error {
 	}
 	idle := len(s.buf) == 0 && !s.writing
 	s.buf = append(append(s.buf, msg...), '\n')
-	if idle && s.try != nil && !s.corked.Load() {
+	if idle && !s.corked.Load() {
+		return s.flushLocked()
+	}
+	s.startWriter()
+	s.cond.Signal()
+	return nil
+}
+
+// flushLocked writes what is held now, as far as the pipe takes it without
+// waiting, and hands the rest to the writer; s.mu is held and the writer
+// is not writing.
+func (s *Stdio) flushLocked() error {
+	if s.try != nil {
 		n, err := s.try(s.buf)
 		if err != nil {
 			s.err = errs.Wrap(errs.Closed, "", err)
@@ -136,7 +148,7 @@ func (s *Stdio) Write(msg []byte) error {
 			s.buf = s.buf[:0]
 			return nil
 		}
-		s.buf = append(s.buf[:0], s.buf[n:]...) // the writer takes the rest
+		s.buf = append(s.buf[:0], s.buf[n:]...)
 	}
 	s.startWriter()
 	s.cond.Signal()
@@ -161,20 +173,7 @@ func (s *Stdio) Uncork() {
 	if len(s.buf) == 0 || s.writing || s.closed || s.err != nil {
 		return
 	}
-	if s.try != nil {
-		n, err := s.try(s.buf)
-		if err != nil {
-			s.err = errs.Wrap(errs.Closed, "", err)
-			return
-		}
-		if n == len(s.buf) {
-			s.buf = s.buf[:0]
-			return
-		}
-		s.buf = append(s.buf[:0], s.buf[n:]...)
-	}
-	s.startWriter()
-	s.cond.Signal()
+	s.flushLocked()
 }
 
 func (s *Stdio) startWriter() {
