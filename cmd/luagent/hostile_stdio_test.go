@@ -104,30 +104,39 @@ func (p *stdioPeer) quick(id int) time.Time {
 	return p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id))
 }
 
-// await reads until the response with id (its JSON text) and returns it;
-// it fails on a response to forbid (JSON text) seen on the way.
-func (p *stdioPeer) awaitNot(id, forbid string, within time.Duration) stdioLine {
+// until reads lines until match takes one, failing after within (what
+// names what it waits for).
+func (p *stdioPeer) until(what string, within time.Duration, match func(stdioLine) bool) stdioLine {
 	p.t.Helper()
 	deadline := time.After(within)
 	for {
 		select {
 		case l, ok := <-p.lines:
 			if !ok {
-				p.t.Fatalf("the server closed stdout before answering %s", id)
+				p.t.Fatalf("the server closed stdout before %s", what)
 			}
-			if _, isResp := l.msg["method"]; isResp {
-				continue
-			}
-			if string(l.msg["id"]) == forbid {
-				p.t.Fatalf("a response to %s came, which was cancelled: %.200s", forbid, l.raw)
-			}
-			if string(l.msg["id"]) == id {
+			if match(l) {
 				return l
 			}
 		case <-deadline:
-			p.t.Fatalf("no answer to %s within %s", id, within)
+			p.t.Fatalf("no %s within %s", what, within)
 		}
 	}
+}
+
+// awaitNot reads until the response with id (its JSON text) and returns
+// it; it fails on a response to forbid (JSON text) seen on the way.
+func (p *stdioPeer) awaitNot(id, forbid string, within time.Duration) stdioLine {
+	p.t.Helper()
+	return p.until("the answer to "+id, within, func(l stdioLine) bool {
+		if _, isNote := l.msg["method"]; isNote {
+			return false
+		}
+		if string(l.msg["id"]) == forbid {
+			p.t.Fatalf("a response to %s came, which was cancelled: %.200s", forbid, l.raw)
+		}
+		return string(l.msg["id"]) == id
+	})
 }
 
 func (p *stdioPeer) await(id string, within time.Duration) stdioLine {
@@ -138,20 +147,9 @@ func (p *stdioPeer) await(id string, within time.Duration) stdioLine {
 // awaitProgress reads until a progress notification for token.
 func (p *stdioPeer) awaitProgress(token string, within time.Duration) {
 	p.t.Helper()
-	deadline := time.After(within)
-	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				p.t.Fatal("the server closed stdout")
-			}
-			if string(l.msg["method"]) == `"notifications/progress"` && strings.Contains(string(l.msg["params"]), `"`+token+`"`) {
-				return
-			}
-		case <-deadline:
-			p.t.Fatalf("no progress for %s within %s", token, within)
-		}
-	}
+	p.until("progress for "+token, within, func(l stdioLine) bool {
+		return string(l.msg["method"]) == `"notifications/progress"` && strings.Contains(string(l.msg["params"]), `"`+token+`"`)
+	})
 }
 
 // The goroutine that reads stdin never runs Lua: while a handler computes

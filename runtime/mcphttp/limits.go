@@ -62,37 +62,23 @@ var DefaultLimits = Limits{
 // withDefaults fills the zero fields from DefaultLimits.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
-	if l.MaxConns <= 0 {
-		l.MaxConns = d.MaxConns
-	}
-	if l.HeaderTimeout <= 0 {
-		l.HeaderTimeout = d.HeaderTimeout
-	}
-	if l.IdleTimeout <= 0 {
-		l.IdleTimeout = d.IdleTimeout
-	}
-	if l.BodyTimeout <= 0 {
-		l.BodyTimeout = d.BodyTimeout
-	}
-	if l.WriteTimeout <= 0 {
-		l.WriteTimeout = d.WriteTimeout
-	}
-	if l.MaxBody <= 0 {
-		l.MaxBody = d.MaxBody
-	}
-	if l.MaxHeaderBytes <= 0 {
-		l.MaxHeaderBytes = d.MaxHeaderBytes
-	}
-	if l.MaxSessions <= 0 {
-		l.MaxSessions = d.MaxSessions
-	}
-	if l.SessionIdle <= 0 {
-		l.SessionIdle = d.SessionIdle
-	}
-	if l.MaxStreams <= 0 {
-		l.MaxStreams = d.MaxStreams
-	}
+	orDefault(&l.MaxConns, d.MaxConns)
+	orDefault(&l.HeaderTimeout, d.HeaderTimeout)
+	orDefault(&l.IdleTimeout, d.IdleTimeout)
+	orDefault(&l.BodyTimeout, d.BodyTimeout)
+	orDefault(&l.WriteTimeout, d.WriteTimeout)
+	orDefault(&l.MaxBody, d.MaxBody)
+	orDefault(&l.MaxHeaderBytes, d.MaxHeaderBytes)
+	orDefault(&l.MaxSessions, d.MaxSessions)
+	orDefault(&l.SessionIdle, d.SessionIdle)
+	orDefault(&l.MaxStreams, d.MaxStreams)
 	return l
+}
+
+func orDefault[T int | int64 | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // NewServer returns a net/http server for h configured with the limits

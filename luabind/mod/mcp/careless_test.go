@@ -10,7 +10,7 @@ import (
 	"github.com/luagent/luagent/internal/testbin"
 )
 
-// startServer is startWire for another server script.
+// startServer runs `luagent serve [args] script` for the raw-wire tests.
 func startServer(t *testing.T, script string, args ...string) *wireServer {
 	t.Helper()
 	bin := testbin.Build(t, "cmd/luagent")

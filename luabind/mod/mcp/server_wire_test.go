@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
 )
 
 // wireServer is a Lua server driven with raw JSON lines, for the faults a
@@ -24,16 +23,8 @@ type wireServer struct {
 
 func startWire(t *testing.T, args ...string) *wireServer {
 	t.Helper()
-	bin := testbin.Build(t, "cmd/luagent")
 	server, _ := filepath.Abs("testdata/servers/everything.lua")
-	cmd := exec.Command(bin, append(append([]string{"serve"}, args...), server)...)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
-	return &wireServer{t: t, in: in, out: bufio.NewReader(out), cmd: cmd}
+	return startServer(t, server, args...)
 }
 
 func (w *wireServer) send(line string) {
