@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // wireServer is a Lua server driven with raw JSON lines, for the faults a
