@@ -147,14 +147,7 @@ func (lp *Loop) RunHere(fn func()) {
 	}
 	lp.busy = true
 	lp.mu.Unlock()
-	if lp.beforeTick != nil {
-		lp.beforeTick()
-	}
-	lp.runGuarded(fn)
-	lp.runReady()
-	if lp.afterTick != nil {
-		lp.afterTick()
-	}
+	lp.pass(func() { lp.runGuarded(fn) })
 	lp.mu.Lock()
 	lp.busy = false
 	// Run may have been woken meanwhile, found the state busy and gone
@@ -175,28 +168,33 @@ func (lp *Loop) wake() {
 }
 
 // tick runs what is posted and ready. Run's goroutine only.
-func (lp *Loop) tick() {
+func (lp *Loop) tick() { lp.pass(lp.drain) }
+
+// pass runs first (what is posted, or RunHere's function) and then the
+// tasks that became ready, between the tick hooks. The state's runner only.
+func (lp *Loop) pass(first func()) {
 	if lp.beforeTick != nil {
 		lp.beforeTick()
 	}
-	lp.drain()
+	first()
 	lp.runReady()
 	if lp.afterTick != nil {
 		lp.afterTick()
 	}
 }
 
-// SetTickHooks sets functions run on Run's goroutine before and after each
-// tick (one pass over what is posted and ready); nil clears them. A
-// transport batches what a tick's handlers send with them: the replies to
-// a burst of requests go out in one write (see transport.Stdio.Cork). Run's
-// goroutine only: Post it from elsewhere.
+// SetTickHooks sets functions run, by whoever runs the state, before and
+// after each pass over what is posted and ready (a tick, or a RunHere); nil
+// clears them. A transport batches what a tick's handlers send with them:
+// the replies to a burst of requests go out in one write (see
+// transport.Stdio.Cork). Code running with the state only: Post it from
+// elsewhere.
 func (lp *Loop) SetTickHooks(before, after func()) {
 	lp.beforeTick, lp.afterTick = before, after
 }
 
 // ended reports whether Run should return: stopped, or idle in UntilIdle
-// mode. Called with mu held, on Run's goroutine.
+// mode. Called with mu held by the state's runner.
 func (lp *Loop) ended() bool {
 	return lp.stopped || (lp.mode == UntilIdle && lp.live == 0 && lp.holds.Load() == 0 && len(lp.inbox) == 0 && len(lp.ready) == 0)
 }
@@ -261,10 +259,9 @@ func (lp *Loop) Run(ctx context.Context, mode RunMode) error {
 			lp.mu.Unlock()
 			lp.tick()
 			lp.mu.Lock()
-			lp.busy = false
-			lp.freed.Broadcast()
+			lp.busy = false // only Run waits on freed: nobody to tell
 			switch {
-			case lp.stopped, lp.ended():
+			case lp.ended():
 				lp.inRun = false
 				lp.mu.Unlock()
 				return nil
