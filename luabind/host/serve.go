@@ -32,16 +32,18 @@ func (h *Host) Serve(ctx context.Context, s Script, in io.Reader, out io.Writer)
 		if _, ok := mcpmod.AuthConfig(srv); ok {
 			fmt.Fprintln(h.cfg.Stderr, "luagent: s:auth applies to HTTP (--http) only; requests over stdio are not checked")
 		}
+		var stream *transport.Stdio
 		fin, ok1 := in.(*os.File)
 		fout, ok2 := out.(*os.File)
 		if ok1 && ok2 {
 			errf, _ := h.cfg.Stderr.(*os.File)
-			stream, restore := transport.NewStdioFiles(fin, fout, errf, 0)
+			var restore func()
+			stream, restore = transport.NewStdioFiles(fin, fout, errf, 0)
 			defer restore()
-			h.Loop.Post(func() { h.Loop.SetTickHooks(stream.Cork, stream.Uncork) })
-			return srv.ServeStream(ctx, stream)
+		} else {
+			stream = transport.NewStdio(in, out, 0)
 		}
-		stream := transport.NewStdio(in, out, 0)
+		// The replies of a loop tick go out together.
 		h.Loop.Post(func() { h.Loop.SetTickHooks(stream.Cork, stream.Uncork) })
 		return srv.ServeStream(ctx, stream)
 	})
