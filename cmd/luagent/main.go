@@ -119,7 +119,6 @@ type options struct {
 	workers     int      // Lua states serving HTTP
 	grace       time.Duration
 	limits      mcphttp.Limits // serve --http's limits (zero: the defaults)
-	limitsSet   bool
 	tlsCert     string
 	tlsKey      string
 	trace       string
@@ -428,7 +427,6 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 				if err != nil {
 					return fail("%v", err)
 				}
-				o.limitsSet = true
 				continue
 			}
 			return fail("unknown serve option %s (serve takes --http, --allow-origin, --allow-host, --auth-token-env, --auth-server, --workers, --grace, --handler-timeout, --tls-cert, --tls-key and the limits --max-conns, --max-sessions, --session-idle, --idle-timeout, --header-timeout, --body-timeout, --write-timeout, --max-body)", a)
@@ -450,7 +448,7 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 	if (o.authEnv != "" || len(o.authServers) > 0) && o.http == "" {
 		return fail("--auth-token-env and --auth-server are for HTTP: add --http (over stdio, pass credentials in the environment)")
 	}
-	if (o.limitsSet || o.tlsCert != "" || o.tlsKey != "") && o.http == "" {
+	if (o.limits != mcphttp.Limits{} || o.tlsCert != "" || o.tlsKey != "") && o.http == "" {
 		return fail("the connection limits and --tls-cert/--tls-key are for HTTP: add --http")
 	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {
