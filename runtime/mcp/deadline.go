@@ -22,6 +22,7 @@ type deadlines struct {
 	head, tail *Request
 	timer      *time.Timer
 	armed      bool // the timer is set to fire
+	stopped    bool // the server closed: the timer is never set again
 }
 
 // add starts r's time.
@@ -35,7 +36,7 @@ func (d *deadlines) add(r *Request) {
 		d.head = r
 	}
 	d.tail = r
-	if !d.armed {
+	if !d.armed && !d.stopped {
 		d.arm(d.timeout)
 	}
 	d.mu.Unlock()
@@ -85,7 +86,7 @@ func (d *deadlines) fire() {
 		expired = append(expired, r)
 	}
 	d.armed = false
-	if d.head != nil {
+	if d.head != nil && !d.stopped {
 		d.arm(d.head.deadline.Sub(now))
 	}
 	d.mu.Unlock()
@@ -100,6 +101,6 @@ func (d *deadlines) stop() {
 	if d.timer != nil {
 		d.timer.Stop()
 	}
-	d.armed = true // never again
+	d.stopped, d.armed = true, false
 	d.mu.Unlock()
 }
