@@ -326,7 +326,6 @@ type session struct {
 	mu       sync.Mutex
 	waiting  map[string]*postStream // by request id
 	getS     *postStream
-	ended    bool
 	streams  int        // SSE streams opened (their numbers)
 	getNo    int        // the GET stream's number
 	log      []logEvent // the last events sent, for Last-Event-ID
@@ -437,12 +436,7 @@ func (s *session) setGet(ps *postStream) bool {
 	return true
 }
 
-func (s *session) end() {
-	s.mu.Lock()
-	s.ended = true
-	s.mu.Unlock()
-	s.cancel()
-}
+func (s *session) end() { s.cancel() }
 
 // Read is never called: a session's messages are delivered (mcp.Session).
 func (s *session) Read() ([]byte, error) {

@@ -242,8 +242,9 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) {
 var errTooLarge = errors.New("request body too large")
 
 // readBody reads the request body, at most limits.MaxBody bytes within
-// limits.BodyTimeout (of NewServer's server). The buffer grows as bytes arrive: a head announcing
-// megabytes that never come costs what came, not what it announced.
+// limits.BodyTimeout (NewServer's). The buffer grows as bytes arrive: a
+// head announcing megabytes that never come costs what came, not what it
+// announced.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (_ []byte, err error) {
 	max := h.limits.MaxBody
 	if r.ContentLength > max {

@@ -27,7 +27,6 @@ import (
 type postStream struct {
 	w        http.ResponseWriter
 	rc       *http.ResponseController
-	r        *http.Request
 	id       jsonrpc.ID // the request this POST carries
 	modern   bool
 	sseOK    bool
@@ -58,7 +57,7 @@ const maxQueued = 4 << 20
 func newPostStream(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, modern bool, wt time.Duration) *postStream {
 	accept := r.Header.Get("Accept")
 	sseOK := accept == "" || strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "*/*")
-	return &postStream{w: w, rc: http.NewResponseController(w), r: r, id: id, modern: modern, sseOK: sseOK, wt: wt,
+	return &postStream{w: w, rc: http.NewResponseController(w), id: id, modern: modern, sseOK: sseOK, wt: wt,
 		wake: make(chan struct{}, 1), finished: make(chan struct{})}
 }
 
@@ -110,10 +109,10 @@ func (ps *postStream) pump(keepAlive time.Duration, stop1, stop2, stop3 <-chan s
 			}
 		}
 		switch {
+		case closed: // closing marks it finished too: check first
+			return stopped
 		case fin:
 			return answered
-		case closed:
-			return stopped
 		}
 		if sse && ka == nil && keepAlive > 0 {
 			ka = time.NewTimer(keepAlive)
@@ -208,12 +207,18 @@ func (ps *postStream) closeLocked() {
 	if !ps.closed {
 		ps.closed = true
 		ps.out = nil
-		if !ps.fin {
-			ps.fin = true
-			close(ps.finished)
-		}
-		ps.signal()
+		ps.finishLocked()
 	}
+}
+
+// finishLocked marks the answer queued (or the stream over) and wakes
+// pump; ps.mu is held.
+func (ps *postStream) finishLocked() {
+	if !ps.fin {
+		ps.fin = true
+		close(ps.finished)
+	}
+	ps.signal()
 }
 
 // end finishes the stream after what is queued (a resumed stream whose
@@ -221,20 +226,8 @@ func (ps *postStream) closeLocked() {
 func (ps *postStream) end() {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if !ps.fin && !ps.closed {
-		ps.fin = true
-		close(ps.finished)
-		ps.signal()
-	}
-}
-
-// answered reports whether the answer has been queued.
-func (ps *postStream) answered() bool {
-	select {
-	case <-ps.finished:
-		return true
-	default:
-		return false
+	if !ps.closed {
+		ps.finishLocked()
 	}
 }
 
@@ -366,8 +359,7 @@ func (ps *postStream) final(msg []byte) {
 		// The answer of a broken stream: kept for resumption, and sent to
 		// a GET that resumed it, which then ends like the stream would.
 		ps.logOnly(msg)
-		ps.fin = true
-		close(ps.finished)
+		ps.finishLocked()
 		if ps.resumed != nil {
 			ps.resumed.end()
 		}
@@ -386,8 +378,7 @@ func (ps *postStream) final(msg []byte) {
 		}
 		ps.queue(msg, true)
 	}
-	ps.fin = true
-	close(ps.finished)
+	ps.finishLocked()
 }
 
 // statusOf is the HTTP status of a 2026-07-28 answer sent as JSON.
