@@ -50,14 +50,28 @@ func modernCallHeaders(tool string) []string {
 	return []string{"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: " + tool}
 }
 
+// mcpPost is a POST of body to url as MCP clients send it, with headers
+// given as "Name: value" (rawPost's form).
+func mcpPost(ctx context.Context, url, body string, headers ...string) *http.Request {
+	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ": ")
+		req.Header.Set(k, v)
+	}
+	return req
+}
+
+func legacyHeaders(sid string) []string {
+	return []string{"Mcp-Session-Id: " + sid, "MCP-Protocol-Version: 2025-11-25"}
+}
+
 // legacySession opens a 2025-11-25 session and returns its id.
 func legacySession(t *testing.T, url string) string {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(mcpPost(context.Background(), url, body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,26 +88,12 @@ func legacySession(t *testing.T, url string) string {
 // and returns how long it took.
 func callOnce(t *testing.T, client *http.Client, url, era, sid string, i int) time.Duration {
 	t.Helper()
-	var body string
-	req := func() *http.Request {
-		r, _ := http.NewRequest("POST", url, strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		return r
-	}
 	var r *http.Request
 	if era == "modern" {
-		body = modernCallBody(i, "echo", `{"message":"m`+fmt.Sprint(i)+`"}`)
-		r = req()
-		for _, h := range modernCallHeaders("echo") {
-			k, v, _ := strings.Cut(h, ": ")
-			r.Header.Set(k, v)
-		}
+		r = mcpPost(context.Background(), url, modernCallBody(i, "echo", `{"message":"m`+fmt.Sprint(i)+`"}`), modernCallHeaders("echo")...)
 	} else {
-		body = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m%d"}}}`, i, i)
-		r = req()
-		r.Header.Set("Mcp-Session-Id", sid)
-		r.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m%d"}}}`, i, i)
+		r = mcpPost(context.Background(), url, body, legacyHeaders(sid)...)
 	}
 	start := time.Now()
 	resp, err := client.Do(r)
@@ -126,7 +126,7 @@ func stall(t *testing.T, url, era, sid string) net.Conn {
 			reqs.WriteString(rawPost(url, modernCallBody(100+i, "big", args), modernCallHeaders("big")...))
 		} else {
 			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"big","arguments":%s}}`, 100+i, args)
-			reqs.WriteString(rawPost(url, body, "Mcp-Session-Id: "+sid, "MCP-Protocol-Version: 2025-11-25"))
+			reqs.WriteString(rawPost(url, body, legacyHeaders(sid)...))
 		}
 	}
 	go io.WriteString(c, reqs.String())
@@ -194,14 +194,7 @@ func TestHTTPStalledClientCostsOnlyItself(t *testing.T) {
 func TestHTTPSpinningHandlerStopsWhenItsClientLeaves(t *testing.T) {
 	srv := serveHTTPArgs(t, "testdata/hostile.lua", "--http", "127.0.0.1:0/mcp")
 	ctx, cancel := context.WithCancel(context.Background())
-	body := modernCallBody(1, "spin", `{"seconds":30}`)
-	req, _ := http.NewRequestWithContext(ctx, "POST", srv.url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for _, h := range modernCallHeaders("spin") {
-		k, v, _ := strings.Cut(h, ": ")
-		req.Header.Set(k, v)
-	}
+	req := mcpPost(ctx, srv.url, modernCallBody(1, "spin", `{"seconds":30}`), modernCallHeaders("spin")...)
 	done := make(chan error, 1)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)

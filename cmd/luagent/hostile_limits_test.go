@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -176,12 +177,7 @@ func TestHTTPWriteTimeoutFreesTheConnection(t *testing.T) {
 
 func legacyPing(t *testing.T, url, sid string) int {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"ping"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(mcpPost(context.Background(), url, `{"jsonrpc":"2.0","id":9,"method":"ping"}`, legacyHeaders(sid)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,15 +346,7 @@ func TestHTTPSServesHTTP2(t *testing.T) {
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
 	for i := range 3 {
-		body := modernCallBody(i+1, "echo", `{"message":"over h2"}`)
-		req, _ := http.NewRequest("POST", srv.url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		for _, h := range modernCallHeaders("echo") {
-			k, v, _ := strings.Cut(h, ": ")
-			req.Header.Set(k, v)
-		}
-		resp, err := client.Do(req)
+		resp, err := client.Do(mcpPost(context.Background(), srv.url, modernCallBody(i+1, "echo", `{"message":"over h2"}`), modernCallHeaders("echo")...))
 		if err != nil {
 			t.Fatal(err)
 		}
