@@ -9,7 +9,7 @@ PEERS_STAMP := test/peers/node_modules/.installed
 TSCLIENT_STAMP := test/tsclient/node_modules/.installed
 JUDGES_STAMPS := test/conformance/legacy/node_modules/.installed test/conformance/modern/node_modules/.installed
 
-.PHONY: build test demo bench fuzz lint clean peers judges conformance
+.PHONY: build test demo bench fuzz lint clean peers judges conformance nginx
 
 # Static (CGO_ENABLED=0): nothing here needs cgo, and a start without ld.so
 # and libc is 0.7 ms faster (BENCHMARKS.md, W4). -race tests still use cgo.
@@ -17,7 +17,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/luagent
 
 # The README's test command; .ci/run calls it.
-test: lint peers judges
+test: lint peers judges nginx
 	$(GO) test -race -count=1 $(PKGS)
 	$(MAKE) conformance
 
@@ -63,6 +63,14 @@ $(PEERS_STAMP): test/peers/package-lock.json test/peers/package.json
 	@touch $@
 
 judges: $(JUDGES_STAMPS)
+
+# nginx for test/scaleout (replicas behind a round-robin proxy): Debian's
+# package, installed when missing (with sudo when not root).
+nginx:
+	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  echo "installing nginx (Debian's package) for test/scaleout"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq nginx >/dev/null; }
 
 test/conformance/%/node_modules/.installed: test/conformance/%/package-lock.json test/conformance/%/package.json
 	$(NPM) ci --prefix test/conformance/$* --no-audit --no-fund
