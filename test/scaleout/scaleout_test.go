@@ -446,7 +446,7 @@ func findNginx(t *testing.T) string {
 		if os.Getenv(SkipEnv) == "1" {
 			t.Skipf("nginx is not installed (%s=1)", SkipEnv)
 		}
-		t.Fatalf("nginx is not installed: apt-get install nginx (.ci/run does), or set %s=1 to skip", SkipEnv)
+		t.Fatalf("nginx is not installed: run make nginx (make test does), or set %s=1 to skip", SkipEnv)
 	}
 	return path
 }
