@@ -117,6 +117,7 @@ type Client struct {
 	restarts int       // consecutive restarts without a healthy session
 	lastDial time.Time // when the last dial started
 	logLevel string
+	wantLogs bool // a log handler listens: modern requests ask at debug when logLevel is unset
 	subs     map[string]bool
 
 	progress sync.Map // token string -> func(Progress)

@@ -398,6 +398,26 @@ func (c *Client) currentLogLevel() string {
 	return c.logLevel
 }
 
+// WantLogs makes modern requests ask for log messages (debug and above)
+// while no level is set. A legacy server sends logs unasked until the
+// client sets a level; modern ones send none unless each request asks, so
+// without this a script's log handler heard nothing from modern servers.
+func (c *Client) WantLogs() {
+	c.mu.Lock()
+	c.wantLogs = true
+	c.mu.Unlock()
+}
+
+// requestLogLevel is the level a modern request carries ("" for none).
+func (c *Client) requestLogLevel() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.logLevel == "" && c.wantLogs {
+		return "debug"
+	}
+	return c.logLevel
+}
+
 // Subscribe asks for notifications/resources/updated about uri: legacy
 // resources/subscribe; modern, the uri joins the listen stream's filter.
 func (c *Client) Subscribe(ctx context.Context, uri string) error {

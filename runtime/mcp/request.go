@@ -203,7 +203,7 @@ func (c *Client) params(s *session, fields json.RawMessage, tok string, tasks bo
 			b = append(b, `,"`+MetaClientCapabilities+`":`...)
 			b = append(b, c.capabilities(EraModern)...)
 		}
-		if lvl := c.currentLogLevel(); lvl != "" {
+		if lvl := c.requestLogLevel(); lvl != "" {
 			b = append(b, `,"`+MetaLogLevel+`":`...)
 			b = jsonscan.AppendString(b, lvl)
 		}

@@ -482,6 +482,9 @@ func (m *module) on(L *lua.LState) int {
 		L.ArgError(2, "unknown event "+ev+" (tools_changed, prompts_changed, resources_changed, resource_updated, log)")
 	}
 	c.handlers[ev] = append(c.handlers[ev], fn)
+	if ev == "log" {
+		c.c.WantLogs() // the same script hears the same logs in both eras
+	}
 	return 0
 }
 

@@ -110,6 +110,19 @@ for _, era in ipairs({ "modern", "legacy" }) do
     c:close()
   end)
 
+  test(era .. ": a log handler hears logs without log_level, in both eras", function()
+    local c = serve(era, {}, {})
+    local levels = {}
+    c:on("log", function(p) levels[#levels + 1] = p.level end)
+    c:call("log")
+    for _ = 1, 100 do
+      if #levels == 8 then break end
+      task.sleep(0.02)
+    end
+    expect.eq(levels, { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" })
+    c:close()
+  end)
+
   test(era .. ": elicitation over two rounds, sampling and roots", function()
     local c = serve(era, answers)
     expect.eq(c:call("ask_twice").content[1].text, "hello Ada, who likes green")
