@@ -31,57 +31,6 @@ import (
 
 const version = "0.1.0-dev"
 
-const usage = `usage: luagent [options] [run] [FILE|- [ARGS...]]
-
-With no FILE, luagent opens the interactive Lua REPL (plain lines when stdin
-is not a terminal, so a pipe can drive it).
-
-  luagent                      REPL
-  luagent run FILE [ARGS...]   run a script; arg[0]=FILE, arg[1..]=ARGS
-  luagent run - [ARGS...]      run the script read from stdin
-  luagent -e 'CODE'            run CODE (repeatable) and exit
-  luagent -i -e 'CODE'         run CODE, then open the REPL
-  luagent serve FILE           serve the MCP server FILE returns, over stdio
-  luagent serve FILE --http [PORT|ADDR][/PATH]
-                               ... over Streamable HTTP (default 127.0.0.1:8080/mcp)
-  luagent mcp login URL [--scope S]...
-                               authorize with the MCP server URL now (OAuth; browser step)
-  luagent mcp logout URL       remove the stored OAuth credentials of the MCP server URL
-                               (exact URL; nothing is revoked at the authorization server)
-
-options:
-  -e CODE      run CODE before anything else
-  -i           open the REPL after -e or a script
-  --clean      skip ~/.luagent/init.lua
-  --handler-timeout SECONDS  (serve) stop a request's handler after this long (default 60)
-  --http [PORT|ADDR][/PATH]  (serve) serve over HTTP instead of stdio (a bare PORT is 127.0.0.1:PORT)
-  --allow-origin ORIGIN      (serve --http) accept browser requests from ORIGIN too
-  --auth-token-env NAME      (serve --http) require Authorization: Bearer <the value of $NAME>
-  --auth-server URL          (serve --http) an authorization server to advertise (repeatable)
-  --allow-host NAME          (serve --http) accept Host NAME too (a proxy in front of a loopback server)
-  --workers N                (serve --http) run N Lua states of the script (default 1)
-  --grace SECONDS            (serve --http) time requests in flight get to finish on SIGTERM (default 5)
-  --tls-cert FILE --tls-key FILE
-                             (serve --http) serve HTTPS (and HTTP/2) with this PEM certificate and key
-  limits of serve --http (what one client may hold; docs/http-server.md):
-  --max-conns N              connections open at once (default 1024; more wait)
-  --max-sessions N           2025-11-25 sessions; a new one ends the least recently used (default 1000)
-  --session-idle SECONDS     end a session unused this long (default 1800)
-  --idle-timeout SECONDS     close a keep-alive connection idle this long (default 60)
-  --header-timeout SECONDS   to receive a request's head (default 10)
-  --body-timeout SECONDS     to receive a whole request, head and body (default 30)
-  --write-timeout SECONDS    to write an answer or event to a client that does not read (default 30)
-  --max-body SIZE            largest request body (default 4MiB)
-  --trace FILE write protocol and process events to FILE as JSON lines
-  -v           print protocol and process events to stderr
-  --version    print the version
-  -h, --help   this help
-
-environment:
-  LUAGENT_HOME  replaces ~/.luagent (init.lua, lua/ modules, history, credentials/)
-  LUA_PATH      more require patterns (";;" stands for the defaults)
-  LUAGENT_LOG   log level: debug, info, warn, error
-`
 
 func main() {
 	// LUAGENT_CPUPROFILE=FILE profiles the whole run, for performance work.
@@ -124,25 +73,27 @@ type options struct {
 	trace       string
 	verbose     bool
 	clean       bool
+	init        bool // serve runs init.lua only when asked
 	interactive bool
 	exprs       []string
 	script      string // "" none, "-" stdin
 	args        []string
 }
 
-func parse(argv []string, stderr io.Writer) (options, int, bool) {
+func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 	var o options
 	for i := 0; i < len(argv); i++ {
 		a := argv[i]
 		switch {
-		case a == "-h" || a == "--help" || a == "help":
-			fmt.Fprint(stderr, usage)
-			return o, host.ExitOK, false
+		case isHelp(a):
+			return o, printUsage(stdout, usage), false
 		case a == "--version" || a == "version":
-			fmt.Fprintln(stderr, "luagent", version)
+			fmt.Fprintln(stdout, "luagent", version)
 			return o, host.ExitOK, false
 		case a == "--clean":
 			o.clean = true
+		case a == "--init":
+			o.init = true
 		case a == "-v" || a == "--verbose":
 			o.verbose = true
 		case a == "--trace":
@@ -178,8 +129,11 @@ func parse(argv []string, stderr io.Writer) (options, int, bool) {
 			return o, 0, true
 		case a == "serve":
 			o.serve = true
-			return parseServe(o, argv[i+1:], stderr)
+			return parseServe(o, argv[i+1:], stdout, stderr)
 		case a == "run":
+			if i+1 < len(argv) && (argv[i+1] == "-h" || argv[i+1] == "--help") {
+				return o, printUsage(stdout, runUsage), false
+			}
 			if i+1 >= len(argv) {
 				fmt.Fprintln(stderr, "luagent: run needs a file: luagent run script.lua (or - for stdin)")
 				return o, host.ExitUsage, false
@@ -210,12 +164,15 @@ func parse(argv []string, stderr io.Writer) (options, int, bool) {
 }
 
 func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, code, ok := parse(argv, stderr)
+	o, code, ok := parse(argv, stdout, stderr)
 	if !ok {
 		return code
 	}
 	if o.mcp != nil {
 		return runMCP(o.mcp, stdout, stderr)
+	}
+	if code, ok := checkNesting(stderr); !ok {
+		return code
 	}
 	// One Lua state, run by one goroutine at a time, and goroutines that do
 	// its I/O and hand it each message: with a second P idle, every
@@ -268,7 +225,11 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	})
 	defer h.Close()
 	ctx := context.Background()
-	h.RunInit(ctx)
+	// A server's init.lua that connects to a luagent server started each
+	// child in turn: serve runs it only when asked.
+	if !o.serve || o.init {
+		h.RunInit(ctx)
+	}
 
 	for _, e := range o.exprs {
 		if code := h.Run(ctx, host.Script{Src: []byte(e), Name: "-e", Arg0: "-e"}); code != host.ExitOK {
@@ -332,7 +293,7 @@ func isTerminal(v any) bool {
 // parseServe reads `serve`'s options and file, in any order: options may
 // come before or after the file; `--` ends them (what follows goes to the
 // script as arg).
-func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool) {
+func parseServe(o options, rest []string, stdout, stderr io.Writer) (options, int, bool) {
 	fail := func(format string, a ...any) (options, int, bool) {
 		fmt.Fprintf(stderr, "luagent: "+format+"\n", a...)
 		return o, host.ExitUsage, false
@@ -346,6 +307,10 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 			}
 			o.args = append(o.args, rest[i+1:]...)
 			i = len(rest)
+		case a == "-h" || a == "--help":
+			return o, printUsage(stdout, serveUsage), false
+		case a == "--init":
+			o.init = true
 		case a == "--handler-timeout" || strings.HasPrefix(a, "--handler-timeout="):
 			v, ok := optValue(rest, &i, "--handler-timeout")
 			if !ok {
@@ -429,7 +394,7 @@ func parseServe(o options, rest []string, stderr io.Writer) (options, int, bool)
 				}
 				continue
 			}
-			return fail("unknown serve option %s (serve takes --http, --allow-origin, --allow-host, --auth-token-env, --auth-server, --workers, --grace, --handler-timeout, --tls-cert, --tls-key and the limits --max-conns, --max-sessions, --session-idle, --idle-timeout, --header-timeout, --body-timeout, --write-timeout, --max-body)", a)
+			return fail("unknown serve option %s (luagent serve --help lists them)", a)
 		case o.script == "":
 			o.script = a
 		default:

@@ -17,10 +17,15 @@ import (
 
 // mcpCommands are the `luagent mcp SUBCOMMAND [ARGS...]` commands. Each
 // parses its own arguments and returns the exit code; a new one (login) is
-// one more entry here and a line in the usage text.
-var mcpCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"login":  mcpLogin,
-	"logout": mcpLogout,
+// one more entry here, with its usage (usage.go).
+var mcpCommands = map[string]mcpCommand{
+	"login":  {mcpLogin, mcpLoginUsage},
+	"logout": {mcpLogout, mcpLogoutUsage},
+}
+
+type mcpCommand struct {
+	run   func(args []string, stdout, stderr io.Writer) int
+	usage string
 }
 
 // mcpLogin authorizes with one server now and stores the credential: the
@@ -81,19 +86,21 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	}
 	sort.Strings(names)
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "luagent: mcp needs a subcommand (%s): luagent mcp login URL\n", strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "luagent: mcp needs a verb (%s): luagent mcp login URL (luagent mcp --help says more)\n", strings.Join(names, ", "))
 		return host.ExitUsage
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
-		return host.ExitOK
+	if isHelp(args[0]) {
+		return printUsage(stdout, mcpUsage)
 	}
 	cmd, ok := mcpCommands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "luagent: unknown mcp subcommand %s (luagent mcp takes %s; luagent --help lists them)\n", args[0], strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "luagent: unknown mcp verb %s (luagent mcp takes %s; luagent mcp --help says more)\n", args[0], strings.Join(names, ", "))
 		return host.ExitUsage
 	}
-	return cmd(args[1:], stdout, stderr)
+	if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
+		return printUsage(stdout, cmd.usage)
+	}
+	return cmd.run(args[1:], stdout, stderr)
 }
 
 // mcpLogout removes the stored credentials of one exact server URL. It does

@@ -62,8 +62,8 @@ func TestMCPUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"mcp"}, "luagent: mcp needs a subcommand (login, logout): luagent mcp login URL"},
-		{[]string{"mcp", "frobnicate"}, "luagent: unknown mcp subcommand frobnicate (luagent mcp takes login, logout"},
+		{[]string{"mcp"}, "luagent: mcp needs a verb (login, logout): luagent mcp login URL"},
+		{[]string{"mcp", "frobnicate"}, "luagent: unknown mcp verb frobnicate (luagent mcp takes login, logout"},
 		{[]string{"mcp", "login"}, "luagent: mcp login needs a server URL"},
 		{[]string{"mcp", "login", "https://a.example/mcp", "--scope"}, "luagent: --scope needs a scope name"},
 		{[]string{"mcp", "login", "https://a.example/mcp", "https://b.example/mcp"}, "luagent: mcp login takes one server URL"},
@@ -76,8 +76,8 @@ func TestMCPUsage(t *testing.T) {
 			t.Errorf("luagent %s: code %d, want 2\nstdout: %s\nstderr: %s", strings.Join(c.args, " "), r.code, r.stdout, r.stderr)
 		}
 	}
-	if r := luagent(t, "", nil, "--help"); !strings.Contains(r.stderr, "luagent mcp logout URL") || !strings.Contains(r.stderr, "luagent mcp login URL") {
-		t.Errorf("the usage does not list mcp logout:\n%s", r.stderr)
+	if r := luagent(t, "", nil, "mcp", "--help"); !strings.Contains(r.stdout, "logout URL") || !strings.Contains(r.stdout, "login URL [--scope S]") {
+		t.Errorf("the mcp usage does not list login and logout:\n%s", r.stdout)
 	}
 }
 

@@ -111,6 +111,20 @@ func TestTTYREPL(t *testing.T) {
 	m = tt.waitFor(m, "X")
 	m = tt.waitFor(m, "> ")
 
+	// Tab completes a module that loads on first use, before its first use.
+	tt.send("mcp.conn\t")
+	m = tt.waitFor(m, "mcp.connect")
+	tt.send("\x03")
+	m = tt.waitFor(m, "> ")
+
+	// help: the overview.
+	tt.send("help\r")
+	m = tt.waitFor(m, "modules (globals, no require needed)")
+	m = tt.waitFor(m, "> ")
+	tt.send("/help\r")
+	m = tt.waitFor(m, "commands: /help")
+	m = tt.waitFor(m, "> ")
+
 	// Tab completes methods through a metatable's __index (conn:t<Tab>).
 	tt.send("h = task.spawn(function() end)\r")
 	m = tt.waitFor(m, "> ")

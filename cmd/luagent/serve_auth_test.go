@@ -56,8 +56,8 @@ return s`)
 			noGoStack(t, r.stderr)
 		})
 	}
-	if r := luagent(t, "", nil, "--help"); !strings.Contains(r.stderr, "--auth-token-env NAME") || !strings.Contains(r.stderr, "--auth-server URL") {
-		t.Errorf("usage does not list the auth options:\n%s", r.stderr)
+	if r := luagent(t, "", nil, "serve", "--help"); !strings.Contains(r.stdout, "--auth-token-env NAME") || !strings.Contains(r.stdout, "--auth-server URL") {
+		t.Errorf("serve's usage does not list the auth options:\n%s", r.stdout)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -83,7 +84,7 @@ func TestLimitFlags(t *testing.T) {
 		{[]string{"--max-body", "4MiB"}, ""},
 		{[]string{"--idle-timeout", "0.5"}, ""},
 	} {
-		o, code, ok := parseServe(options{serve: true}, append([]string{"s.lua", "--http"}, tc.args...), &strings.Builder{})
+		o, code, ok := parseServe(options{serve: true}, append([]string{"s.lua", "--http"}, tc.args...), io.Discard, &strings.Builder{})
 		if tc.err == "" {
 			if !ok {
 				t.Errorf("%v: refused (code %d)", tc.args, code)
@@ -91,7 +92,7 @@ func TestLimitFlags(t *testing.T) {
 			continue
 		}
 		var stderr strings.Builder
-		_, _, ok = parseServe(options{serve: true}, append([]string{"s.lua", "--http"}, tc.args...), &stderr)
+		_, _, ok = parseServe(options{serve: true}, append([]string{"s.lua", "--http"}, tc.args...), io.Discard, &stderr)
 		if ok || !strings.Contains(stderr.String(), tc.err) {
 			t.Errorf("%v: ok=%v, stderr %q; want %q", tc.args, ok, stderr.String(), tc.err)
 		}

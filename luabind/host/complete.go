@@ -15,7 +15,8 @@ var luaKeywords = []string{"and", "break", "do", "else", "elseif", "end", "false
 // cursor): globals and keywords for a bare word, fields for `a.b.`, methods
 // for `obj:` — including those a userdata's or table's metatable __index
 // table provides. head is the text before the word being completed; each
-// candidate is the whole word. It reads tables raw and never calls Lua, so
+// candidate is the whole word. It reads tables raw and calls no user code
+// (only luagent's loader of a module not loaded yet, such as mcp), so
 // completing cannot run user code. Call it on the loop goroutine.
 func Complete(L *lua.LState, text string) (head string, cands []string) {
 	start := len(text)
@@ -65,11 +66,12 @@ func Complete(L *lua.LState, text string) (head string, cands []string) {
 	return head, cands
 }
 
-// resolve walks a.b.c from the globals with raw reads and __index tables.
+// resolve walks a.b.c from the globals with raw reads and __index tables;
+// a module not loaded yet (mcp before first use) is loaded.
 func resolve(L *lua.LState, path string) lua.LValue {
 	var v lua.LValue = L.G.Global
 	for _, part := range strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == ':' }) {
-		v = field(L, v, part)
+		v = loadLazy(L, field(L, v, part))
 		if v == lua.LNil {
 			return lua.LNil
 		}

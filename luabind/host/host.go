@@ -127,7 +127,40 @@ func New(cfg Config) *Host {
 	// building mcp's types was most of a server's start-up.
 	lazyGlobal(L, "inspect")
 	lazyGlobal(L, "mcp")
+	lazyGlobal(L, "help")
+	// arg[-1] is the interpreter, as in standalone Lua, for init.lua, -e
+	// and the REPL too; a script's arg adds its own (setArg).
+	arg := L.CreateTable(0, 1)
+	arg.RawSetInt(-1, lua.LString(Executable()))
+	L.SetGlobal("arg", arg)
 	return h
+}
+
+// lazyLoader is the metatable key of a lazy global's loader (lazyGlobal).
+const lazyLoader = "__luagent_load"
+
+// loadLazy returns the module behind a lazy global's stand-in, loading it
+// (v itself for any other value, or when loading fails). Completion and
+// the REPL's printing see the module, not the stand-in.
+func loadLazy(L *lua.LState, v lua.LValue) lua.LValue {
+	tb, ok := v.(*lua.LTable)
+	if !ok || tb.Metatable == nil {
+		return v
+	}
+	mt, ok := tb.Metatable.(*lua.LTable)
+	if !ok {
+		return v
+	}
+	load, ok := mt.RawGetString(lazyLoader).(*lua.LFunction)
+	if !ok {
+		return v
+	}
+	if err := L.CallByParam(lua.P{Fn: load, NRet: 1, Protect: true}); err != nil {
+		return v
+	}
+	m := L.Get(-1)
+	L.Pop(1)
+	return m
 }
 
 // lazyGlobal makes the global name a stand-in that requires the module on
@@ -142,7 +175,11 @@ func lazyGlobal(L *lua.LState, name string) {
 		L.G.Global.RawSetString(name, m)
 		return m
 	}
-	mt := L.CreateTable(0, 3)
+	mt := L.CreateTable(0, 4)
+	mt.RawSetString(lazyLoader, L.NewFunction(func(L *lua.LState) int {
+		L.Push(load(L))
+		return 1
+	}))
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		L.Push(L.GetField(load(L), L.CheckString(2)))
 		return 1

@@ -146,6 +146,22 @@ myvar = 1`)
 	}
 }
 
+// A module that loads on first use (mcp, inspect) completes before it is
+// touched.
+func TestCompleteLoadsLazyModules(t *testing.T) {
+	h, _ := newHost(t, host.Config{})
+	for _, c := range []struct{ text, want string }{
+		{"mcp.con", "mcp.connect"},
+		{"mcp.se", "mcp.server"},
+		{"x = help.ov", "help.overview"},
+	} {
+		_, got := host.Complete(h.L, c.text)
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("Complete(%q) = %v, want [%s]", c.text, got, c.want)
+		}
+	}
+}
+
 func FuzzComplete(f *testing.F) {
 	for _, s := range []string{"string.up", "a.b:c", "::", "..", ":", "x = y.", "\xff.", "_G._G._G.", ""} {
 		f.Add(s)

@@ -20,7 +20,7 @@ import (
 )
 
 // Banner is printed when the REPL starts on a terminal.
-var Banner = "luagent — Lua 5.1 (gopher-lua). Ctrl-D exits, Ctrl-C cancels the running line, Tab completes."
+var Banner = "luagent — Lua 5.1 (gopher-lua). help shows the modules; Ctrl-D exits, Ctrl-C cancels the running line, Tab completes."
 
 const (
 	prompt     = "> "
@@ -90,6 +90,14 @@ func (h *Host) REPL(ctx context.Context, in io.Reader, interactive bool) int {
 			if err != nil {
 				return
 			}
+			if len(buf) == 0 && strings.HasPrefix(strings.TrimSpace(line), "/") {
+				// No Lua chunk starts with '/': a REPL command.
+				if !h.replCommand(strings.TrimSpace(line)) {
+					return
+				}
+				rd.AddHistory(line)
+				continue
+			}
 			buf = append(buf, line)
 			chunk := strings.Join(buf, "\n")
 			if strings.TrimSpace(chunk) == "" {
@@ -111,6 +119,22 @@ func (h *Host) REPL(ctx context.Context, in io.Reader, interactive bool) int {
 	}()
 	h.Loop.Run(ctx, sched.UntilStopped)
 	return ExitOK
+}
+
+// replCommand runs a /command typed at the prompt; false ends the session.
+func (h *Host) replCommand(line string) bool {
+	name, _, _ := strings.Cut(line, " ")
+	switch name {
+	case "/exit", "/quit":
+		return false
+	case "/help", "/?":
+		done := make(chan bool, 1)
+		h.Loop.Post(func() { h.evalLine("help()", new(atomic.Pointer[sched.Task]), done) })
+		<-done
+	default:
+		fmt.Fprintf(h.cfg.Stderr, "unknown command %s (/help lists them; Lua lines never start with /)\n", name)
+	}
+	return true
 }
 
 // evalLine compiles and starts one chunk on the loop goroutine. It sends on
@@ -167,6 +191,7 @@ func (h *Host) renderResults(vals []lua.LValue) string {
 	parts := make([]string, len(vals))
 	inspect := h.L.GetGlobal("inspect")
 	for i, v := range vals {
+		v = loadLazy(h.L, v)
 		if tb, ok := v.(*lua.LTable); ok && h.L.GetMetaField(tb, "__tostring") == lua.LNil && inspect != lua.LNil {
 			if err := h.L.CallByParam(lua.P{Fn: inspect, NRet: 1, Protect: true}, tb); err == nil {
 				parts[i] = h.L.Get(-1).String()

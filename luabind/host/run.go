@@ -83,10 +83,20 @@ func (h *Host) Run(ctx context.Context, s Script) int {
 	return code
 }
 
+// Executable is the running luagent binary's absolute path (arg[-1]), so
+// a script can start luagent servers without luagent on PATH; os.Args[0]
+// when the system cannot say.
+func Executable() string {
+	if p, err := os.Executable(); err == nil {
+		return p
+	}
+	return os.Args[0]
+}
+
 func (h *Host) setArg(s Script) {
 	arg := h.L.CreateTable(len(s.Args), 2)
 	arg.RawSetInt(0, lua.LString(s.Arg0))
-	arg.RawSetInt(-1, lua.LString(os.Args[0]))
+	arg.RawSetInt(-1, lua.LString(Executable()))
 	for i, a := range s.Args {
 		arg.RawSetInt(i+1, lua.LString(a))
 	}

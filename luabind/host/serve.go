@@ -21,6 +21,7 @@ import (
 	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/transport"
 	lua "github.com/yuin/gopher-lua"
+	"golang.org/x/term"
 )
 
 // Serve runs the script, which must return an MCP server (mcp.server{...}),
@@ -42,6 +43,11 @@ func (h *Host) Serve(ctx context.Context, s Script, in io.Reader, out io.Writer)
 			defer restore()
 		} else {
 			stream = transport.NewStdio(in, out, 0)
+		}
+		if ok1 && term.IsTerminal(int(fin.Fd())) {
+			// A person ran it by hand: say what it is doing.
+			fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s over stdio (%s): an MCP client speaks JSON-RPC on stdin and stdout\n", srv.Name(), mcpmod.Summary(srv))
+			fmt.Fprintf(h.cfg.Stderr, "luagent: Ctrl-C or Ctrl-D stops it; --http serves over HTTP; to try it: npx @modelcontextprotocol/inspector %s serve %s\n", Executable(), s.Name)
 		}
 		// The replies of a loop tick go out together.
 		h.Loop.Post(func() { h.Loop.SetTickHooks(stream.Cork, stream.Uncork) })
@@ -138,7 +144,7 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 		if len(srvs) > 1 {
 			workers = fmt.Sprintf(" (%d workers)", len(srvs))
 		}
-		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s at %s%s\n", srv.Name(), url, workers)
+		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s at %s (%s)%s; Ctrl-C stops it\n", srv.Name(), url, mcpmod.Summary(srv), workers)
 		if auth != nil {
 			fmt.Fprintf(h.cfg.Stderr, "luagent: requests need a bearer token (metadata: %s://%s%s)\n", scheme, ln.Addr(), auth.MetadataPath())
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -139,6 +140,31 @@ func ServerOf(v lua.LValue) (*rmcp.Server, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Summary counts what a Lua server offers, for a start-up line:
+// "3 tools, 1 resource, 2 prompts" ("" when srv is not a Lua server).
+func Summary(srv *rmcp.Server) string {
+	s, ok := srv.Handler().(*luaServer)
+	if !ok {
+		return ""
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		noun string
+	}{{len(s.tools), "tool"}, {len(s.resources), "resource"}, {len(s.templates), "resource template"}, {len(s.prompts), "prompt"}} {
+		if c.n > 0 || c.noun == "tool" {
+			p := fmt.Sprintf("%d %s", c.n, c.noun)
+			if c.n != 1 {
+				p += "s"
+			}
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (m *module) checkServer(L *lua.LState) *luaServer {

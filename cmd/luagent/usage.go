@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+// The usage texts: `luagent --help` lists the commands and the options
+// every mode shares; each command answers --help with its own.
+
+const usage = `usage: luagent [options] [COMMAND | FILE | -] [ARGS...]
+
+A Lua host that speaks the Model Context Protocol: an interactive REPL, a
+script runner, a host for MCP servers written in Lua, and an MCP client.
+
+commands:
+  luagent                      the interactive Lua REPL (type help in it)
+  luagent run FILE [ARGS...]   run a script; arg[0]=FILE, arg[1..]=ARGS (also: luagent FILE)
+  luagent run - [ARGS...]      run the script read from stdin
+  luagent -e 'CODE'            run CODE (repeatable) and exit; -i opens the REPL after
+  luagent serve FILE [--http [PORT|ADDR][/PATH]]
+                               serve the MCP server FILE returns, over stdio or Streamable HTTP
+  luagent mcp VERB [ARGS...]   MCP servers' credentials: login, logout
+
+luagent COMMAND --help prints the command's own options (luagent serve --help).
+
+options:
+  -e CODE      run CODE before anything else
+  -i           open the REPL after -e or a script
+  --clean      skip ~/.luagent/init.lua
+  --init       run ~/.luagent/init.lua before serve's script too (serve skips it otherwise)
+  --trace FILE write protocol and process events to FILE as JSON lines
+  -v           print protocol and process events to stderr
+  --version    print the version
+  -h, --help   this help
+
+environment:
+  LUAGENT_HOME  replaces ~/.luagent (init.lua, lua/ modules, history, credentials/)
+  LUA_PATH      more require patterns (";;" stands for the defaults)
+  LUAGENT_LOG   log level: debug, info, warn, error
+
+More: README.md (the tour and the Lua reference) and docs/.
+`
+
+const runUsage = `usage: luagent [options] run FILE [ARGS...]
+       luagent [options] run - [ARGS...]
+       luagent [options] FILE [ARGS...]
+
+Runs the Lua script FILE (- reads it from stdin), then exits: with 0, with 1
+when the script raised an error (its file:line, message and traceback are
+printed on stderr), 130/143 on SIGINT/SIGTERM. The script sees arg[0]=FILE,
+arg[1..]=ARGS and arg[-1]=this luagent binary's path; ... holds ARGS too.
+~/.luagent/init.lua runs first unless --clean is given.
+
+A first line #!/usr/bin/env -S luagent run makes a script executable.
+
+options (before run): -e CODE, -i (open the REPL after), --clean, --trace FILE, -v
+`
+
+const serveUsage = `usage: luagent serve FILE [options] [-- ARGS...]
+
+Runs FILE, which must return an MCP server (return mcp.server{...}), and
+serves it: over stdio by default (the protocol on stdin/stdout, print and
+logs on stderr), or over Streamable HTTP with --http. Both protocol eras
+(2025-11-25 and 2026-07-28) are answered. ~/.luagent/init.lua does not run
+unless --init is given. ARGS after -- reach the script as arg[1..].
+
+options:
+  --http [PORT|ADDR][/PATH]  serve over HTTP instead of stdio (default 127.0.0.1:8080/mcp;
+                             a bare PORT is 127.0.0.1:PORT)
+  --handler-timeout SECONDS  stop a request's handler after this long (default 60)
+  --init                     run ~/.luagent/init.lua first
+options of serve --http:
+  --allow-origin ORIGIN      accept browser requests from ORIGIN too
+  --auth-token-env NAME      require Authorization: Bearer <the value of $NAME>
+  --auth-server URL          an authorization server to advertise (repeatable)
+  --allow-host NAME          accept Host NAME too (a proxy in front of a loopback server)
+  --workers N                run N Lua states of the script (default 1)
+  --grace SECONDS            time requests in flight get to finish on SIGTERM (default 5)
+  --tls-cert FILE --tls-key FILE
+                             serve HTTPS (and HTTP/2) with this PEM certificate and key
+limits of serve --http (what one client may hold; docs/http-server.md):
+  --max-conns N              connections open at once (default 1024; more wait)
+  --max-sessions N           2025-11-25 sessions; a new one ends the least recently used (default 1000)
+  --session-idle SECONDS     end a session unused this long (default 1800)
+  --idle-timeout SECONDS     close a keep-alive connection idle this long (default 60)
+  --header-timeout SECONDS   to receive a request's head (default 10)
+  --body-timeout SECONDS     to receive a whole request, head and body (default 30)
+  --write-timeout SECONDS    to write an answer or event to a client that does not read (default 30)
+  --max-body SIZE            largest request body (default 4MiB)
+
+examples:
+  luagent serve examples/notes.lua
+  luagent serve examples/notes.lua --http 8081
+  npx @modelcontextprotocol/inspector bin/luagent serve examples/notes.lua
+`
+
+const mcpUsage = `usage: luagent mcp VERB [ARGS...]
+
+verbs:
+  login URL [--scope S]...   authorize with the MCP server at URL now (OAuth: opens
+                             or prints the authorization URL, waits for the browser)
+  logout URL                 remove the stored OAuth credentials of the MCP server URL
+                             (the exact URL; nothing is revoked at the authorization server)
+
+luagent mcp VERB --help prints a verb's usage. Credentials are stored under
+~/.luagent/credentials/ (LUAGENT_HOME replaces ~/.luagent).
+`
+
+const mcpLoginUsage = `usage: luagent mcp login URL [--scope S]...
+
+Authorizes with the MCP server at URL now and stores the credential, so later
+connections (mcp.connect{url = URL}) need no browser step. The server's
+authorization server is discovered from URL (RFC 9728, RFC 8414); the browser
+opens (or the URL is printed) and a loopback redirect receives the code.
+
+  --scope S   ask for scope S as well as those the server names (repeatable;
+              "a b" adds both)
+`
+
+const mcpLogoutUsage = `usage: luagent mcp logout URL
+
+Removes the stored OAuth credentials of the MCP server URL, which must be
+exactly the URL they were stored for (query included). Nothing is revoked at
+the authorization server.
+`
+
+// isHelp reports whether a is a request for help.
+func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "help" }
+
+// printUsage writes text to w and returns the exit code of a help request.
+func printUsage(w io.Writer, text string) int {
+	fmt.Fprint(w, text)
+	return 0
+}
