@@ -31,7 +31,6 @@ import (
 
 const version = "0.1.0-dev"
 
-
 func main() {
 	// LUAGENT_CPUPROFILE=FILE profiles the whole run, for performance work.
 	if f := os.Getenv("LUAGENT_CPUPROFILE"); f != "" {
