@@ -51,15 +51,19 @@ local function key_less(a, b)
   return (type_order[ta] or 9) < (type_order[tb] or 9)
 end
 
--- Count how often each table is reached as its own ancestor, so only tables
--- that are part of a cycle get a label.
-local function find_cycles(v, path, cyclic, depth, limit)
-  if type(v) ~= 'table' or depth > limit then return end
+-- Find the tables reached as their own ancestor, so only tables that are
+-- part of a cycle get a label. budget[1] counts the tables left to visit:
+-- output is cut at max characters, so visiting more than max tables only
+-- costs time.
+local function find_cycles(v, path, cyclic, depth, limit, budget)
+  if type(v) ~= 'table' or depth > limit or budget[1] <= 0 then return end
   if path[v] then cyclic[v] = true; return end
+  budget[1] = budget[1] - 1
   path[v] = true
   for k, x in next, v do
-    find_cycles(k, path, cyclic, depth + 1, limit)
-    find_cycles(x, path, cyclic, depth + 1, limit)
+    find_cycles(k, path, cyclic, depth + 1, limit, budget)
+    find_cycles(x, path, cyclic, depth + 1, limit, budget)
+    if budget[1] <= 0 then break end
   end
   path[v] = nil
 end
@@ -70,7 +74,7 @@ local function render(v, opts)
   local out, len = {}, 0
   local ids, next_id = {}, { table = 0, ['function'] = 0, userdata = 0, thread = 0 }
   local cyclic = {}
-  find_cycles(v, {}, cyclic, 1, opts.depth + 1)
+  find_cycles(v, {}, cyclic, 1, opts.depth + 1, { opts.max })
   local path = {}
 
   local function id_of(x)
@@ -146,8 +150,9 @@ local function render(v, opts)
   return nil
 end
 
--- stream renders top-down, one item per line, and stops once max characters
--- are written: the cheap way to show the head of a value too big to lay out.
+-- stream renders top-down, one item per line (or all on one line with
+-- oneline), and stops once max characters are written: the cheap way to show
+-- the head of a value too big to lay out.
 local function stream(v, opts)
   local out, len, path = {}, 0, {}
   local function emit(s)
@@ -155,27 +160,38 @@ local function stream(v, opts)
     len = len + #s
     if len > opts.max then error(cut, 0) end
   end
-  local function walk(x, ind, depth)
+  local walk
+  local function item(prefix, value, ind, depth, first)
+    if opts.oneline then
+      if not first then emit(', ') end
+      emit(prefix)
+      walk(value, '', depth)
+    else
+      emit(ind .. opts.indent .. prefix)
+      walk(value, ind .. opts.indent, depth)
+      emit(',\n')
+    end
+  end
+  walk = function(x, ind, depth)
     if type(x) ~= 'table' then emit(type(x) == 'string' and quote(x) or tostring(x)); return end
     if path[x] then emit('<cycle>'); return end
     if next(x) == nil then emit('{}'); return end
     if depth > opts.depth then emit('{...}'); return end
     path[x] = true
-    emit('{\n')
+    emit(opts.oneline and '{ ' or '{\n')
     local n = seq_len(x)
-    for i = 1, n do emit(ind .. opts.indent); walk(rawget(x, i), ind .. opts.indent, depth + 1); emit(',\n') end
+    for i = 1, n do item('', rawget(x, i), ind, depth + 1, i == 1) end
     local keys = {}
     for k in next, x do
       if not (type(k) == 'number' and k >= 1 and k <= n and k % 1 == 0) then keys[#keys + 1] = k end
     end
     sort(keys, key_less)
-    for _, k in ipairs(keys) do
-      emit(ind .. opts.indent .. (is_identifier(k) and k or ('[' .. (type(k) == 'string' and quote(k) or tostring(k)) .. ']')) .. ' = ')
-      walk(rawget(x, k), ind .. opts.indent, depth + 1)
-      emit(',\n')
+    for i, k in ipairs(keys) do
+      local prefix = (is_identifier(k) and k or ('[' .. (type(k) == 'string' and quote(k) or tostring(k)) .. ']')) .. ' = '
+      item(prefix, rawget(x, k), ind, depth + 1, n == 0 and i == 1)
     end
     path[x] = nil
-    emit(ind .. '}')
+    emit(opts.oneline and ' }' or ind .. '}')
   end
   pcall(walk, v, '', 1)
   local s = concat(out)
@@ -193,7 +209,7 @@ function M.inspect(v, opts)
   local s = render(v, o)
   if s then return s end
   s = stream(v, o)
-  return s .. format('\n... (output cut at %d characters; inspect(v, {max = math.huge}) shows all)', #s)
+  return s .. (o.oneline and ' ' or '\n') .. format('... (output cut at %d characters; inspect(v, {max = math.huge}) shows all)', #s)
 end
 
 return setmetatable(M, { __call = function(_, v, opts) return M.inspect(v, opts) end })

@@ -192,7 +192,9 @@ func TestErrorsEndCleanly(t *testing.T) {
 		{"runtime error", "local function f() error('deep') end\nlocal function g() f() end\ng()\n", 1,
 			[]string{"luagent: ", "rt.lua:1: deep", "stack traceback:", "in function 'f'", "in function 'g'", "in main chunk"}},
 		{"syntax error", "x = = 1\n", 1, []string{"rt.lua:1: syntax error"}},
-		{"error object is a table", "error({code = 1})\n", 1, []string{"(error object is a table value)"}},
+		{"error object is a table", "error({code = 1})\n", 1, []string{"luagent: { code = 1 }\n"}},
+		{"error object is an enormous table", "local t = {}\nfor i = 1, 100000 do t[i] = {n = i, s = 'item'} end\nerror(t)\n", 1,
+			[]string{"luagent: { { n = 1, s = \"item\" }, { n = 2", "(output cut at 400 characters"}},
 		{"error table with a message", "error(setmetatable({}, {__tostring = function() return 'custom' end}))\n", 1, []string{"luagent: custom"}},
 		{"nil index", "local t = nil\nprint(t.x)\n", 1, []string{"rt.lua:2:"}},
 		{"task nobody awaits", "task.spawn(function() error('bg boom') end)\ntask.sleep(0.05)\nprint('main done')\n", 1,
@@ -219,6 +221,19 @@ func TestErrorsEndCleanly(t *testing.T) {
 			}
 			noGoStack(t, r.stderr)
 		})
+	}
+}
+
+// An error value that is not a string is shown through inspect, in the REPL
+// as in scripts, and an enormous one stays a short line.
+func TestErrorTablesAreInspected(t *testing.T) {
+	r := luagent(t, "error({code = 1, why = 'nope'})\nprint('still here')\n", nil)
+	if !strings.Contains(r.stderr, `{ code = 1, why = "nope" }`) || !strings.Contains(r.stdout, "still here") {
+		t.Errorf("REPL: %+v", r)
+	}
+	r = luagent(t, "", nil, "-e", "local t = {} for i = 1, 200000 do t[i] = {i, {deep = {deeper = {deepest = i}}}} end error(t)")
+	if r.code != 1 || len(r.stderr) > 2000 || !strings.Contains(r.stderr, "output cut at") || strings.Contains(r.stderr, "deepest") {
+		t.Errorf("enormous error table: exit %d, %d bytes of stderr:\n%.3000s", r.code, len(r.stderr), r.stderr)
 	}
 }
 

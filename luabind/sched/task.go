@@ -445,7 +445,9 @@ func describe(L *lua.LState, v lua.LValue, def errs.Kind) (errs.Kind, string) {
 
 // Message renders an error value as one line: strings as they are, values
 // with __tostring through it (an error inside it falls back), tables by
-// their message field, anything else as Lua describes it.
+// their message field, other values through inspect (bounded: an enormous
+// table gives a few hundred characters, not megabytes), nil as Lua
+// describes it.
 func Message(L *lua.LState, v lua.LValue) (s string) {
 	defer func() {
 		if recover() != nil {
@@ -469,5 +471,13 @@ func Message(L *lua.LState, v lua.LValue) (s string) {
 			return vm.ToString(L, x)
 		}
 	}
+	if v != lua.LNil {
+		if s, ok := vm.Inspect(L, v, errorInspect); ok {
+			return s
+		}
+	}
 	return fmt.Sprintf("(error object is a %s value)", v.Type())
 }
+
+// errorInspect bounds how an error value is shown.
+var errorInspect = vm.InspectOptions{Oneline: true, Depth: 4, Max: 400}

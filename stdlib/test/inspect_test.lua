@@ -71,3 +71,13 @@ test("oneline never breaks", function()
   local t = { description = "a description long enough to wrap the line", list = { 1, 2, 3 }, more = { a = { b = 1 } } }
   expect.falsy(inspect(t, { oneline = true }):find("\n"))
 end)
+
+test("oneline never breaks, even when the output is cut", function()
+  local big = {}
+  for i = 1, 5000 do big[i] = { n = i, name = "item number " .. i } end
+  local s = inspect(big, { oneline = true, max = 300 })
+  expect.falsy(s:find("\n"), s)
+  expect.truthy(#s < 400, "cut output is short: " .. #s)
+  expect.match(s, "{ { n = 1, name = \"item number 1\" }, { n = 2,", true)
+  expect.match(s, " ... (output cut at 300 characters", true)
+end)

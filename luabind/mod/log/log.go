@@ -105,39 +105,18 @@ func Open(L *lua.LState, lg *Logger) *lua.LTable {
 // through inspect on one line when it is loaded, the rest through tostring.
 func render(L *lua.LState) string {
 	var b strings.Builder
-	var inspect lua.LValue = lua.LNil
 	for i := 1; i <= L.GetTop(); i++ {
 		if i > 1 {
 			b.WriteByte(' ')
 		}
 		v := L.Get(i)
 		if tb, ok := v.(*lua.LTable); ok && L.GetMetaField(tb, "__tostring") == lua.LNil {
-			if inspect == lua.LNil {
-				inspect = inspectFunc(L)
-			}
-			if fn, ok := inspect.(*lua.LFunction); ok {
-				opts := L.CreateTable(0, 1)
-				opts.RawSetString("oneline", lua.LTrue)
-				if err := L.CallByParam(lua.P{Fn: fn, NRet: 1, Protect: true}, v, opts); err == nil {
-					b.WriteString(L.Get(-1).String())
-					L.Pop(1)
-					continue
-				}
+			if s, ok := vm.Inspect(L, v, vm.InspectOptions{Oneline: true}); ok {
+				b.WriteString(s)
+				continue
 			}
 		}
 		b.WriteString(vm.ToString(L, v))
 	}
 	return b.String()
-}
-
-func inspectFunc(L *lua.LState) lua.LValue {
-	if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString("inspect")); err != nil {
-		return lua.LFalse
-	}
-	m := L.Get(-1)
-	L.Pop(1)
-	if tb, ok := m.(*lua.LTable); ok {
-		return tb.RawGetString("inspect")
-	}
-	return lua.LFalse
 }
