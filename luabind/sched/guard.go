@@ -3,6 +3,8 @@ package sched
 import (
 	"runtime"
 	"strings"
+
+	"github.com/luagent/luagent/luabind/vm"
 )
 
 // The await guard. gopher-lua implements pcall, metamethods, for-in
@@ -36,6 +38,9 @@ const (
 const luaPkg = "github.com/yuin/gopher-lua."
 
 func classify(fn string) frameKind {
+	if fn == vm.GsubCallbackFrame { // string.gsub is luabind/vm's
+		return fkGsub
+	}
 	name, ok := strings.CutPrefix(fn, luaPkg)
 	if !ok {
 		return fkOther

@@ -35,7 +35,10 @@ func InstallCompat(L *lua.LState) {
 		set(t, "rep", compatRep)
 		set(t, "upper", compatUpper)
 		set(t, "lower", compatLower)
+		set(t, "find", compatFind)
+		set(t, "match", compatMatch)
 		set(t, "gmatch", compatGmatch)
+		set(t, "gsub", compatGsub)
 		if t.RawGetString("gfind") != lua.LNil {
 			set(t, "gfind", compatGmatch)
 		}

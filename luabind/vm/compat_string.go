@@ -1,13 +1,11 @@
 package vm
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/pm"
 )
 
 // MaxStringSize caps the strings that string.rep and table.concat build, in
@@ -409,113 +407,4 @@ func compatMapASCII(s string, lo, hi byte) string {
 		}
 	}
 	return string(out)
-}
-
-// compatGmatch fixes string.gmatch: gopher-lua's returns a Go function and a
-// userdata state, which only a generic for passes back, so
-// `local it = s:gmatch(p); it()` fails. This returns a closure that keeps
-// its position, as Lua's does. Matching is gopher-lua's pm package. As in Lua 5.1 a leading '^' is not an anchor in gmatch
-// but matches a literal '^' (pm would anchor); a pattern error is raised by
-// the first call, as Lua does. pm's own gaps remain: it has no %f frontier
-// (it reads "%f" as a literal 'f', in string.find, match and gsub too).
-func compatGmatch(L *lua.LState) int {
-	s := compatCheckString(L, 1, "gmatch")
-	p := compatCheckString(L, 2, "gmatch")
-	perr := ""
-	for i := 0; i < len(p); i++ {
-		if p[i] == '%' {
-			if i+1 == len(p) {
-				// pm reads a trailing '%' as a class that never matches.
-				perr = "malformed pattern (ends with '%')"
-			}
-			i++
-		}
-	}
-	if strings.HasPrefix(p, "^") {
-		p = "%" + p
-	}
-	src := []byte(s)
-	pos := 0 // where the next search starts
-	var pending []*pm.MatchData
-	batch, done := 1, false
-	L.Push(L.NewFunction(func(L *lua.LState) int {
-		if perr != "" {
-			L.RaiseError("%s", perr)
-		}
-		if len(pending) == 0 {
-			if done {
-				return 0
-			}
-			// pm.Find steps past a match exactly as gmatch does (an empty
-			// match moves on by one byte), so matches can be fetched a
-			// batch at a time, the pattern parsed once per batch; batches
-			// grow so that a loop that stops early wastes little.
-			mds, err := compatFind(p, src, pos, batch)
-			if err != nil {
-				L.RaiseError("%s", err.Error())
-			}
-			if len(mds) < batch {
-				done = true
-			}
-			if len(mds) == 0 {
-				return 0
-			}
-			last := mds[len(mds)-1]
-			if start, end := last.Capture(0), last.Capture(1); end == start {
-				pos = end + 1
-			} else {
-				pos = end
-			}
-			if pos > len(src) {
-				done = true
-			}
-			pending = mds
-			if batch < 256 {
-				batch *= 2
-			}
-		}
-		md := pending[0]
-		pending[0] = nil
-		pending = pending[1:]
-		return compatPushCaptures(L, md, s)
-	}))
-	return 1
-}
-
-// compatFind returns up to limit matches of pattern p in src at or after
-// pos. A Go panic inside pm (it recovers only its own errors) becomes an
-// error, so a pattern can never crash the host.
-func compatFind(p string, src []byte, pos, limit int) (mds []*pm.MatchData, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			mds, err = nil, fmt.Errorf("malformed pattern: %v", r)
-		}
-	}()
-	return pm.Find(p, src, pos, limit)
-}
-
-// compatPushCaptures pushes the captures of md over s (the whole match when
-// the pattern has none; position captures as numbers) and returns how many.
-func compatPushCaptures(L *lua.LState, md *pm.MatchData, s string) int {
-	sub := func(i, j int) lua.LValue {
-		if i < 0 || j < i || j > len(s) {
-			L.RaiseError("invalid capture")
-		}
-		return lua.LString(s[i:j])
-	}
-	n := md.CaptureLength()
-	if n <= 2 {
-		L.Push(sub(md.Capture(0), md.Capture(1)))
-		return 1
-	}
-	pushed := 0
-	for i := 2; i+1 < n; i += 2 {
-		if md.IsPosCapture(i) {
-			L.Push(lua.LNumber(md.Capture(i)))
-		} else {
-			L.Push(sub(md.Capture(i), md.Capture(i+1)))
-		}
-		pushed++
-	}
-	return pushed
 }
