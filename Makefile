@@ -16,10 +16,10 @@ JUDGES_STAMPS := test/conformance/legacy/node_modules/.installed test/conformanc
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/luagent
 
-# The README's test command; .ci/run calls it.
-test: lint peers judges nginx
-	$(GO) test -race -count=1 $(PKGS)
-	$(MAKE) conformance
+# The README's test command; .ci/run calls it. test/all.sh runs the Go
+# tests, then the conformance judges, and ends with a summary.
+test: lint peers judges nginx build
+	@GO="$(GO)" test/all.sh $(BIN) $(PKGS)
 
 # The official conformance judges (pinned, test/conformance) against the
 # fixture served over HTTP; expected failures in test/conformance/expected-failures.yml.
@@ -59,7 +59,7 @@ clean:
 peers: $(PEERS_STAMP) $(TSCLIENT_STAMP)
 
 $(PEERS_STAMP): test/peers/package-lock.json test/peers/package.json
-	$(NPM) ci --prefix test/peers --no-audit --no-fund
+	$(NPM) ci --prefix test/peers --no-audit --no-fund --loglevel=error
 	@touch $@
 
 judges: $(JUDGES_STAMPS)
@@ -73,9 +73,9 @@ nginx:
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq nginx >/dev/null; }
 
 test/conformance/%/node_modules/.installed: test/conformance/%/package-lock.json test/conformance/%/package.json
-	$(NPM) ci --prefix test/conformance/$* --no-audit --no-fund
+	$(NPM) ci --prefix test/conformance/$* --no-audit --no-fund --loglevel=error
 	@touch $@
 
 $(TSCLIENT_STAMP): test/tsclient/package-lock.json test/tsclient/package.json
-	$(NPM) ci --prefix test/tsclient --no-audit --no-fund
+	$(NPM) ci --prefix test/tsclient --no-audit --no-fund --loglevel=error
 	@touch $@

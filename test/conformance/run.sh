@@ -22,7 +22,7 @@ trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf
 SERVER=$!
 URL=
 for _ in $(seq 1 100); do
-  URL=$(sed -n 's/^luagent: serving .* at \(http:[^ ]*\)$/\1/p' "$LOG/server.err")
+  URL=$(sed -n 's/^luagent: serving .* at \(http:[^ ]*\).*/\1/p' "$LOG/server.err")
   [ -n "$URL" ] && break
   kill -0 $SERVER 2>/dev/null || break
   sleep 0.1
