@@ -115,6 +115,8 @@ func New(cfg Config) *Host {
 	envmod.Preload(L, cfg.Env)
 	mcpmod.Preload(h.Loop, mcpmod.Config{Trace: cfg.Trace, Home: cfg.Home, Log: func(server, line string) {
 		h.Logger.Log(logmod.Debug, "["+server+"] "+line)
+	}, Warn: func(server, line string) {
+		h.Logger.Log(logmod.Warn, "["+server+"] "+line)
 	}})
 	for _, name := range []string{"json", "task", "log", "env"} {
 		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {

@@ -34,6 +34,10 @@ type Config struct {
 	// Log receives a server's stderr lines and log messages nobody handles,
 	// at debug level; nil drops them.
 	Log func(server, line string)
+	// Warn receives what a server's operator should see at the default
+	// level: a handler that failed, with the error's file and line; nil
+	// drops it.
+	Warn func(server, line string)
 	// Home is luagent's folder: OAuth credentials live in
 	// Home/credentials/mcp ("" keeps them in memory only).
 	Home string

@@ -759,14 +759,21 @@ func schemaProblems(err error, noun string) string {
 
 // errorText is the message of a handler's error: a Lua string without its
 // "file.lua:12: " position (the model does not need it), or the error's
-// text. The position and traceback go to the server log.
-func (s *luaServer) errorText(f *sched.Failure) string {
+// text. The operator sees the whole message as a warning on the server's
+// log, and the traceback at debug level. what names the handler
+// (`tool "add"`).
+func (s *luaServer) errorText(what string, f *sched.Failure) string {
 	msg := f.Message
 	if m := luaPosition().FindStringIndex(msg); m != nil && m[0] == 0 {
 		msg = msg[m[1]:]
 	}
-	if s.m.cfg.Log != nil && f.Kind != errs.Cancelled && f.Kind != errs.Timeout {
-		s.m.cfg.Log(s.srv.Name(), "handler error: "+f.Message+"\n"+f.Traceback)
+	if f.Kind != errs.Cancelled && f.Kind != errs.Timeout {
+		if s.m.cfg.Warn != nil {
+			s.m.cfg.Warn(s.srv.Name(), what+" failed: "+f.Message)
+		}
+		if s.m.cfg.Log != nil {
+			s.m.cfg.Log(s.srv.Name(), "handler error: "+f.Message+"\n"+f.Traceback)
+		}
 	}
 	return msg
 }
@@ -779,7 +786,7 @@ func (s *luaServer) toolDone(r *rmcp.Request, t *toolDef, task *sched.Task) {
 		if r.Answered() && (f.Kind == errs.Cancelled || f.Kind == errs.Timeout) {
 			return // answered already (timeout, input_required) or cancelled
 		}
-		r.Reply(textResult(s.errorText(f), true))
+		r.Reply(textResult(s.errorText(fmt.Sprintf("tool %q", t.name), f), true))
 		return
 	}
 	res := task.Results()
@@ -905,7 +912,7 @@ func (s *luaServer) readResource(r *rmcp.Request) {
 		task.OnDone(func(task *sched.Task) {
 			if f := task.Failure(); f != nil {
 				if !r.Answered() {
-					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(f)})
+					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(fmt.Sprintf("resource %q", uri), f)})
 				}
 				return
 			}
@@ -1010,7 +1017,7 @@ func (s *luaServer) getPrompt(r *rmcp.Request) {
 		task.OnDone(func(task *sched.Task) {
 			if f := task.Failure(); f != nil {
 				if !r.Answered() {
-					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(f)})
+					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(fmt.Sprintf("prompt %q", p.Name), f)})
 				}
 				return
 			}
@@ -1144,7 +1151,7 @@ func (s *luaServer) complete(r *rmcp.Request) {
 		task.OnDone(func(task *sched.Task) {
 			if f := task.Failure(); f != nil {
 				if !r.Answered() {
-					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText(f)})
+					r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.errorText("completion", f)})
 				}
 				return
 			}
