@@ -10,6 +10,7 @@ require (
 	github.com/peterh/liner v1.2.3
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/net v0.62.0
+	golang.org/x/oauth2 v0.35.0
 	golang.org/x/term v0.48.0
 )
 
@@ -22,7 +23,6 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.43.0 // indirect

@@ -1,7 +1,8 @@
 // Package oauth authorizes luagent's MCP client with protected MCP servers
 // (MCP authorization, 2025-11-25 and 2026-07-28): protected-resource and
 // authorization-server discovery, client registration, PKCE authorization
-// code flow, token exchange and refresh. It has no Lua and no storage;
+// code flow, token exchange and refresh (the token endpoint requests are
+// golang.org/x/oauth2's: token.go). It has no Lua and no storage;
 // runtime/oauth/store keeps credentials on disk.
 package oauth
 

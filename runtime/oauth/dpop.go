@@ -1,12 +1,14 @@
 package oauth
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"io"
 	"net/http"
@@ -189,8 +191,8 @@ func (d *DPoP) Bound(accessToken string) bool {
 	return ok
 }
 
-// wantsNonce reports whether a refusal asks for a DPoP nonce: the token
-// endpoint's error, or a resource server's DPoP challenge (RFC 9449 §8, §9).
+// wantsNonce reports whether a resource server's refusal asks for a DPoP
+// nonce: its DPoP challenge's error (RFC 9449 §9).
 func wantsNonce(h http.Header) bool {
 	for _, ch := range parseChallenges(strings.Join(h.Values("WWW-Authenticate"), ", ")) {
 		if strings.EqualFold(ch.scheme, "DPoP") && ch.params["error"] == useDPoPNonce {
@@ -198,6 +200,30 @@ func wantsNonce(h http.Header) bool {
 		}
 	}
 	return false
+}
+
+// nonceRefusal reports whether resp refuses the request for want of a
+// (new) DPoP nonce: a resource server's 401 (wantsNonce), or the token
+// endpoint's 400 use_dpop_nonce error (§8), whose body is read to tell and
+// put back.
+func (t *dpopTransport) nonceRefusal(resp *http.Response) bool {
+	if !t.token {
+		return resp.StatusCode == http.StatusUnauthorized && wantsNonce(resp.Header)
+	}
+	if resp.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		q, _ := url.ParseQuery(string(raw)) // some answer form-encoded
+		e.Error = q.Get("error")
+	}
+	return e.Error == useDPoPNonce
 }
 
 // RoundTripper wraps base (nil: http.DefaultTransport) so requests that
@@ -212,15 +238,31 @@ func (d *DPoP) RoundTripper(base http.RoundTripper) http.RoundTripper {
 	return &dpopTransport{d: d, base: base}
 }
 
+// tokenRoundTripper wraps base (nil: http.DefaultTransport) for token
+// endpoint requests (the flow's client that x/oauth2 uses): each carries a
+// DPoP proof without ath, and a 400 use_dpop_nonce with a new DPoP-Nonce is
+// retried once with it (RFC 9449 §8).
+func (d *DPoP) tokenRoundTripper(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &dpopTransport{d: d, base: base, token: true}
+}
+
 type dpopTransport struct {
-	d    *DPoP
-	base http.RoundTripper
+	d     *DPoP
+	base  http.RoundTripper
+	token bool // token endpoint requests (tokenRoundTripper)
 }
 
 func (t *dpopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-	if !ok || !t.d.Bound(tok) {
-		return t.base.RoundTrip(req)
+	var tok string // the bound access token a resource request presents
+	if !t.token {
+		var ok bool
+		tok, ok = strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+		if !ok || !t.d.Bound(tok) {
+			return t.base.RoundTrip(req)
+		}
 	}
 	for attempt := 0; ; attempt++ {
 		r := req.Clone(req.Context())
@@ -240,7 +282,9 @@ func (t *dpopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return nil, err
 		}
-		r.Header.Set("Authorization", "DPoP "+tok)
+		if tok != "" {
+			r.Header.Set("Authorization", "DPoP "+tok)
+		}
 		r.Header.Set("DPoP", proof)
 		resp, err := t.base.RoundTrip(r)
 		if err != nil {
@@ -248,7 +292,7 @@ func (t *dpopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		fresh := t.d.noteNonce(req.URL, resp.Header)
 		canResend := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-		if attempt == 0 && fresh && canResend && resp.StatusCode == http.StatusUnauthorized && wantsNonce(resp.Header) {
+		if attempt == 0 && fresh && canResend && t.nonceRefusal(resp) {
 			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 			resp.Body.Close()
 			continue

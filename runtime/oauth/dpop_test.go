@@ -288,7 +288,7 @@ func TestDPoPTokenNonceRetriedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.token(ctx(t), a.srv.URL+"/token", map[string][]string{"grant_type": {"client_credentials"}}, clientInfo{id: testClientID, secret: testSecret, auth: AuthBasic}, "requesting")
+	_, err = f.requestToken(ctx(t), f.tokenHTTP, a.srv.URL+"/token", clientInfo{id: testClientID, secret: testSecret, auth: AuthBasic}, map[string][]string{"grant_type": {"client_credentials"}}, "requesting", clientHint)
 	if err == nil || !strings.Contains(err.Error(), useDPoPNonce) {
 		t.Fatalf("err %v, want the use_dpop_nonce refusal", err)
 	}

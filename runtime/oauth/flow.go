@@ -3,7 +3,6 @@ package oauth
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/oauth2"
 
 	"github.com/luagent/luagent/runtime/errs"
 )
@@ -38,7 +39,8 @@ type Flow struct {
 	resource   string   // CanonicalResource(ServerURL)
 	http       *http.Client
 	noRedirect *http.Client
-	dpop       *DPoP // Config.DPoP
+	tokenHTTP  *http.Client // noRedirect, with DPoP proofs when dpop is set
+	dpop       *DPoP        // Config.DPoP
 }
 
 // New returns a Flow for cfg after validating it.
@@ -72,6 +74,12 @@ func New(cfg Config) (*Flow, error) {
 			return nil, err
 		}
 		f.dpop = d
+	}
+	f.tokenHTTP = f.noRedirect
+	if f.dpop != nil {
+		tc := *f.noRedirect
+		tc.Transport = f.dpop.tokenRoundTripper(tc.Transport)
+		f.tokenHTTP = &tc
 	}
 	return f, nil
 }
@@ -145,7 +153,7 @@ func (f *Flow) Authorize(ctx context.Context, ch Challenge, prev *Credential) (*
 		return f.authorizeGrant(ctx, meta, resource, scopes)
 	}
 
-	verifier, state := randomString(), randomString()
+	verifier, state := oauth2.GenerateVerifier(), randomString()
 	redirect, wait, stop, err := f.browser(state)
 	if err != nil {
 		return nil, err
@@ -157,11 +165,15 @@ func (f *Flow) Authorize(ctx context.Context, ch Challenge, prev *Credential) (*
 		return nil, err
 	}
 
-	authURL, err := buildAuthURL(meta, cl.id, redirect, pkceChallenge(verifier), state, scopes, resource)
-	if err != nil {
-		return nil, err
+	// The authorization request: response_type=code, client_id,
+	// redirect_uri, scope (omitted when empty), state, PKCE S256 and the
+	// RFC 8707 resource.
+	conf := codeConfig(meta, cl, redirect, scopes)
+	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resource)}
+	if slices.Contains(scopes, offlineAccess) {
+		opts = append(opts, oauth2.SetAuthURLParam("prompt", "consent")) // OIDC asks for consent to offline access
 	}
-	callback, err := wait(ctx, authURL)
+	callback, err := wait(ctx, conf.AuthCodeURL(state, opts...))
 	if err != nil {
 		return nil, err
 	}
@@ -170,14 +182,7 @@ func (f *Flow) Authorize(ctx context.Context, ch Challenge, prev *Credential) (*
 		return nil, err
 	}
 
-	form := url.Values{
-		"grant_type":    {"authorization_code"},
-		"code":          {code},
-		"redirect_uri":  {redirect},
-		"code_verifier": {verifier},
-		"resource":      {resource},
-	}
-	tok, err := f.token(ctx, meta.TokenEndpoint, form, cl, "exchanging the authorization code", code, verifier)
+	tok, err := f.exchangeCode(ctx, conf, cl, code, verifier, resource)
 	if err != nil {
 		return nil, err
 	}
@@ -187,16 +192,11 @@ func (f *Flow) Authorize(ctx context.Context, ch Challenge, prev *Credential) (*
 		ClientSecret:  cl.secret,
 		TokenEndpoint: meta.TokenEndpoint,
 		TokenAuth:     cl.auth,
-		AccessToken:   tok.AccessToken,
-		RefreshToken:  tok.RefreshToken,
 		Scope:         strings.Join(scopes, " "),
 		Resource:      resource,
 	}
-	if tok.Scope != "" {
-		cred.Scope = tok.Scope
-	}
-	if tok.expiresIn > 0 {
-		cred.ExpiresAt = f.cfg.Now().Unix() + tok.expiresIn
+	if err := f.keepToken(cred, tok, meta.TokenEndpoint, "exchanging the authorization code"); err != nil {
+		return nil, err
 	}
 	return cred, nil
 }
@@ -227,7 +227,8 @@ func (f *Flow) Refresh(ctx context.Context, cred *Credential) (*Credential, erro
 	if cl.auth == "" {
 		cl.auth = pickAuth(cl.secret != "", nil)
 	}
-	tok, err := f.token(ctx, cred.TokenEndpoint, form, cl, "refreshing the access token", cred.RefreshToken, cred.AccessToken)
+	const doing = "refreshing the access token"
+	tok, err := f.requestToken(ctx, f.tokenHTTP, cred.TokenEndpoint, cl, form, doing, clientHint, cred.AccessToken)
 	if err != nil {
 		var e *errs.Error
 		if errors.As(err, &e) && e.Kind == errs.Auth {
@@ -236,16 +237,8 @@ func (f *Flow) Refresh(ctx context.Context, cred *Credential) (*Credential, erro
 		return nil, err
 	}
 	out := *cred
-	out.AccessToken = tok.AccessToken
-	if tok.RefreshToken != "" {
-		out.RefreshToken = tok.RefreshToken // rotated
-	}
-	if tok.Scope != "" {
-		out.Scope = tok.Scope
-	}
-	out.ExpiresAt = 0
-	if tok.expiresIn > 0 {
-		out.ExpiresAt = f.cfg.Now().Unix() + tok.expiresIn
+	if err := f.keepToken(&out, tok, cred.TokenEndpoint, doing); err != nil {
+		return nil, err
 	}
 	return &out, nil
 }
@@ -301,32 +294,6 @@ func union(a, b []string) []string {
 	return out
 }
 
-// buildAuthURL returns the authorization request URL: response_type=code,
-// client_id, redirect_uri, PKCE S256, state, scope (omitted when empty) and
-// the RFC 8707 resource.
-func buildAuthURL(meta *serverMetadata, clientID, redirect, challenge, state string, scopes []string, resource string) (string, error) {
-	u, err := url.Parse(meta.AuthorizationEndpoint)
-	if err != nil {
-		return "", errs.Errorf(errs.Protocol, "oauth", "authorization server %s has an invalid authorization_endpoint; report it to its operator", meta.Issuer)
-	}
-	q := u.Query()
-	q.Set("response_type", "code")
-	q.Set("client_id", clientID)
-	q.Set("redirect_uri", redirect)
-	q.Set("code_challenge", challenge)
-	q.Set("code_challenge_method", "S256")
-	q.Set("state", state)
-	if len(scopes) > 0 {
-		q.Set("scope", strings.Join(scopes, " "))
-		if slices.Contains(scopes, offlineAccess) {
-			q.Set("prompt", "consent") // OIDC asks for consent to offline access
-		}
-	}
-	q.Set("resource", resource)
-	u.RawQuery = q.Encode()
-	return u.String(), nil
-}
-
 // checkCallback validates the authorization response before its code is
 // used: the state must be the one sent; then RFC 9207 iss (MCP
 // "Authorization Response Validation"): advertised and present → exact
@@ -364,17 +331,11 @@ func checkCallback(callback, state string, meta *serverMetadata) (string, error)
 }
 
 // randomString returns 32 random bytes, base64url without padding (43
-// characters: a PKCE verifier or a state).
+// characters: a state or a JWT ID).
 func randomString() string {
 	b := make([]byte, 32)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// pkceChallenge returns the S256 code challenge of a verifier (RFC 7636 §4.2).
-func pkceChallenge(verifier string) string {
-	sum := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // netError classifies a failed request: the caller's cancellation or

@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -93,7 +92,7 @@ func wantFlow(t *testing.T, m *mock, cred *Credential, resource string) {
 			t.Errorf("token request %s=%q, want %q", k, form.Get(k), v)
 		}
 	}
-	if v := form.Get("code_verifier"); len(v) < 43 || pkceChallenge(v) != q.Get("code_challenge") {
+	if v := form.Get("code_verifier"); len(v) < 43 || s256(v) != q.Get("code_challenge") {
 		t.Errorf("code_verifier %q does not match code_challenge %q", v, q.Get("code_challenge"))
 	}
 	if cred == nil {
@@ -108,8 +107,8 @@ func wantFlow(t *testing.T, m *mock, cred *Credential, resource string) {
 }
 
 func TestPKCEVector(t *testing.T) {
-	// RFC 7636 Appendix B.
-	if got := pkceChallenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"); got != "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM" {
+	// RFC 7636 Appendix B (the mock's check).
+	if got := s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"); got != "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM" {
 		t.Fatalf("S256 challenge %q", got)
 	}
 	a, b := randomString(), randomString()
@@ -499,6 +498,27 @@ func TestTokenEndpointAuth(t *testing.T) {
 	}
 }
 
+// TestTokenAuthNotProbed: a refused client_secret_basic request is not
+// resent with the secret in the body (x/oauth2's auto-detection would):
+// the style comes from the metadata, and the refusal stands.
+func TestTokenAuthNotProbed(t *testing.T) {
+	refuse := func(w http.ResponseWriter, _ map[string]any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error":"invalid_client","error_description":"bad client"}`))
+	}
+	m := newMock(t, mockOpts{methods: []string{}, answer: refuse})
+	f := newFlow(t, m, func(c *Config) { c.ClientID, c.ClientSecret = "pre", "pre-SECRET" })
+	_, err := f.Authorize(ctx(t), m.header("", "", true), nil)
+	wantErr(t, m, err, errs.Auth, "HTTP 401", "invalid_client", "bad client", "check oauth.clientId")
+	if n := m.count("AS POST /token"); n != 1 {
+		t.Errorf("%d token requests, want 1", n)
+	}
+	if form, authz := m.lastToken(); !strings.HasPrefix(authz, "Basic ") || form.Has("client_secret") {
+		t.Errorf("client_secret_basic (the default) not used: header %q, secret in the body %v", authz, form.Has("client_secret"))
+	}
+}
+
 func TestRefresh(t *testing.T) {
 	for _, rotate := range []bool{true, false} {
 		t.Run(fmt.Sprintf("rotate=%v", rotate), func(t *testing.T) {
@@ -754,22 +774,66 @@ func TestUnreachable(t *testing.T) {
 	wantErr(t, m, err, errs.Timeout)
 }
 
-func TestDecodeToken(t *testing.T) {
-	var tr tokenResponse
-	if err := decodeToken("application/x-www-form-urlencoded; charset=utf-8", []byte("access_token=a&token_type=bearer&expires_in=60&scope=x+y"), &tr); err != nil || tr.AccessToken != "a" || tr.Scope != "x y" || string(tr.ExpiresIn) != `"60"` {
-		t.Errorf("form-encoded token answer: %+v %v", tr, err)
+// TestTokenAnswers: token endpoint answers as golang.org/x/oauth2 reads
+// them: form-encoded, expires_in as a string, an error in a 200 answer
+// (RFC 6749 §5.2 says 400; x/oauth2 takes the error field as a refusal
+// whatever the status), and bodies that are not token responses.
+func TestTokenAnswers(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	form := func(w http.ResponseWriter, resp map[string]any) {
+		w.Header().Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+		fmt.Fprintf(w, "access_token=%s&token_type=bearer&expires_in=60&scope=x+y", resp["access_token"])
 	}
-	// A value JSON must escape stays JSON (strconv.Quote wrote \x01).
-	tr = tokenResponse{}
-	if err := decodeToken("application/x-www-form-urlencoded", []byte("access_token=a&expires_in=6%010"), &tr); err != nil || !json.Valid(tr.ExpiresIn) {
-		t.Errorf("form-encoded expires_in with a control character: %s %v", tr.ExpiresIn, err)
+	stringExpiry := func(w http.ResponseWriter, resp map[string]any) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"access_token":%q,"token_type":"Bearer","expires_in":"30"}`, resp["access_token"])
 	}
-	tr = tokenResponse{}
-	if err := decodeToken("application/json", []byte(`{"access_token":"b","expires_in":"30"}`), &tr); err != nil || tr.AccessToken != "b" {
-		t.Errorf("JSON token answer: %+v %v", tr, err)
+	error200 := func(w http.ResponseWriter, resp map[string]any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"error":"invalid_grant","error_description":"grant revoked"}`))
 	}
-	if err := decodeToken("application/json", []byte(`<html>`), &tr); err == nil {
-		t.Error("HTML accepted as a token answer")
+	html502 := func(w http.ResponseWriter, resp map[string]any) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		fmt.Fprintf(w, "<html>proxy error for %s</html>", resp["access_token"])
+	}
+	garbage := func(w http.ResponseWriter, resp map[string]any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte("<html>"))
+	}
+	tests := []struct {
+		name   string
+		answer func(http.ResponseWriter, map[string]any)
+		scope  string
+		expiry int64
+		kind   errs.Kind
+		want   []string
+	}{
+		{name: "form-encoded", answer: form, scope: "x y", expiry: 60},
+		{name: "expires_in as a string", answer: stringExpiry, expiry: 30},
+		{name: "error in a 200 answer", answer: error200, kind: errs.Auth, want: []string{"HTTP 200", "invalid_grant", "revoked"}},
+		{name: "HTML error page", answer: html502, kind: errs.Auth, want: []string{"exchanging the authorization code", "HTTP 502"}},
+		{name: "not a token response", answer: garbage, kind: errs.Protocol, want: []string{"not a token response"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newMock(t, mockOpts{answer: tt.answer})
+			f := newFlow(t, m, func(c *Config) { c.Now = func() time.Time { return now } })
+			cred, err := f.Authorize(ctx(t), m.header("", "", true), nil)
+			if tt.want != nil {
+				wantErr(t, m, err, tt.kind, tt.want...)
+				if err != nil && strings.Contains(err.Error(), "html") {
+					t.Errorf("the error quotes the answer's body: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(cred.AccessToken, "at-") || cred.Scope != tt.scope || cred.ExpiresAt != now.Unix()+tt.expiry {
+				t.Errorf("credential token %q scope %q expires_at %d; want a mock token, scope %q, expiry now+%d", cred.AccessToken, cred.Scope, cred.ExpiresAt-now.Unix(), tt.scope, tt.expiry)
+			}
+		})
 	}
 }
 

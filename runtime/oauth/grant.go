@@ -2,13 +2,8 @@ package oauth
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"io"
-	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -179,7 +174,7 @@ func (f *Flow) authorizeGrant(ctx context.Context, meta *serverMetadata, resourc
 	if err != nil {
 		return nil, err
 	}
-	tok, err := f.token(ctx, meta.TokenEndpoint, form, cl, doing, secrets...)
+	tok, err := f.requestToken(ctx, f.tokenHTTP, meta.TokenEndpoint, cl, form, doing, clientHint, secrets...)
 	if err != nil {
 		return nil, err
 	}
@@ -189,29 +184,27 @@ func (f *Flow) authorizeGrant(ctx context.Context, meta *serverMetadata, resourc
 		ClientSecret:  f.cfg.ClientSecret,
 		TokenEndpoint: meta.TokenEndpoint,
 		TokenAuth:     cl.auth,
-		AccessToken:   tok.AccessToken,
 		Scope:         strings.Join(scopes, " "),
 		Resource:      resource,
 	}
-	if f.cfg.PrivateKeyPEM != "" {
+	if err := f.keepToken(cred, tok, meta.TokenEndpoint, doing); err != nil {
+		return nil, err
+	}
+	switch {
+	case f.cfg.PrivateKeyPEM != "":
 		cred.TokenAuth = AuthPrivateKeyJWT
-	} else if f.cfg.Grant == GrantJWTBearer {
-		cred.RefreshToken = tok.RefreshToken // the ID token may be gone by then
-	}
-	if tok.Scope != "" {
-		cred.Scope = tok.Scope
-	}
-	if tok.expiresIn > 0 {
-		cred.ExpiresAt = f.cfg.Now().Unix() + tok.expiresIn
-	}
+		cred.RefreshToken = "" // Refresh cannot sign an assertion: the grant runs again
+	case f.cfg.Grant != GrantJWTBearer:
+		cred.RefreshToken = "" // client credentials: the grant runs again
+	} // (jwt-bearer keeps it: the ID token may be gone by then)
 	return cred, nil
 }
 
 // grantClient returns how the client authenticates at the authorization
 // server's token endpoint for an unattended grant. With a private key it
 // adds a fresh private_key_jwt assertion to form (iss = sub = client id,
-// aud = the issuer, five minutes, a unique jti) and token() adds the
-// client_id; with a secret it is client_secret_basic or _post as the
+// aud = the issuer, five minutes, a unique jti) and the client_id goes in
+// the body alone; with a secret it is client_secret_basic or _post as the
 // server supports.
 func (f *Flow) grantClient(meta *serverMetadata, form url.Values) (clientInfo, error) {
 	cl := clientInfo{id: f.cfg.ClientID, secret: f.cfg.ClientSecret, auth: pickAuth(f.cfg.ClientSecret != "", meta.TokenEndpointAuthMethodsSupported)}
@@ -256,55 +249,28 @@ func (f *Flow) exchangeIDToken(ctx context.Context, audience, resource string, s
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}
-	if p.ClientSecret == "" {
-		form.Set("client_id", p.ClientID)
-	}
-	doing := "exchanging the ID token for an ID-JAG at the identity provider " + p.TokenEndpoint
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.TokenEndpoint, strings.NewReader(form.Encode()))
+	// A public client at the IdP sends its client_id alone, else
+	// client_secret_basic.
+	cl := clientInfo{id: p.ClientID, secret: p.ClientSecret, auth: AuthBasic}
+	doing := "exchanging the ID token for an ID-JAG with the identity provider"
+	tok, err := f.requestToken(ctx, f.noRedirect, p.TokenEndpoint, cl, form, doing, idpHint, p.IDToken)
 	if err != nil {
-		return "", errs.Errorf(errs.Invalid, "oauth", "oauth.idp.token_endpoint %q is not a valid URL", p.TokenEndpoint)
+		return "", err
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if p.ClientSecret != "" {
-		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(p.ClientID)+":"+url.QueryEscape(p.ClientSecret))))
+	issued, _ := tok.Extra("issued_token_type").(string)
+	if issued != "" && issued != tokenTypeIDJAG {
+		return "", errs.Errorf(errs.Protocol, "oauth", "%s at %s: the identity provider issued a %q, not an ID-JAG; check that it supports Cross App Access", doing, p.TokenEndpoint, sanitize(issued))
 	}
-	resp, err := f.noRedirect.Do(req)
-	if err != nil {
-		return "", f.netError(ctx, doing, err)
+	return tok.AccessToken, nil
+}
+
+// idpHint is the advice for the identity provider's refusal.
+func idpHint(code string) string {
+	switch code {
+	case "invalid_grant":
+		return "the ID token may have expired: sign in to the identity provider again"
+	case "invalid_client", "unauthorized_client":
+		return "check oauth.idp.client_id and client_secret"
 	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	var r struct {
-		AccessToken      string `json:"access_token"`
-		IssuedTokenType  string `json:"issued_token_type"`
-		Error            string `json:"error"`
-		ErrorDescription string `json:"error_description"`
-	}
-	derr := json.Unmarshal(raw, &r)
-	secrets := []string{p.IDToken, p.ClientSecret, r.AccessToken}
-	if resp.StatusCode != http.StatusOK {
-		msg := doing + " failed (HTTP " + strconv.Itoa(resp.StatusCode)
-		if derr == nil && r.Error != "" {
-			msg += ": " + sanitize(redact(r.Error, secrets))
-			if r.ErrorDescription != "" {
-				msg += ", " + sanitize(redact(r.ErrorDescription, secrets))
-			}
-		}
-		msg += ")"
-		switch r.Error {
-		case "invalid_grant":
-			msg += "; the ID token may have expired: sign in to the identity provider again"
-		case "invalid_client", "unauthorized_client":
-			msg += "; check oauth.idp.client_id and client_secret"
-		}
-		return "", errs.New(errs.Auth, "oauth", msg)
-	}
-	if derr != nil || r.AccessToken == "" {
-		return "", errs.Errorf(errs.Protocol, "oauth", "%s: the answer has no access_token (the ID-JAG); report it to the identity provider's operator", doing)
-	}
-	if r.IssuedTokenType != "" && r.IssuedTokenType != tokenTypeIDJAG {
-		return "", errs.Errorf(errs.Protocol, "oauth", "%s: the identity provider issued a %q, not an ID-JAG; check that it supports Cross App Access", doing, sanitize(r.IssuedTokenType))
-	}
-	return r.AccessToken, nil
+	return ""
 }

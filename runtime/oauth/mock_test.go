@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,9 @@ type mockOpts struct {
 	authError  string // the authorization endpoint answers error=...
 	echoCode   bool   // the token endpoint refuses, echoing the code back
 	regError   string // registration answers 400 with this error
+	// answer, if set, writes the token endpoint's answer instead of JSON
+	// (resp is the JSON answer it would have sent).
+	answer func(w http.ResponseWriter, resp map[string]any)
 }
 
 type mock struct {
@@ -330,7 +334,7 @@ func (m *mock) token(w http.ResponseWriter, f url.Values) {
 			fail("invalid_grant", "unknown code")
 			return
 		}
-		if pkceChallenge(f.Get("code_verifier")) != m.challenge {
+		if s256(f.Get("code_verifier")) != m.challenge {
 			fail("invalid_grant", "code_verifier does not match code_challenge")
 			return
 		}
@@ -365,6 +369,10 @@ func (m *mock) token(w http.ResponseWriter, f url.Values) {
 		m.refreshOK[rt] = true
 		resp["refresh_token"] = rt
 	}
+	if m.o.answer != nil {
+		m.o.answer(w, resp)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(resp)
 }
@@ -388,6 +396,13 @@ func fetchLocation(ctx context.Context, authURL string) (string, error) {
 		return "", errors.New("no redirect from the authorization endpoint")
 	}
 	return loc, nil
+}
+
+// s256 is the PKCE S256 code challenge of a verifier (RFC 7636 §4.2),
+// computed here independently of the client.
+func s256(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // basicCreds decodes an RFC 6749 §2.3.1 Basic header.
