@@ -2,7 +2,10 @@
 -- user to confirm), each note a resource, a prompt that summarises them.
 --   luagent serve examples/notes.lua
 local s = mcp.server{ name = "notes", version = "1.0.0",
-  instructions = "Keeps short notes. Use add_note to store one; notes are resources notes://<id>." }
+  instructions = "Keeps short notes. Use add_note to store one; notes are resources notes://<id>.",
+  -- No notes (resources) yet, but they come: declare resources from the
+  -- start, so clients follow resources/list_changed.
+  capabilities = { resources = true } }
 
 local notes, next_id = {}, 1
 

@@ -12,7 +12,7 @@ end
 if not cmd then
   -- By default, proxy the echo example next to this file.
   local here = arg[0]:match("^(.*)/[^/]*$") or "."
-  cmd, cmd_args = "luagent", { "serve", here .. "/echo.lua" }
+  cmd, cmd_args = arg[-1], { "serve", here .. "/echo.lua" } -- arg[-1]: this luagent binary
 end
 
 local upstream = mcp.connect{ name = prefix, command = cmd, args = cmd_args }

@@ -20,11 +20,15 @@ func TestExamples(t *testing.T) {
 	}
 	fsCmd, fsArgs := peers.Filesystem(t, "")
 	env := []string{"MCP_FS_SERVER=" + strings.Join(append([]string{fsCmd}, fsArgs[:len(fsArgs)-1]...), " ")}
-	env = append(env, "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
+	// No luagent on PATH: an example that starts luagent uses arg[-1].
+	env = append(env, "PATH="+withoutLuagent(os.Getenv("PATH")))
 	for _, f := range files {
 		name, _ := filepath.Rel("../../examples", f)
 		t.Run(name, func(t *testing.T) {
 			src, _ := os.ReadFile(f)
+			if st, _ := os.Stat(f); strings.HasPrefix(string(src), "#!") && st.Mode().Perm()&0o111 == 0 {
+				t.Errorf("%s has a #! line but no execute bit (chmod +x)", name)
+			}
 			if strings.Contains(string(src), "mcp.server{") {
 				// A server: serve it and drive it with a client.
 				abs, _ := filepath.Abs(f)
@@ -63,6 +67,41 @@ func TestFilesystemExampleReadsTheFile(t *testing.T) {
 	env := []string{"MCP_FS_SERVER=" + strings.Join(append([]string{fsCmd}, fsArgs[:len(fsArgs)-1]...), " ")}
 	r := luagent(t, "", env, "run", "../../examples/filesystem.lua", "../../examples/hello.lua")
 	if r.code != 0 || !strings.Contains(r.stdout, "-- The smallest script") || !strings.Contains(r.stdout, "secure-filesystem-server") {
+		t.Errorf("%+v", r)
+	}
+}
+
+// withoutLuagent drops the PATH entries that hold a luagent binary.
+func withoutLuagent(path string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if _, err := os.Stat(filepath.Join(dir, "luagent")); err != nil {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
+}
+
+// The notes server has no resources until a note is added; clients of
+// both eras still hear of the new ones.
+func TestNotesExampleAnnouncesNewNotes(t *testing.T) {
+	notes, _ := filepath.Abs("../../examples/notes.lua")
+	r := luagent(t, "", nil, "-e", `
+for _, era in ipairs({ "legacy", "modern" }) do
+  local c = mcp.connect{ command = arg[-1], args = { "serve", "`+notes+`" }, protocol = era }
+  assert(c:info().capabilities.resources, era .. ": no resources capability declared")
+  local changed = false
+  c:on("resources_changed", function() changed = true end)
+  c:call("add_note", { text = "milk" })
+  for _ = 1, 200 do
+    if changed then break end
+    task.sleep(0.01)
+  end
+  assert(changed, era .. ": no resources/list_changed after add_note")
+  print(era, #c:resources())
+  c:close()
+end`)
+	if r.code != 0 || r.stdout != "legacy\t1\nmodern\t1\n" {
 		t.Errorf("%+v", r)
 	}
 }

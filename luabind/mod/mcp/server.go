@@ -49,6 +49,7 @@ type luaServer struct {
 	prompts   map[string]*promptDef
 	prOrder   []string
 	completer *lua.LFunction
+	declared  rmcp.HandlerCapabilities   // mcp.server{capabilities = {...}}: declared even while empty
 	auth      *authDef                   // s:auth, for HTTP serving
 	listCache map[string]json.RawMessage // method -> result, dropped on change
 }
@@ -109,6 +110,30 @@ func (m *module) newServer(L *lua.LState) int {
 	}
 	if info.Version == "" {
 		info.Version = "0.1.0"
+	}
+	if caps, ok := t.RawGetString("capabilities").(*lua.LTable); ok {
+		// A server that adds resources (or prompts, tools) at run time
+		// declares them from the start: modern clients ask for changes
+		// only of what initialize/discover listed.
+		var bad []string
+		caps.ForEach(func(k, v lua.LValue) {
+			on := lua.LVAsBool(v) || v.Type() == lua.LTTable
+			switch k.String() {
+			case "tools":
+				s.declared.Tools = on
+			case "resources":
+				s.declared.Resources = on
+			case "prompts":
+				s.declared.Prompts = on
+			case "completions":
+				s.declared.Completions = on
+			default:
+				bad = append(bad, k.String())
+			}
+		})
+		if len(bad) > 0 {
+			L.ArgError(1, "capabilities: unknown "+strings.Join(bad, ", ")+" (tools, resources, prompts or completions = true)")
+		}
 	}
 	logf := func(format string, args ...any) {
 		if m.cfg.Log != nil {
@@ -584,11 +609,12 @@ func (s *luaServer) ParamHeaders(tool string) map[string]string {
 func (s *luaServer) Capabilities() rmcp.HandlerCapabilities {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	d := s.declared
 	return rmcp.HandlerCapabilities{
-		Tools:       len(s.tools) > 0,
-		Resources:   len(s.resources) > 0 || len(s.templates) > 0,
-		Prompts:     len(s.prompts) > 0,
-		Completions: s.completer != nil || len(s.templates) > 0 || len(s.prompts) > 0,
+		Tools:       d.Tools || len(s.tools) > 0,
+		Resources:   d.Resources || len(s.resources) > 0 || len(s.templates) > 0,
+		Prompts:     d.Prompts || len(s.prompts) > 0,
+		Completions: d.Completions || s.completer != nil || len(s.templates) > 0 || len(s.prompts) > 0,
 		Subscribe:   true,
 	}
 }
