@@ -32,9 +32,10 @@ type Config struct {
 	// servers that advertise client_id_metadata_document_supported.
 	ClientIDMetadataURL string
 
-	// Scopes are requested in addition to the challenge's scopes and
-	// instead of the resource metadata's scopes_supported (optional; no
-	// blank entries).
+	// Scopes (oauth.scopes, --scope) are requested in addition to the
+	// challenge's scopes or the resource metadata's scopes_supported and
+	// the scopes granted before; they never replace them (optional; no
+	// blank entries; see Flow.Authorize).
 	Scopes []string
 
 	// ClientName is the client_name for dynamic registration ("luagent").

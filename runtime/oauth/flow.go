@@ -96,9 +96,9 @@ func (f *Flow) loginHint() string {
 // request: 401 (no or a bad token) or 403 with error="insufficient_scope"
 // (step-up). ch is the refusal's challenge (ParseChallenge; the zero value
 // when there was none); prev is the credential the refused request used, or
-// nil. prev's client registration is reused only with the same
-// authorization server (credentials are bound to the issuer); on step-up
-// the new request asks for the union of prev's scopes and the challenge's.
+// nil. prev's client registration and granted scopes are reused only with
+// the same authorization server and resource (credentials are bound to
+// both); see selectScopes for the scopes asked for.
 //
 // Steps: protected-resource metadata (challenge URL, else the well-known
 // URLs; its resource must match the server), authorization-server metadata
@@ -137,8 +137,8 @@ func (f *Flow) Authorize(ctx context.Context, ch Challenge, prev *Credential) (*
 	if f.cfg.ClientIssuer != "" && f.cfg.ClientID != "" && f.cfg.ClientIssuer != meta.Issuer {
 		return nil, errs.Errorf(errs.Auth, "oauth", "the configured client %q is registered with %s, but %s now uses %s; register a client there and update oauth.clientId", f.cfg.ClientID, f.cfg.ClientIssuer, f.cfg.ServerURL, meta.Issuer)
 	}
-	if prev != nil && prev.Issuer != meta.Issuer {
-		prev = nil // another authorization server's credential: never reused
+	if prev != nil && (prev.Issuer != meta.Issuer || prev.Resource != resource) {
+		prev = nil // another authorization server's or resource's credential: never reused
 	}
 	var prm0 []string
 	if prm != nil {
@@ -243,40 +243,34 @@ func (f *Flow) Refresh(ctx context.Context, cred *Credential) (*Credential, erro
 	return &out, nil
 }
 
-// selectScopes applies the spec's scope selection: the challenge's scopes
-// (with any configured ones), else the configured scopes, else the
-// resource metadata's scopes_supported, else none (the parameter is
-// omitted). A re-authorization adds the previous credential's scopes (the
-// step-up union); a step-up that would ask for nothing new is refused, so
+// selectScopes applies the scope rule: the first nonempty of the
+// challenge's scopes and the resource metadata's scopes_supported (the
+// spec's order), then the scopes prev was granted (Authorize reuses prev
+// only for the same issuer and resource), then the configured ones
+// (Config.Scopes: oauth.scopes, --scope), which add to the others and
+// never replace them; without duplicates, in that order, and nothing when
+// all are empty (the parameter is omitted). offline_access is asked for
+// only when the authorization server lists it in scopes_supported (last,
+// and not alone). A step-up that would ask for nothing new is refused, so
 // a server that keeps answering insufficient_scope cannot loop the client.
-// offline_access is added only when the authorization server lists it.
 func (f *Flow) selectScopes(ch Challenge, supported []string, meta *serverMetadata, prev *Credential) ([]string, error) {
-	var req []string
-	switch {
-	case len(ch.Scopes()) > 0:
-		req = union(f.cfg.Scopes, ch.Scopes())
-	case len(f.cfg.Scopes) > 0:
-		req = union(nil, f.cfg.Scopes)
-	default:
-		req = union(nil, supported)
+	req := ch.Scopes()
+	if len(req) == 0 {
+		req = supported
 	}
+	var had []string
 	if prev != nil {
-		var had []string
-		for _, s := range strings.Fields(prev.Scope) {
-			if s != offlineAccess {
-				had = append(had, s)
-			}
-		}
-		req = union(had, req)
-		if ch.InsufficientScope() && len(req) == len(union(nil, had)) {
-			what := "no scope"
-			if ch.Scope != "" {
-				what = "scope " + strings.Join(ch.Scopes(), " ") + ", which the token already has"
-			}
-			return nil, errs.Errorf(errs.Auth, "oauth", "%s refused the token for insufficient scope but asks for %s; not re-authorizing (the account may lack the permission: check it with the server's operator)", f.cfg.ServerURL, what)
-		}
+		had = strings.Fields(prev.Scope)
 	}
-	if len(req) > 0 && slices.Contains(meta.ScopesSupported, offlineAccess) && !slices.Contains(req, offlineAccess) {
+	req = slices.DeleteFunc(union(union(req, had), f.cfg.Scopes), func(s string) bool { return s == offlineAccess })
+	if prev != nil && ch.InsufficientScope() && !slices.ContainsFunc(req, func(s string) bool { return !slices.Contains(had, s) }) {
+		what := "no scope"
+		if ch.Scope != "" {
+			what = "scope " + strings.Join(ch.Scopes(), " ") + ", which the token already has"
+		}
+		return nil, errs.Errorf(errs.Auth, "oauth", "%s refused the token for insufficient scope but asks for %s; not re-authorizing (the account may lack the permission: check it with the server's operator)", f.cfg.ServerURL, what)
+	}
+	if len(req) > 0 && slices.Contains(meta.ScopesSupported, offlineAccess) {
 		req = append(req, offlineAccess)
 	}
 	return req, nil

@@ -269,7 +269,11 @@ func TestState(t *testing.T) {
 	}
 }
 
-// TestScopes covers scope selection, offline_access and the step-up union.
+// TestScopes covers the scope rule: the first nonempty of the challenge's
+// scopes and scopes_supported, then the scopes granted before (same issuer
+// and resource), then the configured ones (oauth.scopes, --scope), which
+// add and never replace; no duplicates, in that order; offline_access only
+// when the authorization server advertises it.
 func TestScopes(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -283,14 +287,19 @@ func TestScopes(t *testing.T) {
 		{"scope-from-www-authenticate", mockOpts{prmScopes: []string{"mcp:profile"}}, "mcp:basic", "", nil, "", "mcp:basic"},
 		{"scope-from-scopes-supported", mockOpts{prmScopes: []string{"mcp:basic", "mcp:read", "mcp:write"}}, "", "", nil, "", "mcp:basic mcp:read mcp:write"},
 		{"scope-omitted-when-undefined", mockOpts{}, "", "", nil, "", ""},
-		{"configured with challenge", mockOpts{}, "mcp:basic", "", []string{"extra"}, "", "extra mcp:basic"},
-		{"configured replaces scopes_supported", mockOpts{prmScopes: []string{"a", "b"}}, "", "", []string{"c"}, "", "c"},
+		{"configured alone", mockOpts{}, "", "", []string{"c"}, "", "c"},
+		{"configured adds to the challenge", mockOpts{}, "mcp:basic", "", []string{"extra"}, "", "mcp:basic extra"},
+		{"configured adds to scopes_supported", mockOpts{prmScopes: []string{"a", "b"}}, "", "", []string{"c"}, "", "a b c"},
 		{"offline-access-scope", mockOpts{prmScopes: []string{"mcp:basic"}, asScopes: []string{"mcp:basic", "offline_access"}}, "", "", nil, "", "mcp:basic offline_access"},
 		{"offline-access-not-supported", mockOpts{prmScopes: []string{"mcp:basic", "mcp:read"}, asScopes: []string{"mcp:basic", "mcp:read"}}, "", "", nil, "", "mcp:basic mcp:read"},
 		{"offline_access not alone", mockOpts{asScopes: []string{"offline_access"}}, "", "", nil, "", ""},
-		{"scope-step-up union", mockOpts{prmScopes: []string{"mcp:profile"}}, "mcp:write", "insufficient_scope", nil, "mcp:basic", "mcp:basic mcp:write"},
-		{"step-up drops stale offline_access", mockOpts{}, "mcp:write", "insufficient_scope", nil, "mcp:basic offline_access", "mcp:basic mcp:write"},
-		{"re-auth after 401 keeps scopes", mockOpts{}, "mcp:basic", "invalid_token", nil, "mcp:read", "mcp:read mcp:basic"},
+		{"offline_access configured, not advertised", mockOpts{}, "mcp:basic offline_access", "", []string{"offline_access", "x"}, "", "mcp:basic x"},
+		{"offline_access configured and advertised: once, last", mockOpts{prmScopes: []string{"x"}, asScopes: []string{"x", "offline_access"}}, "", "", []string{"offline_access", "y"}, "", "x y offline_access"},
+		{"scope-step-up union", mockOpts{prmScopes: []string{"mcp:profile"}}, "mcp:write", "insufficient_scope", nil, "mcp:basic", "mcp:write mcp:basic"},
+		{"step-up drops stale offline_access", mockOpts{}, "mcp:write", "insufficient_scope", nil, "mcp:basic offline_access", "mcp:write mcp:basic"},
+		{"re-auth after 401 keeps scopes", mockOpts{}, "mcp:basic", "invalid_token", nil, "mcp:read", "mcp:basic mcp:read"},
+		{"granted, scopes_supported and configured", mockOpts{prmScopes: []string{"a", "b"}}, "", "", []string{"c"}, "d", "a b d c"},
+		{"no duplicates, order kept", mockOpts{}, "a b a", "invalid_token", []string{"c", "a"}, "b c", "a b c"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -298,7 +307,7 @@ func TestScopes(t *testing.T) {
 			f := newFlow(t, m, func(c *Config) { c.Scopes = tt.configured })
 			var prev *Credential
 			if tt.prevScope != "" {
-				prev = &Credential{Issuer: m.issuer(), ClientID: "prev-client", TokenAuth: AuthNone, AccessToken: "old-SECRET", Scope: tt.prevScope}
+				prev = &Credential{Issuer: m.issuer(), Resource: m.serverURL(), ClientID: "prev-client", TokenAuth: AuthNone, AccessToken: "old-SECRET", Scope: tt.prevScope}
 			}
 			cred, err := f.Authorize(ctx(t), m.header(tt.challenge, tt.errCode, true), prev)
 			if err != nil {
@@ -318,6 +327,36 @@ func TestScopes(t *testing.T) {
 				t.Errorf("client_id %q: the previous registration at the same issuer was not reused", q.Get("client_id"))
 			}
 		})
+	}
+}
+
+// TestChangedResource: a credential granted for another resource (the
+// server's protected-resource metadata now names a different one), even at
+// the same authorization server, lends neither its registration nor its
+// granted scopes to the new authorization.
+func TestChangedResource(t *testing.T) {
+	m := newMock(t, mockOpts{prmScopes: []string{"mcp:basic"}})
+	f := newFlow(t, m, nil)
+	prev := &Credential{Issuer: m.issuer(), Resource: "https://old.example.com/mcp", ClientID: "old-resource-client", TokenAuth: AuthNone, AccessToken: "old-SECRET", Scope: "old:admin"}
+	cred, err := f.Authorize(ctx(t), m.header("", "invalid_token", true), prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFlow(t, m, cred, m.serverURL())
+	q := m.lastAuth()
+	if got := q.Get("client_id"); got == prev.ClientID || m.count("AS POST /register") != 1 {
+		t.Errorf("client_id %q after %d registrations: the other resource's registration was reused", got, m.count("AS POST /register"))
+	}
+	if got := q.Get("scope"); got != "mcp:basic" {
+		t.Errorf("requested scope %q, want %q: the other resource's granted scopes were added", got, "mcp:basic")
+	}
+	// The same resource (and issuer) reuses both.
+	prev.Resource = m.serverURL()
+	if _, err := f.Authorize(ctx(t), m.header("", "invalid_token", true), prev); err != nil {
+		t.Fatal(err)
+	}
+	if q := m.lastAuth(); q.Get("client_id") != prev.ClientID || q.Get("scope") != "mcp:basic old:admin" {
+		t.Errorf("same resource: client_id %q scope %q; want the previous registration and its granted scopes", q.Get("client_id"), q.Get("scope"))
 	}
 }
 
@@ -357,7 +396,7 @@ func TestRegistration(t *testing.T) {
 		name     string
 		o        mockOpts
 		cfg      func(*Config)
-		prev     *Credential // Issuer "AS" is replaced by the mock's
+		prev     *Credential // Issuer "AS" is replaced by the mock's (and Resource)
 		clientID string      // "" any dcr-client-*
 		dcr      bool
 	}{
@@ -374,7 +413,7 @@ func TestRegistration(t *testing.T) {
 			m := newMock(t, tt.o)
 			f := newFlow(t, m, tt.cfg)
 			if tt.prev != nil && tt.prev.Issuer == "AS" {
-				tt.prev.Issuer = m.issuer()
+				tt.prev.Issuer, tt.prev.Resource = m.issuer(), m.serverURL()
 			}
 			cred, err := f.Authorize(ctx(t), m.header("", "", true), tt.prev)
 			if err != nil {
