@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A newcomer's first commands: help everywhere, serve and init.lua, the
@@ -158,5 +160,20 @@ func TestREPLHelp(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "unknown command /frob (/help lists them") {
 		t.Errorf("stderr %q", r.stderr)
+	}
+}
+
+// An idle HTTP server, with a client's keep-alive connection open, exits
+// at once on SIGINT: nothing is in flight, so nothing waits for the grace.
+func TestIdleHTTPServerExitsAtOnceOnSIGINT(t *testing.T) {
+	srv := serveHTTPArgs(t, "../../examples/echo.lua", "--http", "127.0.0.1:0/mcp", "--grace", "30")
+	if st, body := modernCall(srv.url, "echo", `{"message":"hi"}`); st != 200 {
+		t.Fatalf("echo: %d %s", st, body)
+	}
+	start := time.Now()
+	srv.cmd.Process.Signal(syscall.SIGINT)
+	srv.waitExit(t, "after SIGINT")
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("an idle server took %v to exit on SIGINT (grace 30 s: it waited on something idle)", d)
 	}
 }
