@@ -85,6 +85,14 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 		if err != nil {
 			return nil, err
 		}
+		if exited && c.opts.Protocol == "modern" {
+			// Nothing to fall back to: say how it ended.
+			why := disc.why
+			if disc.err != nil {
+				why = errMsg(disc.err)
+			}
+			return nil, errs.Errorf(errs.Process, "connect", "server/discover of %q failed: %s", c.opts.Name, why)
+		}
 		if exited {
 			// The server exited on the probe (it accepts nothing before
 			// initialize): start it again for the handshake.
@@ -139,6 +147,7 @@ type discoverResult struct {
 	Instructions      string                     `json:"instructions"`
 	Meta              map[string]json.RawMessage `json:"_meta"`
 	why               string                     // for legacy: what the server answered
+	err               error                      // why the connection ended, when the server exited on the probe
 }
 
 // probe sends server/discover and classifies the answer. required means
@@ -151,7 +160,7 @@ func (c *Client) probe(ctx context.Context, s *session, required bool) (era Era,
 	call, err := s.conn.Call("server/discover", params)
 	if err != nil {
 		// The process died before we could even write.
-		return EraLegacy, &discoverResult{why: "it exited at start"}, true, nil
+		return EraLegacy, &discoverResult{why: "it exited at start", err: err}, true, nil
 	}
 	timeout := c.opts.ProbeTimeout
 	if required {
@@ -163,7 +172,7 @@ func (c *Client) probe(ctx context.Context, s *session, required bool) (era Era,
 	case <-call.Done():
 		resp, rerr := call.Result()
 		if rerr != nil {
-			return EraLegacy, &discoverResult{why: "it exited on server/discover: " + rerr.Error()}, true, nil
+			return EraLegacy, &discoverResult{why: "it exited on server/discover: " + rerr.Error(), err: rerr}, true, nil
 		}
 		if resp.Error != nil {
 			if st := httpStatus(resp.Error); st == 401 || st == 403 {
@@ -189,7 +198,7 @@ func (c *Client) probe(ctx context.Context, s *session, required bool) (era Era,
 		return EraUnknown, nil, false, errs.Errorf(errs.Protocol, "connect", "server %q supports protocol versions %s; luagent speaks %s and %s",
 			c.opts.Name, strings.Join(d.SupportedVersions, ", "), strings.Join(ModernVersions, ", "), strings.Join(LegacyVersions, ", "))
 	case <-s.conn.Done():
-		return EraLegacy, &discoverResult{why: "it exited on server/discover"}, true, nil
+		return EraLegacy, &discoverResult{why: "it exited on server/discover", err: s.conn.Err()}, true, nil
 	case <-s.invalid:
 		call.Abandon()
 		return EraLegacy, &discoverResult{why: "it answered server/discover with a line that is not JSON-RPC"}, false, nil

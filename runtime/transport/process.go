@@ -232,7 +232,14 @@ func (p *Process) endError(cause error) error {
 		return &errs.Error{Kind: errs.Process, Err: io.EOF,
 			Msg: fmt.Sprintf("server %q closed its stdout but is still running; close it and start it again", p.name)}
 	}
-	<-p.stderrDone // the reaper bounds this
+	return &errs.Error{Kind: errs.Process, Msg: p.exitMessage(), Err: io.EOF}
+}
+
+// exitMessage says how the exited process ended, with its stderr tail;
+// p.done must be closed. It waits for the stderr goroutine (the reaper
+// bounds that), so the last lines a dying server wrote are in it.
+func (p *Process) exitMessage() string {
+	<-p.stderrDone
 	msg := fmt.Sprintf("server %q %s", p.name, describeExit(p.state))
 	if p.closing.Load() {
 		msg = fmt.Sprintf("server %q was closed (it %s)", p.name, describeExit(p.state))
@@ -240,7 +247,7 @@ func (p *Process) endError(cause error) error {
 	if tail := p.errTail(); tail != "" {
 		msg += "; last stderr: " + tail
 	}
-	return &errs.Error{Kind: errs.Process, Msg: msg, Err: io.EOF}
+	return msg
 }
 
 // Write sends msg and a newline in one write. It is safe for concurrent
@@ -258,10 +265,14 @@ func (p *Process) Write(msg []byte) error {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 	if _, err := p.stdin.Write(buf); err != nil {
+		// EPIPE: the reader is gone, so the process is exiting. Say how it
+		// ended once it has (as Read does), not that the pipe broke.
+		if !p.closing.Load() && p.waitDone(p.grace) {
+			return &errs.Error{Kind: errs.Process, Msg: p.exitMessage(), Err: err}
+		}
 		if gone := p.goneError(); gone != nil {
 			return gone
 		}
-		// EPIPE: the reader is gone, so the process is exiting.
 		return &errs.Error{Kind: errs.Process, Msg: fmt.Sprintf("cannot write to server %q: %v; it is probably exiting", p.name, err), Err: err}
 	}
 	return nil
@@ -274,7 +285,7 @@ func (p *Process) goneError() error {
 	}
 	select {
 	case <-p.done:
-		return errs.New(errs.Process, "", fmt.Sprintf("server %q is not running: it %s", p.name, describeExit(p.state)))
+		return errs.New(errs.Process, "", p.exitMessage())
 	default:
 		return nil
 	}

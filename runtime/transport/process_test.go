@@ -490,12 +490,29 @@ func TestEnvReachesChildNotTrace(t *testing.T) {
 	}
 }
 
+// A write that meets the exit (EPIPE) says how the server ended and what
+// it last wrote to stderr, as Read does, never that the pipe broke.
+func TestWriteIntoAnExitSaysHowItEnded(t *testing.T) {
+	checkGoroutines(t)
+	for i := 0; i < 20; i++ {
+		p := start(t, Command{Path: "/bin/sh", Args: []string{"-c", "echo 'fatal: bad flag' >&2; exit 3"}}, Options{})
+		var err error
+		for err == nil {
+			err = p.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`))
+		}
+		if !errs.Is(err, errs.Process) || err.Error() != `server "fs" exited with status 3; last stderr: fatal: bad flag` {
+			t.Fatalf("run %d: Write: %v", i, err)
+		}
+		p.Close()
+	}
+}
+
 func TestWriteAfterExit(t *testing.T) {
 	checkGoroutines(t)
 	p := start(t, serverCmd(t, "exit-now"), Options{})
 	<-p.Done()
 	err := p.Write([]byte(`{"id":1}`))
-	if !errs.Is(err, errs.Process) || !strings.Contains(err.Error(), `server "fs" is not running`) {
+	if !errs.Is(err, errs.Process) || err.Error() != `server "fs" exited with status 0` {
 		t.Fatalf("Write: %v", err)
 	}
 	_, err = p.Read()

@@ -170,6 +170,10 @@ end)
 test("connect errors", function()
   local err = expect.error(function() mcp.connect({ name = "ghost", command = "no-such-server-xyz" }) end, "ghost")
   expect.eq(err.kind, "process")
+  for _ = 1, 10 do
+    err = expect.error(function() mcp.connect({ name = "nope", command = "/bin/false" }) end, 'server "nope" exited with status 1')
+    expect.eq(err.kind, "process")
+  end
   expect.error(function() mcp.connect({}) end, "command or url is required")
   expect.error(function() mcp.connect({ command = FAKE, url = "http://127.0.0.1:1/mcp" }) end, "not both")
   expect.error(function() mcp.connect({ url = "ftp://x/mcp" }) end, "http:// or https://")
