@@ -36,6 +36,7 @@ bench:
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzRoundTrip -fuzztime=$(FUZZTIME) ./luabind/value/
 	$(GO) test -run='^$$' -fuzz=FuzzCompile -fuzztime=$(FUZZTIME) ./luabind/vm/
+	$(GO) test -run='^$$' -fuzz=FuzzPattern -fuzztime=$(FUZZTIME) ./luabind/vm/
 	$(GO) test -run='^$$' -fuzz=FuzzComplete -fuzztime=$(FUZZTIME) ./luabind/host/
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME) ./runtime/jsonrpc/
 	$(GO) test -run='^$$' -fuzz=FuzzMembers -fuzztime=$(FUZZTIME) ./runtime/jsonscan/
