@@ -3,6 +3,7 @@ package vm
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -151,6 +152,7 @@ func compatGsub(L *lua.LState) int {
 	default:
 		compatArgError(L, 3, "gsub", "string/function/table expected")
 	}
+	plainRepl := strings.IndexByte(rs, '%') < 0
 	defer patGuard(L)
 	anchor := len(p) > 0 && p[0] == '^'
 	p0 := 0
@@ -160,20 +162,22 @@ func compatGsub(L *lua.LState) int {
 	limit := maxStringSize(L)
 	var m matcher
 	m.reset(L.Context(), "string.gsub", src, p, p0)
-	var out []byte
+	var out []byte // allocated at the first match
 	n := int64(0)
-	s := 0
+	s := 0    // where the next match is tried
+	from := 0 // src[from:s] is unmatched text, copied at the next match
 loop:
 	for n < maxN {
 		if !anchor {
-			if k := m.skip(s); k > s {
-				out = append(out, src[s:k]...)
-				s = k
-			}
+			s = m.skip(s)
 		}
 		e := m.attempt(s, p0)
 		if e >= 0 {
 			n++
+			if out == nil {
+				out = make([]byte, 0, min(len(src)+16, limit+1))
+			}
+			out = append(out, src[from:s]...)
 			switch r := repl.(type) {
 			case *lua.LFunction:
 				out = patAppendValue(L, out, gsubCallback(L, r, &m, s, e), src[s:e])
@@ -183,17 +187,21 @@ loop:
 				L.Pop(1)
 				out = patAppendValue(L, out, L.GetTable(r, key), src[s:e])
 			default:
-				out = patAppendString(&m, out, rs, s, e)
+				if plainRepl {
+					out = append(out, rs...)
+				} else {
+					out = patAppendString(&m, out, rs, s, e)
+				}
 			}
+			from = e
 			if len(out) > limit {
-				m.fail("string.gsub: result would be over the limit of " + strconv.Itoa(limit) + " bytes")
+				m.fail(gsubTooBig(limit))
 			}
 		}
 		switch {
 		case e > s: // a non-empty match: skip it
 			s = e
 		case s < len(src):
-			out = append(out, src[s])
 			s++
 		default:
 			break loop
@@ -202,17 +210,21 @@ loop:
 			break
 		}
 	}
-	if len(out)+len(src)-s > limit {
-		m.fail("string.gsub: result would be over the limit of " + strconv.Itoa(limit) + " bytes")
-	}
-	if s == 0 && out == nil {
+	if n == 0 {
 		L.Push(lua.LString(src)) // nothing replaced
 	} else {
-		out = append(out, src[s:]...)
-		L.Push(lua.LString(out))
+		if len(out)+len(src)-from > limit {
+			m.fail(gsubTooBig(limit))
+		}
+		out = append(out, src[from:]...)
+		L.Push(lua.LString(unsafe.String(unsafe.SliceData(out), len(out)))) // out is not used again
 	}
 	L.Push(lua.LNumber(n))
 	return 2
+}
+
+func gsubTooBig(limit int) string {
+	return "string.gsub: result would be over the limit of " + strconv.Itoa(limit) + " bytes"
 }
 
 // GsubCallbackFrame is the name Go's runtime gives gsubCallback, so that

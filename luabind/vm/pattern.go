@@ -43,7 +43,6 @@ type patCapture struct{ init, len int }
 type matcher struct {
 	src, pat string
 	level    int // captures opened so far
-	depth    int
 	// steps counts the work done (matcher calls and bytes scanned); the
 	// context is polled when it reaches next.
 	steps, next int
@@ -59,7 +58,10 @@ type matcher struct {
 // reset prepares m to match pat against src under ctx (nil: never
 // interrupted). p0 is where the pattern proper starts (1 after an anchor).
 func (m *matcher) reset(ctx context.Context, fname, src, pat string, p0 int) {
-	*m = matcher{src: src, pat: pat, ctx: ctx, fname: fname, next: patCheckEvery, first: -1}
+	// Field by field: the capture array needs no clearing (level says
+	// which entries hold captures), and gmatch resets once per call.
+	m.src, m.pat, m.ctx, m.fname = src, pat, ctx, fname
+	m.level, m.steps, m.next, m.first = 0, 0, patCheckEvery, -1
 	if p0 < len(pat) && strings.IndexByte(patSpecials+")", pat[p0]) < 0 &&
 		(p0+1 == len(pat) || strings.IndexByte("*?-", pat[p0+1]) < 0) {
 		m.first = int(pat[p0])
@@ -91,21 +93,31 @@ func (m *matcher) poll() {
 // attempt is one match of the pattern from p at s, as do_match's loop body
 // runs it.
 func (m *matcher) attempt(s, p int) int {
-	m.level, m.depth = 0, 0
-	return m.match(s, p)
+	m.level = 0
+	return m.match(s, p, 0)
 }
 
 // skip returns the first position at or after s where a match may start.
 func (m *matcher) skip(s int) int {
-	if m.first < 0 || s >= len(m.src) {
+	if m.first < 0 {
 		return s
 	}
-	i := strings.IndexByte(m.src[s:], byte(m.first))
-	if i < 0 {
-		i = len(m.src) - s
+	src, c := m.src, byte(m.first)
+	// A plain loop over the next few bytes, IndexByte's call beyond.
+	for i := s; i < len(src) && i < s+16; i++ {
+		if src[i] == c {
+			return i
+		}
 	}
-	m.count(i)
-	return s + i
+	if s+16 >= len(src) {
+		return max(s, len(src))
+	}
+	i := strings.IndexByte(src[s+16:], c)
+	if i < 0 {
+		i = len(src) - s - 16
+	}
+	m.count(16 + i)
+	return s + 16 + i
 }
 
 // search finds the first match of the pattern from p starting at init or
@@ -152,18 +164,12 @@ func (m *matcher) captureAt(i, s, e int) (text string, pos int) {
 	return m.src[c.init : c.init+c.len], 0
 }
 
-func (m *matcher) match(s, p int) int {
-	m.depth++
-	if m.depth > patMaxDepth {
+// match is lstrlib.c's match, its gotos the loop's continues; d counts
+// the calls of match it runs inside.
+func (m *matcher) match(s, p, d int) int {
+	if d > patMaxDepth {
 		m.fail("pattern too complex")
 	}
-	s = m.doMatch(s, p)
-	m.depth--
-	return s
-}
-
-// doMatch is lstrlib.c's match; its gotos are the loop's continues.
-func (m *matcher) doMatch(s, p int) int {
 	pat, src := m.pat, m.src
 	for {
 		m.steps++
@@ -176,11 +182,11 @@ func (m *matcher) doMatch(s, p int) int {
 		switch pat[p] {
 		case '(':
 			if p+1 < len(pat) && pat[p+1] == ')' {
-				return m.startCapture(s, p+2, capPosition)
+				return m.startCapture(s, p+2, capPosition, d)
 			}
-			return m.startCapture(s, p+1, capUnfinished)
+			return m.startCapture(s, p+1, capUnfinished, d)
 		case ')':
-			return m.endCapture(s, p+1)
+			return m.endCapture(s, p+1, d)
 		case '$':
 			if p+1 == len(pat) {
 				if s == len(src) {
@@ -231,21 +237,21 @@ func (m *matcher) doMatch(s, p int) int {
 			switch pat[ep] {
 			case '?':
 				if ok {
-					if r := m.match(s+1, ep+1); r >= 0 {
+					if r := m.match(s+1, ep+1, d+1); r >= 0 {
 						return r
 					}
 				}
 				p = ep + 1
 				continue
 			case '*':
-				return m.maxExpand(s, p, ep)
+				return m.maxExpand(s, p, ep, d)
 			case '+':
 				if !ok {
 					return -1
 				}
-				return m.maxExpand(s+1, p, ep)
+				return m.maxExpand(s+1, p, ep, d)
 			case '-':
-				return m.minExpand(s, p, ep)
+				return m.minExpand(s, p, ep, d)
 			}
 		}
 		if !ok {
@@ -406,7 +412,7 @@ func matchClass(c, cl byte) bool {
 	return res
 }
 
-func (m *matcher) maxExpand(s, p, ep int) int {
+func (m *matcher) maxExpand(s, p, ep, d int) int {
 	src, pat := m.src, m.pat
 	i := 0
 	for s+i < len(src) && singleMatch(src[s+i], pat, p, ep) {
@@ -415,16 +421,16 @@ func (m *matcher) maxExpand(s, p, ep int) int {
 	m.count(i)
 	// Try the rest of the pattern with the most repetitions first.
 	for ; i >= 0; i-- {
-		if r := m.match(s+i, ep+1); r >= 0 {
+		if r := m.match(s+i, ep+1, d+1); r >= 0 {
 			return r
 		}
 	}
 	return -1
 }
 
-func (m *matcher) minExpand(s, p, ep int) int {
+func (m *matcher) minExpand(s, p, ep, d int) int {
 	for {
-		if r := m.match(s, ep+1); r >= 0 {
+		if r := m.match(s, ep+1, d+1); r >= 0 {
 			return r
 		}
 		if s < len(m.src) && singleMatch(m.src[s], m.pat, p, ep) {
@@ -435,20 +441,20 @@ func (m *matcher) minExpand(s, p, ep int) int {
 	}
 }
 
-func (m *matcher) startCapture(s, p, what int) int {
+func (m *matcher) startCapture(s, p, what, d int) int {
 	if m.level >= patMaxCaptures {
 		m.fail("too many captures")
 	}
 	m.capture[m.level] = patCapture{s, what}
 	m.level++
-	r := m.match(s, p)
+	r := m.match(s, p, d+1)
 	if r < 0 {
 		m.level-- // undo the capture
 	}
 	return r
 }
 
-func (m *matcher) endCapture(s, p int) int {
+func (m *matcher) endCapture(s, p, d int) int {
 	l := -1
 	for k := m.level - 1; k >= 0; k-- {
 		if m.capture[k].len == capUnfinished {
@@ -460,7 +466,7 @@ func (m *matcher) endCapture(s, p int) int {
 		m.fail("invalid pattern capture")
 	}
 	m.capture[l].len = s - m.capture[l].init
-	r := m.match(s, p)
+	r := m.match(s, p, d+1)
 	if r < 0 {
 		m.capture[l].len = capUnfinished
 	}

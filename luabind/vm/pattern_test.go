@@ -141,3 +141,42 @@ func TestPatternLinear(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkPattern runs the cases of test/bench/patterns.lua (1 MB
+// subjects) through the compat builtins; BENCHMARKS.md compares the
+// script under luagent and under lua5.1.
+func BenchmarkPattern(b *testing.B) {
+	L := compatState(b)
+	if err := L.DoString(`
+		MB = 1024 * 1024
+		words = ("lorem ipsum\tdolor  sit amet,   key=value x=1\n"):rep(MB / 48)
+		tabs = ("a\tb\tc\td\t"):rep(MB / 8)
+		plain = ("a"):rep(MB) .. "needle"
+		padded = "   " .. ("word "):rep(MB / 5) .. "   "`); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, code string }{
+		{"gsub a tab", `tabs:gsub("\t", " ")`},
+		{"gsub %s+", `words:gsub("%s+", " ")`},
+		{"gsub (%w+)=(%w+)", `words:gsub("(%w+)=(%w+)", "%2=%1")`},
+		{"gsub function", `words:gsub("%a+", function(w) return nil end)`},
+		{"find literal at end", `plain:find("needle", 1, true)`},
+		{"find pattern at end", `plain:find("ne+dle$")`},
+		{"match ^%s*(.-)%s*$", `padded:match("^%s*(.-)%s*$")`},
+		{"gmatch %a+", `for w in words:gmatch("%a+") do end`},
+	} {
+		fn, err := L.LoadString(c.code)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(1 << 20)
+			for b.Loop() {
+				L.Push(fn)
+				if err := L.PCall(0, 0, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
