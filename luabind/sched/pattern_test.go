@@ -38,16 +38,23 @@ func runLoop(t *testing.T, lp *sched.Loop, within time.Duration) {
 	}
 }
 
+// bombLoop returns a loop over a new state and the bomb code compiled
+// there, after prefix.
+func bombLoop(t *testing.T, prefix, code string) (*lua.LState, *sched.Loop, *lua.LFunction) {
+	t.Helper()
+	L := vm.New(vm.Options{})
+	t.Cleanup(L.Close)
+	fn, err := L.LoadString(patternBombSetup + prefix + code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return L, sched.New(L, sched.Options{}), fn
+}
+
 func TestPatternTaskTimeout(t *testing.T) {
 	for name, code := range patternBombs {
 		t.Run(name, func(t *testing.T) {
-			L := vm.New(vm.Options{})
-			defer L.Close()
-			lp := sched.New(L, sched.Options{})
-			fn, err := L.LoadString(patternBombSetup + code)
-			if err != nil {
-				t.Fatal(err)
-			}
+			L, lp, fn := bombLoop(t, "", code)
 			bomb := lp.Spawn(fn, nil, sched.SpawnOptions{Name: "bomb", Timeout: 150 * time.Millisecond})
 			next, _ := L.LoadString(`return "next"`)
 			after := lp.Spawn(next, nil, sched.SpawnOptions{Name: "after"})
@@ -68,19 +75,13 @@ func TestPatternTaskTimeout(t *testing.T) {
 func TestPatternTaskInterrupted(t *testing.T) {
 	for name, code := range patternBombs {
 		t.Run(name, func(t *testing.T) {
-			L := vm.New(vm.Options{})
-			defer L.Close()
-			lp := sched.New(L, sched.Options{})
+			L, lp, fn := bombLoop(t, "started() ", code)
 			var bomb *sched.Task
 			cause := errs.New(errs.Cancelled, "", "interrupted by SIGTERM")
 			L.SetGlobal("started", L.NewFunction(func(L *lua.LState) int {
 				go bomb.Interrupt(cause) // as from a signal handler
 				return 0
 			}))
-			fn, err := L.LoadString(patternBombSetup + "started() " + code)
-			if err != nil {
-				t.Fatal(err)
-			}
 			bomb = lp.Spawn(fn, nil, sched.SpawnOptions{Name: "bomb"})
 			runLoop(t, lp, 20*time.Second)
 			if f := bomb.Failure(); f == nil || f.Kind != errs.Cancelled || f.Message != "interrupted by SIGTERM" {

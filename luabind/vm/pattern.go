@@ -373,6 +373,10 @@ var ctype = func() (t [256]uint8) {
 	return t
 }()
 
+// classMask maps the letter of each class (%a, %d, ...) to its ctype bits.
+var classMask = [256]uint8{'a': ctAlpha, 'c': ctCntrl, 'd': ctDigit, 'l': ctLower, 'p': ctPunct,
+	's': ctSpace, 'u': ctUpper, 'w': ctAlpha | ctDigit, 'x': ctXdigit}
+
 // matchClass is lstrlib.c's match_class: whether c is in the class %cl
 // (an upper-case letter is the complement).
 func matchClass(c, cl byte) bool {
@@ -382,34 +386,14 @@ func matchClass(c, cl byte) bool {
 		lower += 'a' - 'A'
 	}
 	var res bool
-	switch lower {
-	case 'a':
-		res = ctype[c]&ctAlpha != 0
-	case 'c':
-		res = ctype[c]&ctCntrl != 0
-	case 'd':
-		res = ctype[c]&ctDigit != 0
-	case 'l':
-		res = ctype[c]&ctLower != 0
-	case 'p':
-		res = ctype[c]&ctPunct != 0
-	case 's':
-		res = ctype[c]&ctSpace != 0
-	case 'u':
-		res = ctype[c]&ctUpper != 0
-	case 'w':
-		res = ctype[c]&(ctAlpha|ctDigit) != 0
-	case 'x':
-		res = ctype[c]&ctXdigit != 0
-	case 'z':
+	if lower == 'z' {
 		res = c == 0
-	default:
+	} else if k := classMask[lower]; k != 0 {
+		res = ctype[c]&k != 0
+	} else {
 		return cl == c
 	}
-	if upper {
-		res = !res
-	}
-	return res
+	return res != upper
 }
 
 func (m *matcher) maxExpand(s, p, ep, d int) int {
