@@ -102,7 +102,7 @@ func modernCall(url, tool, args string) (int, string) {
 // its state, and elicitation rounds verify on whichever state they reach.
 func TestServeWorkers(t *testing.T) {
 	srv := serveHTTPArgs(t, "testdata/workers.lua", "--http", "127.0.0.1:0/mcp", "--workers", "2")
-	if !strings.Contains(srv.log(), "(2 workers)") {
+	if !strings.Contains(srv.log(), "; 2 workers) at http") {
 		t.Errorf("start-up line: %s", srv.log())
 	}
 	client := `

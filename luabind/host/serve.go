@@ -142,9 +142,11 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 		url := scheme + "://" + ln.Addr().String() + path
 		workers := ""
 		if len(srvs) > 1 {
-			workers = fmt.Sprintf(" (%d workers)", len(srvs))
+			workers = fmt.Sprintf("; %d workers", len(srvs))
 		}
-		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s at %s (%s)%s; Ctrl-C stops it\n", srv.Name(), url, mcpmod.Summary(srv), workers)
+		// The URL ends the line: scripts read it from there.
+		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s (%s%s) at %s\n", srv.Name(), mcpmod.Summary(srv), workers, url)
+		fmt.Fprintln(h.cfg.Stderr, "luagent: Ctrl-C stops it")
 		if auth != nil {
 			fmt.Fprintf(h.cfg.Stderr, "luagent: requests need a bearer token (metadata: %s://%s%s)\n", scheme, ln.Addr(), auth.MetadataPath())
 		}
