@@ -251,7 +251,7 @@ func TestToolsPaginationAndCalls(t *testing.T) {
 			t.Errorf("schema check: %v", err)
 		}
 		_, err = c.CallTool(ctx, "add", json.RawMessage(`{"a":"two","b":3}`), mcp.CallOptions{})
-		if kind(err) != errs.Invalid || !strings.Contains(err.Error(), "argument 'a'") {
+		if kind(err) != errs.Invalid || !strings.Contains(err.Error(), "argument a is a string, want a number") {
 			t.Errorf("schema check: %v", err)
 		}
 		_, err = c.CallTool(ctx, "nope", nil, mcp.CallOptions{})

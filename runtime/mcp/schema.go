@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -28,7 +29,8 @@ import (
 // Schema is a compiled JSON Schema.
 type Schema struct {
 	rs     *jsonschema.Resolved
-	simple *simpleSchema // set when the fast check can accept values
+	raw    json.RawMessage // the document, walked to word a failure
+	simple *simpleSchema   // set when the fast check can accept values
 }
 
 // CompileSchema compiles raw (a JSON Schema document). Dialects other than
@@ -46,10 +48,11 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err := rs.Validate(nil); err != nil && strings.HasPrefix(err.Error(), "cannot validate version") {
 		return nil, err
 	}
-	return &Schema{rs: rs, simple: simpleOf(raw)}, nil
+	return &Schema{rs: rs, raw: raw, simple: simpleOf(raw)}, nil
 }
 
-// Validate checks v (decoded JSON) and returns nil or a *ValidationError.
+// Validate checks v (decoded JSON) and returns nil or a *ValidationError
+// listing every problem found (see problems).
 func (s *Schema) Validate(v any) error {
 	if s == nil {
 		return nil
@@ -61,68 +64,108 @@ func (s *Schema) Validate(v any) error {
 	if err == nil {
 		return nil
 	}
-	return &ValidationError{msg: err.Error()}
+	w := &walker{}
+	if json.Unmarshal(s.raw, &w.root) == nil {
+		if m, ok := w.root.(map[string]any); ok {
+			d, _ := m["$schema"].(string)
+			w.draft07 = strings.HasPrefix(d, "http://json-schema.org/draft-07/schema")
+		}
+		w.walk(w.root, v, "", 0)
+		// By field (a before a.b), else in the order found.
+		slices.SortStableFunc(w.out, func(a, b problem) int { return strings.Compare(a.field, b.field) })
+	}
+	return &ValidationError{msg: err.Error(), problems: w.out, more: w.more}
 }
 
 // ValidationError says what in a value does not match its schema.
-type ValidationError struct{ msg string }
+type ValidationError struct {
+	msg      string    // the validator's first complaint
+	problems []problem // what the walk found; empty: msg says it
+	more     bool      // the list was cut
+}
 
 func (e *ValidationError) Error() string { return e.Problem("field") }
 
-// Problem names the failing field as "<noun> 'a.b'" and says what is wrong,
-// e.g. "argument 'n': minimum: 0 is less than 1".
+// Problem lists every problem, naming each field as "<noun> a.b", e.g.
+// "argument a is a string, want a number; argument b is missing".
 func (e *ValidationError) Problem(noun string) string {
-	msg := e.msg
-	path := ""
+	ps := e.problems
+	if len(ps) == 0 {
+		ps = firstProblem(e.msg)
+	}
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.text(noun)
+	}
+	if e.more {
+		parts = append(parts, "and more")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// firstProblem words the validator's own complaint, for failures the walk
+// does not see: "validating root: validating /then: required: missing
+// properties: ["phone"]" is "argument phone is missing".
+func firstProblem(msg string) []problem {
+	var chain []string
 	const prefix = "validating "
 	for {
-		i := strings.Index(msg, prefix)
-		if i < 0 {
+		rest, ok := strings.CutPrefix(msg, prefix)
+		if !ok {
 			break
 		}
-		rest := msg[i+len(prefix):]
 		j := strings.Index(rest, ": ")
 		if j < 0 {
 			break
 		}
-		if p := rest[:j]; p != "root" {
-			path = p
-		}
+		chain = append(chain, rest[:j])
 		msg = rest[j+2:]
 	}
-	field := fieldOf(path)
-	if m := nullType.FindStringSubmatch(msg); m != nil {
-		// The validator prints a null as "<invalid reflect.Value>".
-		want := strings.ReplaceAll(m[1], ", ", " or ")
+	field := fieldOfChain(chain)
+	child := func(k string) string {
 		if field == "" {
-			return "the " + noun + "s are null; want " + want
+			return k
 		}
-		return noun + " '" + field + "' is null; want " + want
+		return field + "." + k
 	}
-	msg = plainNumbers.ReplaceAllStringFunc(msg, plainNumber)
-	if names, ok := strings.CutPrefix(msg, "unexpected additional properties "); ok {
-		names = strings.NewReplacer("[", "", "]", "", `"`, "").Replace(names)
-		if field == "" {
-			return "unknown " + noun + " " + names
+	if m := typeComplaint.FindStringSubmatch(msg); m != nil {
+		want := strings.Fields(strings.NewReplacer("[", "", "]", "", `"`, "").Replace(m[2]))
+		if m[1] == "null" {
+			return []problem{{field: field, what: " is null, want " + articled(want)}}
 		}
-		return noun + " '" + field + "': unknown property " + names
+		return []problem{{field: field, what: " is " + article(m[1]) + ", want " + articled(want)}}
+	}
+	var out []problem
+	if names, ok := strings.CutPrefix(msg, "unexpected additional properties "); ok {
+		for _, n := range quotedNames(names) {
+			out = append(out, problem{field: child(n), unknown: true})
+		}
 	}
 	if names, ok := strings.CutPrefix(msg, "required: missing properties: "); ok {
-		names = strings.NewReplacer("[", "", "]", "", `"`, "").Replace(names)
-		if field == "" {
-			return "missing required " + noun + " " + names
+		for _, n := range quotedNames(names) {
+			out = append(out, problem{field: child(n), what: " is missing"})
 		}
-		return noun + " '" + field + "': missing required property " + names
 	}
-	if field == "" {
-		return "the " + noun + "s: " + msg
+	if len(out) > 0 {
+		return out
 	}
-	return noun + " '" + field + "': " + msg
+	return []problem{{field: field, what: ": " + plainNumbers.ReplaceAllStringFunc(msg, plainNumber)}}
 }
 
-// nullType is the validator's complaint about a null where a schema wants
-// another type (or one of several, listed "a, b").
-var nullType = regexp.MustCompile(`^type: .* has type "null", want (?:one of )?"(.*)"$`)
+// typeComplaint is the validator's "type: 3 has type "integer", want
+// "string"" (or want one of ["a" "b"]).
+var typeComplaint = regexp.MustCompile(`^type: .* has type "(\w+)", want (?:one of )?(.*)$`)
+
+// quotedNames reads the validator's %q of a []string: ["a" "b"].
+func quotedNames(s string) []string {
+	var out []string
+	for _, q := range regexp.MustCompile(`"(?:[^"\\]|\\.)*"`).FindAllString(s, -1) {
+		if n, err := strconv.Unquote(q); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // The validator prints numbers as rationals ("0/1") and with six decimals.
 var plainNumbers = regexp.MustCompile(`-?\d+(/1\b|\.\d+)`)
@@ -137,21 +180,34 @@ func plainNumber(s string) string {
 	return s
 }
 
-// fieldOf turns a schema path (/properties/a/properties/b/items) into the
-// instance's field (a.b[]).
-func fieldOf(path string) string {
+// fieldOfChain turns the validator's chain of schema paths (root,
+// /properties/a, /$defs/t, /$defs/t/properties/b/items) into the instance's
+// field (a.b[]): each step that extends the one before adds its properties
+// and items; a step elsewhere is a $ref jump and adds nothing.
+func fieldOfChain(chain []string) string {
 	var out []string
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	for i := 0; i < len(parts); i++ {
-		switch parts[i] {
-		case "properties":
-			if i+1 < len(parts) {
-				out = append(out, parts[i+1])
-				i++
-			}
-		case "items":
-			if len(out) > 0 {
-				out[len(out)-1] += "[]"
+	prev := ""
+	for _, p := range chain {
+		if p == "root" {
+			p = ""
+		}
+		rel, ok := strings.CutPrefix(p, prev)
+		prev = p
+		if !ok {
+			continue
+		}
+		parts := strings.Split(strings.Trim(rel, "/"), "/")
+		for i := 0; i < len(parts); i++ {
+			switch parts[i] {
+			case "properties":
+				if i+1 < len(parts) {
+					out = append(out, parts[i+1])
+					i++
+				}
+			case "items":
+				if len(out) > 0 {
+					out[len(out)-1] += "[]"
+				}
 			}
 		}
 	}

@@ -40,7 +40,7 @@ func TestNullArgumentMessage(t *testing.T) {
 	if err := json.Unmarshal(m["result"], &res); err != nil || len(res.Content) != 1 {
 		t.Fatalf("answer %s %s", m["result"], m["error"])
 	}
-	if want := "invalid arguments for tool typed: argument 'a' is null; want integer"; !res.IsError || res.Content[0].Text != want {
+	if want := "invalid arguments for tool typed: argument a is null, want an integer"; !res.IsError || res.Content[0].Text != want {
 		t.Errorf("got isError=%v %q, want isError and %q", res.IsError, res.Content[0].Text, want)
 	}
 }

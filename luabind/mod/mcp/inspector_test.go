@@ -152,7 +152,7 @@ func TestInspectorCLI(t *testing.T) {
 				"--tool-name", "json_schema_2020_12_tool", "--tool-args-json", `{"name":"Insp","email":"insp@example.com"}`)
 			for _, c := range []struct{ args, want string }{
 				{"test_error_handling", "This tool intentionally returns an error for testing"},
-				{"json_schema_2020_12_tool --tool-arg name=Insp", "missing required argument email"},
+				{"json_schema_2020_12_tool --tool-arg name=Insp", "argument email is missing"},
 			} {
 				// The CLI exits 5 on an isError result and still prints it.
 				code, res, stderr := inspect(append([]string{"--method", "tools/call", "--tool-name"}, strings.Fields(c.args)...)...)

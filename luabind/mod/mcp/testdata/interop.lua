@@ -76,7 +76,7 @@ for _, ev in ipairs({ { "stdio", EVERYTHING }, { "HTTP", EVERYTHING_HTTP }, { "H
     for _, b in ipairs(img.content) do found = found or b.type == "image" end
     expect.truthy(found)
     -- Arguments are checked against the schema before sending.
-    expect.error(function() c:call("get-sum", { a = "two", b = 3 }) end, "argument 'a'")
+    expect.error(function() c:call("get-sum", { a = "two", b = 3 }) end, "argument a is a string, want a number")
     c:close()
   end)
 
