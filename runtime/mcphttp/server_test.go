@@ -300,7 +300,8 @@ func TestLegacySession(t *testing.T) {
 			}
 		}
 	}()
-	time.Sleep(50 * time.Millisecond)
+	// The stream is registered before its headers are sent, so the 200
+	// above means a notification reaches it.
 	srv.ListChanged("tools")
 	select {
 	case d := <-got:

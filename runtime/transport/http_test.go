@@ -225,15 +225,16 @@ func TestHTTPBrokenModernStreamAndExpiredSession(t *testing.T) {
 }
 
 func TestHTTPModernCancelClosesTheStream(t *testing.T) {
-	gone := make(chan struct{})
+	gone, open := make(chan struct{}), make(chan struct{})
 	rec, h := serve(t, func(w http.ResponseWriter, r *http.Request, method, body string) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.(http.Flusher).Flush()
+		close(open)
 		<-r.Context().Done() // until the client closes it
 		close(gone)
 	})
 	h.Write([]byte(fmt.Sprintf(modernCall, "t", "r")))
-	time.Sleep(100 * time.Millisecond)
+	<-open // the call's stream is open
 	h.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`))
 	select {
 	case <-gone:

@@ -55,10 +55,11 @@ type server struct {
 }
 
 type task struct {
-	id     string
-	status string
-	result json.RawMessage
-	input  bool
+	id       string
+	status   string
+	result   json.RawMessage
+	input    bool          // modern: waiting for the client's answer
+	answered chan struct{} // closed when it came: only then does the task finish
 }
 
 func main() {
@@ -311,7 +312,7 @@ func (s *server) tools() []map[string]any {
 	list := []map[string]any{
 		{"name": "echo", "inputSchema": str("message")},
 		{"name": "add", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "number"}, "b": map[string]any{"type": "number"}}, "required": []string{"a", "b"}}},
-		{"name": "slow", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"seconds": map[string]any{"type": "number"}, "progress": map[string]any{"type": "boolean"}}}},
+		{"name": "slow", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"seconds": map[string]any{"type": "number"}, "progress": map[string]any{"type": "boolean"}, "step_ms": map[string]any{"type": "number"}}}},
 		{"name": "crash", "inputSchema": map[string]any{"type": "object"}},
 		{"name": "big", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"bytes": map[string]any{"type": "integer"}}}},
 		{"name": "ask", "inputSchema": map[string]any{"type": "object"}},
@@ -440,8 +441,9 @@ func (s *server) request(m msg) {
 		s.reply(m.ID, s.result(map[string]any{}))
 	case "tasks/update":
 		s.mu.Lock()
-		if t := s.tasks[p.TaskID]; t != nil {
+		if t := s.tasks[p.TaskID]; t != nil && t.input {
 			t.input = false
+			close(t.answered)
 		}
 		s.mu.Unlock()
 		s.reply(m.ID, s.result(map[string]any{}))
@@ -467,13 +469,17 @@ func (s *server) call(m msg, p callParams) {
 		done := make(chan struct{})
 		s.cancelled.Store(string(m.ID), done)
 		tok := p.Meta["progressToken"]
-		steps := int(secs * 10)
+		step := 100 * time.Millisecond // between progress notifications
+		if ms, ok := p.Arguments["step_ms"].(float64); ok && ms > 0 {
+			step = time.Duration(ms * float64(time.Millisecond))
+		}
+		steps := int(time.Duration(secs*float64(time.Second)) / step)
 		for i := 0; i < steps; i++ {
 			select {
 			case <-done:
 				fmt.Fprintln(os.Stderr, "fake server: slow cancelled")
 				return
-			case <-time.After(100 * time.Millisecond):
+			case <-time.After(step):
 			}
 			if withProgress && len(tok) > 0 {
 				s.notify("notifications/progress", map[string]any{"progressToken": tok, "progress": i + 1, "total": steps, "message": "step " + strconv.Itoa(i+1)})
@@ -579,10 +585,15 @@ func (s *server) startTask(m msg, p callParams) {
 	s.mu.Lock()
 	s.nextID++
 	id := "task-" + strconv.Itoa(s.nextID)
-	t := &task{id: id, status: "working", input: s.mode == "modern"}
+	t := &task{id: id, status: "working", input: s.mode == "modern", answered: make(chan struct{})}
+	if !t.input {
+		close(t.answered)
+	}
 	s.tasks[id] = t
 	s.mu.Unlock()
 	go func() {
+		// However late the client polls, it sees the input request first.
+		<-t.answered
 		time.Sleep(time.Duration(secs * float64(time.Second)))
 		s.mu.Lock()
 		defer s.mu.Unlock()
