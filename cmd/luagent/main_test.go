@@ -252,9 +252,16 @@ func TestSignalsStopRunawayScript(t *testing.T) {
 		sig  syscall.Signal
 		code int
 		name string
-	}{{syscall.SIGINT, 130, "SIGINT"}, {syscall.SIGTERM, 143, "SIGTERM"}} {
-		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(bin, "-e", "print('looping') io.stdout:flush() while true do end")
+		loop string
+	}{
+		{syscall.SIGINT, 130, "SIGINT", "while true do end"},
+		{syscall.SIGTERM, 143, "SIGTERM", "while true do end"},
+		// A pattern that backtracks for hours, inside one built-in call.
+		{syscall.SIGTERM, 143, "SIGTERM", `string.find(("a"):rep(40), ("a*"):rep(40) .. "b")`},
+		{syscall.SIGINT, 130, "SIGINT", `local _ = ("a"):rep(40):gsub(("a*"):rep(40) .. "b", "")`},
+	} {
+		t.Run(tc.name+" "+tc.loop[:12], func(t *testing.T) {
+			cmd := exec.Command(bin, "-e", "print('looping') io.stdout:flush() "+tc.loop)
 			cmd.Env = append(os.Environ(), "LUAGENT_HOME="+t.TempDir())
 			var errb bytes.Buffer
 			cmd.Stderr = &errb
