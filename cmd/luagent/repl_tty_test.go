@@ -134,9 +134,11 @@ func TestTTYREPL(t *testing.T) {
 	m = tt.waitFor(m, "done")
 	m = tt.waitFor(m, "> ")
 
-	// Ctrl-C while a line runs cancels it and returns to the prompt.
-	tt.send("while true do end\r")
-	time.Sleep(200 * time.Millisecond)
+	// Ctrl-C while a line runs cancels it and returns to the prompt. The
+	// line announces itself before it spins ('spin'..'ning' so the echo of
+	// the typed line does not match), so the Ctrl-C reaches a running line.
+	tt.send("io.write('spin'..'ning\\n') io.stdout:flush() while true do end\r")
+	m = tt.waitFor(m, "spinning")
 	tt.send("\x03")
 	m = tt.waitFor(m, "interrupted")
 	m = tt.waitFor(m, "> ")
@@ -146,10 +148,10 @@ func TestTTYREPL(t *testing.T) {
 
 	// Ctrl-C at the prompt clears the line.
 	tt.send("this is not run")
-	tt.waitFor(m, "this is not run")
+	m = tt.waitFor(m, "this is not run")
 	tt.send("\x03")
-	time.Sleep(100 * time.Millisecond)
-	m = len(tt.output())
+	m = tt.waitFor(m, "^C")
+	m = tt.waitFor(m, "> ") // the fresh prompt: the next line is typed into it
 	tt.send("'after clear'\r")
 	m = tt.waitFor(m, "after clear\r\n")
 	m = tt.waitFor(m, "> ")
