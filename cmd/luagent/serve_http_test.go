@@ -18,6 +18,8 @@ type httpServer struct {
 	url    string
 	mu     sync.Mutex
 	stderr strings.Builder
+	grew   chan struct{} // closed (and replaced) when stderr grows or ends
+	eof    bool          // stderr ended
 	exited chan error
 }
 
@@ -31,19 +33,25 @@ func serveHTTPArgs(t *testing.T, args ...string) *httpServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &httpServer{cmd: cmd, exited: make(chan error, 1)}
+	s := &httpServer{cmd: cmd, grew: make(chan struct{}), exited: make(chan error, 1)}
 	urls := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pipe)
 		for sc.Scan() {
 			s.mu.Lock()
 			s.stderr.WriteString(sc.Text() + "\n")
+			close(s.grew)
+			s.grew = make(chan struct{})
 			s.mu.Unlock()
 			if _, url, ok := strings.Cut(sc.Text(), " at http"); ok && (strings.HasPrefix(url, "://") || strings.HasPrefix(url, "s://")) {
 				url, _, _ = strings.Cut(url, " ")
 				urls <- "http" + url
 			}
 		}
+		s.mu.Lock()
+		s.eof = true
+		close(s.grew)
+		s.mu.Unlock()
 		s.exited <- cmd.Wait()
 	}()
 	t.Cleanup(func() { cmd.Process.Kill(); <-s.exited })
@@ -69,6 +77,26 @@ func (s *httpServer) waitExit(t *testing.T, when string) {
 		s.exited <- err // for the cleanup
 	case <-time.After(5 * time.Second):
 		t.Fatalf("no exit %s", when)
+	}
+}
+
+// waitLog waits until the server's stderr contains substr, and says
+// whether it did before stderr ended or 20 s passed. It does not fail the
+// test, so that a goroutine may call it.
+func (s *httpServer) waitLog(substr string) bool {
+	timeout := time.After(20 * time.Second)
+	for {
+		s.mu.Lock()
+		found, eof, grew := strings.Contains(s.stderr.String(), substr), s.eof, s.grew
+		s.mu.Unlock()
+		if found || eof {
+			return found
+		}
+		select {
+		case <-grew:
+		case <-timeout:
+			return false
+		}
 	}
 }
 
@@ -183,7 +211,9 @@ func TestServeHTTPDrainOnSIGTERM(t *testing.T) {
 		st, b := modernCall(srv.url, "slow", `{"seconds":0.8}`)
 		got <- answer{st, b}
 	}()
-	time.Sleep(300 * time.Millisecond)
+	if !srv.waitLog("slow call started") {
+		t.Fatalf("the slow call did not start: %s", srv.log())
+	}
 	start := time.Now()
 	srv.cmd.Process.Signal(syscall.SIGTERM)
 	a := <-got
@@ -200,7 +230,9 @@ func TestServeHTTPDrainOnSIGTERM(t *testing.T) {
 		st, b := modernCall(srv.url, "slow", `{"seconds":30}`)
 		got <- answer{st, b}
 	}()
-	time.Sleep(300 * time.Millisecond)
+	if !srv.waitLog("slow call started") {
+		t.Fatalf("the slow call did not start: %s", srv.log())
+	}
 	start = time.Now()
 	srv.cmd.Process.Signal(syscall.SIGTERM)
 	srv.waitExit(t, "after the grace period")
@@ -223,8 +255,8 @@ func TestHTTPClientServerKilledMidCall(t *testing.T) {
 	for _, era := range []string{"modern", "legacy"} {
 		t.Run(era, func(t *testing.T) {
 			srv := serveHTTPArgs(t, "testdata/workers.lua", "--http", "127.0.0.1:0/mcp")
-			go func() {
-				time.Sleep(500 * time.Millisecond)
+			go func() { // once the call is in flight
+				srv.waitLog("slow call started")
 				srv.cmd.Process.Kill()
 			}()
 			start := time.Now()
