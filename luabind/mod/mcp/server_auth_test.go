@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,9 +27,10 @@ import (
 // raw HTTP, luagent's own client and the Go SDK v1.8.0 client, both eras.
 
 // serveAuth runs `bin argv...` (a serve --http 127.0.0.1:0/mcp command) with
-// env added and returns the endpoint's URL and everything it printed on
-// stderr so far.
-func serveAuth(t *testing.T, bin string, env []string, argv ...string) (string, *syncbuf.Buffer) {
+// env added and returns the endpoint's URL, everything it printed on stderr
+// so far, and stop: SIGTERM, then wait until the process has exited and its
+// stderr is read to the end (the process is killed with the test anyway).
+func serveAuth(t *testing.T, bin string, env []string, argv ...string) (url string, out *syncbuf.Buffer, stop func()) {
 	t.Helper()
 	cmd := exec.Command(bin, argv...)
 	cmd.Env = append(os.Environ(), env...)
@@ -35,10 +38,25 @@ func serveAuth(t *testing.T, bin string, env []string, argv ...string) (string, 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	out := &syncbuf.Buffer{}
+	ended := make(chan struct{}) // stderr is read to the end
+	var waited sync.Once
+	wait := func() { waited.Do(func() { <-ended; cmd.Wait() }) }
+	t.Cleanup(func() { cmd.Process.Kill(); wait() })
+	stop = func() {
+		t.Helper()
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-ended:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s did not exit on SIGTERM", argv)
+			cmd.Process.Kill()
+		}
+		wait()
+	}
+	out = &syncbuf.Buffer{}
 	urls := make(chan string, 1)
 	go func() {
+		defer close(ended)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			out.WriteString(sc.Text() + "\n")
@@ -53,11 +71,11 @@ func serveAuth(t *testing.T, bin string, env []string, argv ...string) (string, 
 		if !ok {
 			t.Fatalf("the HTTP server exited before listening:\n%s", out)
 		}
-		return url, out
+		return url, out, stop
 	case <-time.After(20 * time.Second):
 		t.Fatal("the HTTP server did not start")
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 type rawReply struct {
@@ -182,10 +200,10 @@ func TestServeAuth(t *testing.T) {
 	servers, _ := filepath.Abs("testdata/servers")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	// The token server runs with -v and --trace too: neither may show it.
-	url, tokStderr := serveAuth(t, bin, []string{"LUAGENT_TEST_MCP_TOKEN=" + testToken},
+	url, tokStderr, stopTok := serveAuth(t, bin, []string{"LUAGENT_TEST_MCP_TOKEN=" + testToken},
 		"-v", "--trace", trace, "serve", filepath.Join(servers, "everything.lua"), "--http", "127.0.0.1:0/mcp",
 		"--auth-token-env", "LUAGENT_TEST_MCP_TOKEN", "--auth-server", "https://auth.example.com")
-	luaURL, luaStderr := serveAuth(t, bin, nil,
+	luaURL, luaStderr, stopLua := serveAuth(t, bin, nil,
 		"serve", filepath.Join(servers, "auth.lua"), "--http", "127.0.0.1:0/mcp", "--auth-server", "https://other.example.com")
 
 	t.Run("token/raw", func(t *testing.T) {
@@ -255,7 +273,10 @@ func TestServeAuth(t *testing.T) {
 		})
 	}
 	t.Run("no secrets printed", func(t *testing.T) {
-		time.Sleep(100 * time.Millisecond) // the last stderr lines
+		// Both servers stop first: their stderr is then read to the end and
+		// the trace file written out, so no late line escapes the checks.
+		stopTok()
+		stopLua()
 		tr, _ := os.ReadFile(trace)
 		if len(tr) == 0 {
 			t.Error("the trace file is empty: -v/--trace did not trace the server")

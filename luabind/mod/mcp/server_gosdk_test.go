@@ -152,7 +152,7 @@ func TestServerWithGoSDKClient(t *testing.T) {
 // returns the endpoint's URL; the process ends with the test.
 func serveHTTP(t *testing.T, bin, server string, args ...string) string {
 	t.Helper()
-	url, _ := serveAuth(t, bin, nil, append([]string{"serve", server, "--http", "127.0.0.1:0/mcp"}, args...)...)
+	url, _, _ := serveAuth(t, bin, nil, append([]string{"serve", server, "--http", "127.0.0.1:0/mcp"}, args...)...)
 	return url
 }
 
