@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,7 +25,7 @@ func TestFixtureWithGoSDKClient(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			var mu sync.Mutex
+			var mu notified
 			var progress []float64
 			var logs []string
 			var asked []string
@@ -215,7 +214,7 @@ func TestFixtureWithGoSDKClient(t *testing.T) {
 			if err != nil || len(comp.Completion.Values) != 3 {
 				t.Errorf("complete %v %v", comp, err)
 			}
-			time.Sleep(100 * time.Millisecond)
+			mu.waitUntil(func() bool { return len(progress) >= 3 && len(logs) >= 4 })
 			mu.Lock()
 			defer mu.Unlock()
 			if len(progress) != 3 || progress[2] != 100 {

@@ -14,6 +14,45 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// notified is the mutex that guards what an SDK client's handlers record;
+// its Unlock wakes those in waitUntil. The SDK delivers notifications apart
+// from the answer of the call that caused them, so they may still be on the
+// way when the call returns.
+type notified struct {
+	sync.Mutex
+	changed chan struct{} // closed by Unlock; nil when nobody waits
+}
+
+func (n *notified) Unlock() {
+	if n.changed != nil {
+		close(n.changed)
+		n.changed = nil
+	}
+	n.Mutex.Unlock()
+}
+
+// waitUntil waits (10 s at most) until done, called with n locked, holds.
+func (n *notified) waitUntil(done func() bool) {
+	timeout := time.After(10 * time.Second)
+	for {
+		n.Lock()
+		if done() {
+			n.Unlock()
+			return
+		}
+		if n.changed == nil {
+			n.changed = make(chan struct{})
+		}
+		changed := n.changed
+		n.Mutex.Unlock()
+		select {
+		case <-changed:
+		case <-timeout:
+			return // the checks that follow say what is missing
+		}
+	}
+}
+
 // The Lua server driven by the Go SDK v1.8.0 client, in both eras.
 func TestServerWithGoSDKClient(t *testing.T) {
 	bin := testbin.Build(t, "cmd/luagent")
@@ -22,7 +61,7 @@ func TestServerWithGoSDKClient(t *testing.T) {
 		t.Run(era, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			var mu sync.Mutex
+			var mu notified
 			var progress []float64
 			var logs []string
 			elicits := 0
@@ -132,7 +171,7 @@ func TestServerWithGoSDKClient(t *testing.T) {
 			if err != nil || len(comp.Completion.Values) != 3 {
 				t.Fatalf("complete %v %v", comp, err)
 			}
-			time.Sleep(100 * time.Millisecond)
+			mu.waitUntil(func() bool { return len(progress) >= 3 && len(logs) >= 4 })
 			mu.Lock()
 			defer mu.Unlock()
 			if elicits != 2 {
