@@ -1,0 +1,178 @@
+// Package catalog is the saved server catalog: $LUAGENT_HOME/config.json
+// (default ~/.luagent/config.json), the MCP servers a user keeps once and
+// every luagent command can use. It reads, validates, edits and writes that
+// file, resolves env references, and imports other hosts' configurations.
+// It knows nothing of connections: runtime/hub turns entries into live
+// clients.
+//
+//	{ "version": 1, "mcpInitStrategy": "auto",
+//	  "mcpServers": {
+//	    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."] },
+//	    "remote": { "url": "https://example.com/mcp", "oauth": { "scopes": ["read"] } } } }
+//
+// Fields the catalog does not know, and the managed fields other tools keep
+// there (connectionId, connectionCredentials, connectionGeneration), survive
+// every edit with their values unchanged.
+package catalog
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/luagent/luagent/runtime/errs"
+)
+
+// Version is the file format this package reads and writes. A file with a
+// newer version is refused, never rewritten.
+const Version = 1
+
+// Init strategies (mcpInitStrategy).
+const (
+	// InitAuto: interactive sessions start servers progressively, one-shot
+	// commands wait for them. The default.
+	InitAuto = "auto"
+	// InitProgressive: start in the background, use tools as they arrive.
+	InitProgressive = "progressive"
+	// InitWait: wait for every enabled server before going on.
+	InitWait = "wait"
+)
+
+// The defaults of an entry's optional fields, in one place.
+const (
+	DefaultStartupTimeout = 60 * time.Second // startupTimeoutSeconds
+	DefaultRequestTimeout = 60 * time.Second // requestTimeoutSeconds
+	DefaultProtocol       = "auto"           // protocol: auto | legacy | modern
+)
+
+// Config is the whole file.
+type Config struct {
+	// Version is the file's format version (Version when written).
+	Version int
+	// InitStrategy is mcpInitStrategy: InitAuto, InitProgressive or InitWait.
+	InitStrategy string
+	// Servers are the mcpServers entries, in the file's order.
+	Servers []*Server
+
+	extra members // unknown top-level members, kept as written
+}
+
+// Server is one entry of mcpServers: a stdio server (Command) or an HTTP
+// one (URL), never both.
+type Server struct {
+	// Name is the entry's key: ^[A-Za-z0-9_-]{1,64}$.
+	Name string
+	// Enabled is false for an entry kept but not started (default true).
+	Enabled bool
+
+	// Command, Args, Cwd and Env start a stdio server. No shell is
+	// involved: Args reach the program exactly. Cwd "" is the working
+	// directory of luagent.
+	Command string
+	Args    []string
+	Cwd     string
+	Env     map[string]EnvValue
+
+	// URL is a Streamable HTTP endpoint; Headers are sent with every
+	// request; OAuth configures authorization when the server asks for it.
+	URL     string
+	Headers map[string]string
+	OAuth   *OAuth
+
+	// StartupTimeout bounds starting and negotiating (startupTimeoutSeconds);
+	// RequestTimeout bounds each request (requestTimeoutSeconds). Zero means
+	// the default.
+	StartupTimeout time.Duration
+	RequestTimeout time.Duration
+	// Protocol is "auto", "legacy" (2025-11-25) or "modern" (2026-07-28);
+	// "" means auto.
+	Protocol string
+	// Roots and Sampling let the server ask for the client's roots and for
+	// model samples; both off unless the entry says true.
+	Roots    bool
+	Sampling bool
+	// LogLevel asks the server for log messages at this level and above
+	// ("" asks for none).
+	LogLevel string
+	// MaxConcurrentCalls bounds the calls in flight to this server; more
+	// wait (0: no bound).
+	MaxConcurrentCalls int
+
+	extra members // unknown and managed members, kept as written
+}
+
+// OAuth is an HTTP entry's oauth member.
+type OAuth struct {
+	ClientID            string   // clientId: a pre-registered client
+	ClientSecret        string   // clientSecret: needs ClientID
+	ClientIDMetadataURL string   // clientIdMetadataUrl: an https URL with a path (CIMD)
+	Scopes              []string // scopes to ask for besides the server's
+
+	extra members
+}
+
+// EnvValue is one env entry: a literal, or a reference resolved when the
+// server starts, so secrets need not sit in the file.
+//
+//	"TOKEN": "literal"
+//	"TOKEN": {"param": "github_token"}   // --set github_token=..., --params-file
+//	"TOKEN": {"fromEnv": "GITHUB_TOKEN"} // luagent's own environment
+type EnvValue struct {
+	Value   string // the literal (when Param and FromEnv are "")
+	Param   string // a parameter's name
+	FromEnv string // an environment variable's name
+
+	extra members
+}
+
+// members holds JSON object members by name, in their order, with their
+// values exactly as read.
+type members struct {
+	names  []string
+	values map[string]json.RawMessage
+}
+
+// Transport is "stdio" or "http".
+func (s *Server) Transport() string {
+	if s.URL != "" {
+		return "http"
+	}
+	return "stdio"
+}
+
+// Params are the values env references of the {"param": NAME} form take
+// (--set NAME=VALUE, --params-file FILE).
+type Params map[string]string
+
+// ResolveEnv returns the entry's environment with every reference
+// resolved: params from params, {"fromEnv": NAME} through lookup (nil:
+// none found). An unresolved reference is an error naming the variable
+// and the parameter, never its value.
+func (s *Server) ResolveEnv(params Params, lookup func(string) (string, bool)) (map[string]string, error) {
+	if len(s.Env) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(s.Env))
+	for k, v := range s.Env {
+		switch {
+		case v.Param != "":
+			val, ok := params[v.Param]
+			if !ok {
+				return nil, errs.Errorf(errs.Invalid, "catalog", "server %q: env %s needs the parameter %s: pass --set %s=VALUE or --params-file FILE", s.Name, k, v.Param, v.Param)
+			}
+			out[k] = val
+		case v.FromEnv != "":
+			var val string
+			ok := false
+			if lookup != nil {
+				val, ok = lookup(v.FromEnv)
+			}
+			if !ok {
+				return nil, errs.Errorf(errs.Invalid, "catalog", "server %q: env %s comes from the environment variable %s, which is not set: export %s", s.Name, k, v.FromEnv, v.FromEnv)
+			}
+			out[k] = val
+		default:
+			out[k] = v.Value
+		}
+	}
+	return out, nil
+}
