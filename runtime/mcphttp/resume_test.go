@@ -61,7 +61,9 @@ func TestLegacyStreamResumes(t *testing.T) {
 		}
 		return evs[0].id, evs[1].id
 	}
-	resume := func(last string) []sseEv {
+	// resume GETs the stream from last on; once the GET is answered (the
+	// server then hands the stream's further events to it), whileOpen runs.
+	resume := func(last string, whileOpen func(*testing.T)) []sseEv {
 		req, _ := http.NewRequest("GET", ts.URL, nil)
 		for k, v := range hdr {
 			req.Header.Set(k, v)
@@ -73,6 +75,9 @@ func TestLegacyStreamResumes(t *testing.T) {
 			t.Fatalf("GET: %v %v", resp, err)
 		}
 		defer resp.Body.Close()
+		if whileOpen != nil {
+			whileOpen(t)
+		}
 		done := make(chan []sseEv, 1)
 		go func() { done <- readEvents(t, resp, nil) }() // the resumed stream ends after the answer
 		select {
@@ -86,7 +91,7 @@ func TestLegacyStreamResumes(t *testing.T) {
 
 	// Resumed while the request still runs: the answer arrives live.
 	_, progress := call("7")
-	evs := resume(progress)
+	evs := resume(progress, answerLater)
 	if last := evs[len(evs)-1]; !strings.Contains(last.data, `"id":7`) || !strings.Contains(last.data, "later done") || last.id == "" {
 		t.Errorf("resumed after the progress: %+v", evs)
 	}
@@ -99,8 +104,8 @@ func TestLegacyStreamResumes(t *testing.T) {
 	// Resumed after the answer was made: replayed from the log, from the
 	// priming event's id on (the progress too).
 	prime, _ := call("8")
-	time.Sleep(500 * time.Millisecond)
-	evs = resume(prime)
+	answerLater(t)
+	evs = resume(prime, nil)
 	var datas []string
 	for _, e := range evs {
 		if e.data != "" {

@@ -50,10 +50,17 @@ func (handler) Handle(r *mcp.Request) {
 		case "echo":
 			r.Reply(text(p.Arguments.Message))
 		case "later":
-			// Progress now, the answer 300 ms later.
+			// Progress now, the answer when the test lets it go.
 			total := 1.0
 			r.Progress(0, &total, "started")
-			go func() { time.Sleep(300 * time.Millisecond); r.Reply(text("later done")) }()
+			go func() {
+				select {
+				case answered := <-laterAnswers:
+					r.Reply(text("later done"))
+					close(answered)
+				case <-r.Context().Done():
+				}
+			}()
 		case "slow":
 			total := 2.0
 			r.Progress(1, &total, "half")
@@ -73,6 +80,22 @@ func (handler) Handle(r *mcp.Request) {
 		}
 	default:
 		r.Reply(json.RawMessage(`{}`))
+	}
+}
+
+// laterAnswers lets the "later" tool answer: each call waits for a channel
+// from it, and closes that channel once its answer is made.
+var laterAnswers = make(chan chan struct{})
+
+// answerLater lets one "later" call answer and waits until it has.
+func answerLater(t *testing.T) {
+	t.Helper()
+	answered := make(chan struct{})
+	select {
+	case laterAnswers <- answered:
+		<-answered
+	case <-time.After(5 * time.Second):
+		t.Fatal("no later call waits to answer")
 	}
 }
 
