@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
+	"github.com/luagent/luagent/runtime/privfile"
 )
 
 // Entry is one credential file: a server URL's in a Store, or the legacy
@@ -101,7 +101,7 @@ func (e *Entry) Delete(ctx context.Context) (bool, error) {
 	case err != nil:
 		return false, errs.Errorf(errs.Invalid, op, "cannot remove %s: %v; remove it by hand", path, pathErr(err))
 	}
-	syncDir(filepath.Dir(path))
+	privfile.SyncDir(filepath.Dir(path))
 	return true, nil
 }
 
@@ -255,7 +255,7 @@ func (e *Entry) lockPath() string { return e.realPath() + ".lock" }
 
 func (e *Entry) lock(ctx context.Context) (func(), error) {
 	path := e.lockPath()
-	unlock, err := lockFile(ctx, path)
+	unlock, err := privfile.Lock(ctx, path)
 	switch {
 	case err == nil:
 		return unlock, nil
@@ -298,16 +298,15 @@ func (e *Entry) prepareDir(create bool) (bool, error) {
 
 // Hooks for tests.
 var (
-	currentUID   = os.Geteuid
-	chmodPath    = os.Chmod
-	chmodFile    = (*os.File).Chmod
-	beforeRename = func(tmp string) error { return nil }
+	currentUID = os.Geteuid
+	chmodPath  = os.Chmod
+	chmodFile  = (*os.File).Chmod
 )
 
 // makePrivate refuses what is not the user's and removes permission bits
 // beyond want, with a warning.
 func (e *Entry) makePrivate(path, what string, fi fs.FileInfo, want fs.FileMode, chmod func(fs.FileMode) error) error {
-	if uid, ok := fileOwner(fi); ok && uid != currentUID() {
+	if uid, ok := privfile.Owner(fi); ok && uid != currentUID() {
 		return errs.Errorf(errs.Invalid, op, "%s%s belongs to another user (uid %d), so luagent will not use it; remove it, or make it yours with chown", what, path, uid)
 	}
 	mode := fi.Mode().Perm()
@@ -326,14 +325,7 @@ func (e *Entry) makePrivate(path, what string, fi fs.FileInfo, want fs.FileMode,
 // maxFile bounds what is read: credential files are small.
 const maxFile = 1 << 20
 
-func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxFile+1))
-}
+func readLimited(path string) ([]byte, error) { return privfile.ReadLimited(path, maxFile) }
 
 // readPrivate reads the file after checking it is a regular file owned by
 // the user and fixing loose permissions. Absent: nil, nil.
@@ -355,7 +347,7 @@ func (e *Entry) readPrivate(path string) ([]byte, error) {
 		}
 		return nil, errs.Errorf(errs.Invalid, op, "%s is %s, not a regular file, so luagent will not use it; %s", path, what, e.startOver())
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|privfile.OpenNoFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -369,12 +361,12 @@ func (e *Entry) readPrivate(path string) ([]byte, error) {
 	if err := e.makePrivate(path, "", fi, 0o600, func(m fs.FileMode) error { return chmodFile(f, m) }); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	data, err := privfile.ReadAllLimited(f, maxFile)
+	if errors.Is(err, privfile.ErrTooLarge) {
+		return nil, e.corrupt(path, "larger than 1 MiB")
+	}
 	if err != nil {
 		return nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check the disk", path, pathErr(err))
-	}
-	if len(data) > maxFile {
-		return nil, e.corrupt(path, "larger than 1 MiB")
 	}
 	return data, nil
 }
@@ -470,73 +462,10 @@ func (e *Entry) write(c *oauth.Credential) error {
 		return errs.Errorf(errs.Internal, op, "encoding the credential for %s: %v", e.what(), err)
 	}
 	data = append(data, '\n')
-	if err := writeAtomic(path, data); err != nil {
+	if err := privfile.WriteAtomic(path, data); err != nil {
 		return errs.Errorf(errs.Invalid, op, "cannot save %s: %v; check that luagent may write to %s (the file was left as it was)", path, pathErr(err), filepath.Dir(path))
 	}
 	return nil
-}
-
-// tmpPrefix names a file's temporary files; only the lock holder makes them,
-// so under the lock any that exist were left by a process that died.
-func tmpPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
-
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if old, _ := filepath.Glob(filepath.Join(dir, globEscape(tmpPrefix(path))+"*")); len(old) > 0 {
-		for _, o := range old {
-			os.Remove(o)
-		}
-	}
-	f, err := os.CreateTemp(dir, tmpPrefix(path)+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = beforeRename(tmp); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
-}
-
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// syncDir makes a rename or removal durable (best effort).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 // pathErr drops the path an *os.PathError repeats.
@@ -562,6 +491,3 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
-// lockPoll bounds the wait between two tries of a busy lock.
-const lockPoll = 25 * time.Millisecond

@@ -19,6 +19,7 @@ import (
 	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
+	"github.com/luagent/luagent/runtime/privfile"
 )
 
 const testURL = "https://mcp.example.com/mcp"
@@ -339,7 +340,7 @@ func TestAtomicSave(t *testing.T) {
 		}
 		before, _ := os.ReadFile(s.Path(testURL))
 		var sawTmp string
-		beforeRename = func(tmp string) error {
+		privfile.BeforeRename = func(tmp string) error {
 			sawTmp = tmp
 			data, _ := os.ReadFile(tmp)
 			if !json.Valid(data) || perm(t, tmp) != 0o600 {
@@ -347,7 +348,7 @@ func TestAtomicSave(t *testing.T) {
 			}
 			return syscall.ENOSPC
 		}
-		defer func() { beforeRename = func(string) error { return nil } }()
+		defer func() { privfile.BeforeRename = func(string) error { return nil } }()
 		err := s.Save(ctx, testURL, cred("access-2", "refresh-2"))
 		checkErr(t, err, errs.Invalid, "cannot save "+s.Path(testURL), "no space left on device", "the file was left as it was")
 		if filepath.Dir(sawTmp) != s.Dir() {
@@ -364,8 +365,8 @@ func TestAtomicSave(t *testing.T) {
 	t.Run("rename fails", func(t *testing.T) {
 		s, _ := newStore(t)
 		// A folder appears where the file goes: the rename itself fails, even for root.
-		beforeRename = func(string) error { return os.MkdirAll(filepath.Join(s.Path(testURL), "x"), 0o700) }
-		defer func() { beforeRename = func(string) error { return nil } }()
+		privfile.BeforeRename = func(string) error { return os.MkdirAll(filepath.Join(s.Path(testURL), "x"), 0o700) }
+		defer func() { privfile.BeforeRename = func(string) error { return nil } }()
 		err := s.Save(ctx, testURL, cred("access-1", "refresh-1"))
 		checkErr(t, err, errs.Invalid, "cannot save "+s.Path(testURL), "the file was left as it was")
 		if left := tmpFiles(t, s.Dir()); len(left) > 0 {
@@ -397,7 +398,7 @@ func TestAtomicSave(t *testing.T) {
 		if err := s.Save(ctx, testURL, cred("access-1", "refresh-1")); err != nil {
 			t.Fatal(err)
 		}
-		dead := filepath.Join(s.Dir(), tmpPrefix(s.Path(testURL))+"12345")
+		dead := filepath.Join(s.Dir(), privfile.TmpPrefix(s.Path(testURL))+"12345")
 		os.WriteFile(dead, []byte(`{"partial`), 0o600)
 		if err := s.Save(ctx, testURL, cred("access-2", "refresh-2")); err != nil {
 			t.Fatal(err)
@@ -691,7 +692,7 @@ func TestLockWaitEnds(t *testing.T) {
 	s, _ := newStore(t)
 	stale := cred("access-1", "refresh-1")
 	s.Save(context.Background(), testURL, stale)
-	unlock, err := lockFile(context.Background(), s.Path(testURL)+".lock")
+	unlock, err := privfile.Lock(context.Background(), s.Path(testURL)+".lock")
 	if err != nil {
 		t.Fatal(err)
 	}

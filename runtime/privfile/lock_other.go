@@ -1,6 +1,6 @@
 //go:build !unix
 
-package store
+package privfile
 
 import (
 	"context"
@@ -10,15 +10,16 @@ import (
 	"time"
 )
 
-const openNoFollow = 0
+// OpenNoFollow is 0 here: the system has no such flag.
+const OpenNoFollow = 0
 
-// fileOwner is unknown here: ownership is not checked.
-func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
+// Owner is unknown here: ownership is not checked.
+func Owner(fs.FileInfo) (int, bool) { return 0, false }
 
-// lockFile takes the lock by creating path exclusively, waiting until ctx
+// Lock takes the lock by creating path exclusively, waiting until ctx
 // ends; releasing removes it. (A process that dies holding it leaves the
 // file: the error on timeout says so through the caller's message.)
-func lockFile(ctx context.Context, path string) (func(), error) {
+func Lock(ctx context.Context, path string) (func(), error) {
 	delay := time.Millisecond
 	for {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package store
+package privfile
 
 import (
 	"context"
@@ -11,11 +11,12 @@ import (
 	"time"
 )
 
-// openNoFollow refuses a symbolic link where a credential file should be.
-const openNoFollow = syscall.O_NOFOLLOW
+// OpenNoFollow is an os.OpenFile flag that refuses a symbolic link where a
+// private file should be (0 where the system has none).
+const OpenNoFollow = syscall.O_NOFOLLOW
 
-// fileOwner returns the uid that owns fi.
-func fileOwner(fi fs.FileInfo) (int, bool) {
+// Owner returns the uid that owns fi (false where that is unknown).
+func Owner(fi fs.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return 0, false
@@ -23,14 +24,14 @@ func fileOwner(fi fs.FileInfo) (int, bool) {
 	return int(st.Uid), true
 }
 
-// lockFile takes an exclusive flock on path (created 0600 if missing),
-// waiting until ctx ends. The holder unlinks the file when it releases it,
-// so none is left behind; a waiter that then gets the lock of the unlinked
-// file notices (path no longer names the file it locked) and tries again.
-// flock locks belong to the open file, so goroutines of one process exclude
-// each other as processes do; the kernel releases the lock of a process
-// that dies.
-func lockFile(ctx context.Context, path string) (func(), error) {
+// Lock takes an exclusive flock on path (created 0600 if missing), waiting
+// until ctx ends, and returns the function that releases it. The holder
+// unlinks the file when it releases it, so none is left behind; a waiter
+// that then gets the lock of the unlinked file notices (path no longer
+// names the file it locked) and tries again. flock locks belong to the open
+// file, so goroutines of one process exclude each other as processes do;
+// the kernel releases the lock of a process that dies.
+func Lock(ctx context.Context, path string) (func(), error) {
 	delay := time.Millisecond
 	for {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
