@@ -54,6 +54,8 @@ type Config struct {
 	Servers []*Server
 
 	extra members // unknown top-level members, kept as written
+	read  *Config // the fields as parsed, to write unchanged ones back as read
+	raw   map[string]json.RawMessage
 }
 
 // Server is one entry of mcpServers: a stdio server (Command) or an HTTP
@@ -98,6 +100,8 @@ type Server struct {
 	MaxConcurrentCalls int
 
 	extra members // unknown and managed members, kept as written
+	read  *Server // the fields as parsed (nil for an entry made in Go)
+	raw   map[string]json.RawMessage
 }
 
 // OAuth is an HTTP entry's oauth member.
@@ -108,6 +112,8 @@ type OAuth struct {
 	Scopes              []string // scopes to ask for besides the server's
 
 	extra members
+	read  *OAuth
+	raw   map[string]json.RawMessage
 }
 
 // EnvValue is one env entry: a literal, or a reference resolved when the
@@ -122,6 +128,9 @@ type EnvValue struct {
 	FromEnv string // an environment variable's name
 
 	extra members
+	raw   json.RawMessage // the value as read (nil for one made in Go)
+	was   [3]string       // Value, Param, FromEnv as read
+	obj   bool            // read as an object ({"value": ...} for a literal)
 }
 
 // members holds JSON object members by name, in their order, with their

@@ -1,0 +1,40 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzParse: whatever Parse accepts, Marshal writes as valid JSON that
+// parses again to the same bytes (a fixed point), never panicking.
+func FuzzParse(f *testing.F) {
+	f.Add(readFixture(f, "roundtrip.json"))
+	for _, s := range []string{`{}`, `{"version": 1, "mcpServers": {"a": {"command": "x", "env": {"A": {"param": "p"}}}}}`,
+		`{"mcpServers": {"a": {"url": "https://x/mcp", "oauth": {"scopes": ["a"], "x": [1]}}}, "z": {"\u0000": 1}}`,
+		`{"mcpServers": null, "mcpInitStrategy": null}`, `{"mcpServers": {"a": {"enabled": null, "cwd": null, "env": {}}}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(data)
+		if err != nil {
+			return
+		}
+		c.Validate()
+		out, err := c.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("Marshal wrote invalid JSON:\n%s", out)
+		}
+		c2, err := Parse(out)
+		if err != nil {
+			t.Fatalf("Parse of Marshal's output: %v\n%s", err, out)
+		}
+		out2, _ := c2.Marshal()
+		if !bytes.Equal(out, out2) {
+			t.Fatalf("not a fixed point:\n%s\n%s", out, out2)
+		}
+	})
+}

@@ -1,0 +1,172 @@
+package catalog
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/luagent/luagent/runtime/mcp"
+)
+
+var (
+	// nameRE is the rule for entry names (and so for qualified tool names).
+	nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	// envNameRE is a portable environment variable name.
+	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// paramRE is a parameter's name (--set NAME=VALUE).
+	paramRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+)
+
+// ValidName reports whether name is a valid entry name:
+// ^[A-Za-z0-9_-]{1,64}$.
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
+// Validate checks every rule of the format and returns one error of kind
+// invalid listing every problem (errors.As gives the Problems), each with
+// the JSON path of the bad field and what to do, or nil.
+func (c *Config) Validate() error {
+	var p problems
+	switch c.InitStrategy {
+	case "", InitAuto, InitProgressive, InitWait:
+	default:
+		p.add("mcpInitStrategy", fmt.Sprintf("must be %q, %q or %q, not %q", InitAuto, InitProgressive, InitWait, c.InitStrategy))
+	}
+	if c.Version < 0 || c.Version > Version {
+		p.add("version", fmt.Sprintf("must be %d", Version))
+	}
+	seen := map[string]bool{}
+	for _, s := range c.Servers {
+		if s == nil {
+			continue
+		}
+		if seen[s.Name] {
+			p.add(serverPath(s.Name), "appears twice; keep one")
+		}
+		seen[s.Name] = true
+		s.validate(&p)
+	}
+	return p.err()
+}
+
+// Validate checks one entry as Config.Validate does.
+func (s *Server) Validate() error {
+	var p problems
+	s.validate(&p)
+	return p.err()
+}
+
+func (s *Server) validate(p *problems) {
+	path := serverPath(s.Name)
+	at := func(field, msg string) { p.add(path+"."+field, msg) }
+	if !nameRE.MatchString(s.Name) {
+		p.add(path, "the name must be 1 to 64 letters, digits, _ or - (no spaces or dots); rename the entry")
+	}
+	switch {
+	case s.Command != "" && s.URL != "":
+		p.add(path, "has both command and url; keep command for a stdio server or url for an HTTP one")
+	case s.Command == "" && s.URL == "":
+		p.add(path, `needs command (a stdio server: "command": "npx", "args": [...]) or url (an HTTP server)`)
+	}
+	if s.Command != "" && strings.TrimSpace(s.Command) == "" {
+		at("command", "must not be blank; name the program to start")
+	}
+	if s.URL != "" {
+		if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			at("url", "must be an http or https URL with a host, like https://example.com/mcp")
+		}
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"args", s.Args != nil}, {"cwd", s.Cwd != ""}, {"env", s.Env != nil}} {
+			if f.set {
+				at(f.name, "only a stdio server (command) takes "+f.name+"; remove it from this HTTP entry")
+			}
+		}
+	}
+	if s.Command != "" {
+		if s.Headers != nil {
+			at("headers", "only an HTTP server (url) takes headers; remove them from this stdio entry")
+		}
+		if s.OAuth != nil {
+			at("oauth", "only an HTTP server (url) takes oauth; remove it from this stdio entry")
+		}
+	}
+	for _, k := range sortedKeys(s.Env) {
+		v := s.Env[k]
+		fp := "env." + k
+		if !envNameRE.MatchString(k) {
+			at(fp, "is not a valid variable name: use letters, digits and _, not starting with a digit")
+		}
+		n := 0
+		for _, x := range []string{v.Param, v.FromEnv} {
+			if x != "" {
+				n++
+			}
+		}
+		switch {
+		case n > 1 || (n == 1 && v.Value != ""):
+			at(fp, `must be exactly one of a string, {"param": NAME} and {"fromEnv": NAME}`)
+		case v.Param != "" && !paramRE.MatchString(v.Param):
+			at(fp+".param", "must be a parameter name of letters, digits, _, . or -")
+		case v.FromEnv != "" && !envNameRE.MatchString(v.FromEnv):
+			at(fp+".fromEnv", "must be an environment variable name (letters, digits and _)")
+		case strings.ContainsRune(v.Value, 0):
+			at(fp, "must not hold a NUL character")
+		}
+	}
+	for _, k := range sortedKeys(s.Headers) {
+		if !httpguts.ValidHeaderFieldName(k) {
+			at("headers."+k, "is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~, no spaces or colons)")
+		} else if !httpguts.ValidHeaderFieldValue(s.Headers[k]) {
+			at("headers."+k, "the value must not hold line breaks or control characters")
+		}
+	}
+	if o := s.OAuth; o != nil {
+		if o.ClientSecret != "" && o.ClientID == "" {
+			at("oauth.clientSecret", "a client secret needs clientId, the client it belongs to; add clientId or remove clientSecret")
+		}
+		if o.ClientIDMetadataURL != "" {
+			if u, err := url.Parse(o.ClientIDMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
+				at("oauth.clientIdMetadataUrl", "must be an https URL with a path")
+			}
+		}
+		for i, sc := range o.Scopes {
+			if strings.TrimSpace(sc) == "" || strings.ContainsAny(sc, " \t\r\n\"\\") {
+				at(fmt.Sprintf("oauth.scopes[%d]", i), "must be one scope name, not blank and without spaces or quotes")
+			}
+		}
+	}
+	switch s.Protocol {
+	case "", "auto", "legacy", "modern":
+	default:
+		at("protocol", fmt.Sprintf(`must be "auto", "legacy" or "modern", not %q`, s.Protocol))
+	}
+	if s.LogLevel != "" && !slices.Contains(mcp.LogLevels, s.LogLevel) {
+		at("logLevel", fmt.Sprintf("must be one of %s (or left out), not %q", strings.Join(mcp.LogLevels, ", "), s.LogLevel))
+	}
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"startupTimeoutSeconds", s.StartupTimeout}, {"requestTimeoutSeconds", s.RequestTimeout}} {
+		if f.d < 0 || f.d > maxTimeout {
+			at(f.name, "must be a number of seconds above 0 and at most 86400 (leave it out for the default)")
+		}
+	}
+	if s.MaxConcurrentCalls < 0 {
+		at("maxConcurrentCalls", "must be 0 or more (0: no bound)")
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
