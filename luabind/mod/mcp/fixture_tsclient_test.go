@@ -195,10 +195,17 @@ func TestFixtureWithTSClient(t *testing.T) {
 					if name == "test_tool_with_progress" {
 						// The SDK dispatches notifications a microtask after the
 						// response that follows them in the same read, and drops
-						// progress whose request has ended: the last one (100)
-						// can be lost on its side. The wire order is checked in
+						// progress whose request has ended: what shares a read
+						// with the response (100; under load 50 too, sent 50 ms
+						// earlier) can be lost on its side. The first, sent
+						// 100 ms before the response, arrives; what arrives is
+						// in order. The wire order of all three is checked in
 						// TestFixtureModern.
-						if len(l.Progress) < 2 || l.Progress[0].Progress != 0 || l.Progress[1].Progress != 50 || l.Progress[0].Total != 100 {
+						ok := len(l.Progress) >= 1 && l.Progress[0].Progress == 0 && l.Progress[0].Total == 100
+						for i := 1; ok && i < len(l.Progress); i++ {
+							ok = l.Progress[i].Progress == float64(50*i)
+						}
+						if !ok {
 							t.Errorf("%s: progress %+v", what, l.Progress)
 						}
 						continue
