@@ -9,7 +9,7 @@ PEERS_STAMP := test/peers/node_modules/.installed
 TSCLIENT_STAMP := test/tsclient/node_modules/.installed
 JUDGES_STAMPS := test/conformance/legacy/node_modules/.installed test/conformance/modern/node_modules/.installed
 
-.PHONY: build test demo bench fuzz lint clean peers judges conformance nginx
+.PHONY: build test demo bench bench-patterns fuzz lint clean peers judges conformance nginx
 
 # Static (CGO_ENABLED=0): nothing here needs cgo, and a start without ld.so
 # and libc is 0.7 ms faster (BENCHMARKS.md, W4). -race tests still use cgo.
@@ -29,8 +29,17 @@ conformance: build judges
 demo: build
 	$(BIN) run examples/demo.lua
 
-bench:
+bench: bench-patterns
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $(PKGS)
+
+# Lua string patterns against reference Lua 5.1 (Debian's lua5.1, installed
+# when missing), rounds interleaved (BENCHMARKS.md).
+bench-patterns: build
+	@command -v lua5.1 >/dev/null || { \
+	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  echo "installing lua5.1 (Debian's package) for the pattern benchmark"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq lua5.1 >/dev/null; }
+	test/bench/patterns.sh $(BIN) 5
 
 # Each parser has a fuzz target; `make test` replays their corpora.
 fuzz:
