@@ -19,8 +19,14 @@ import (
 // parses its own arguments and returns the exit code; a new one (login) is
 // one more entry here, with its usage (usage.go).
 var mcpCommands = map[string]mcpCommand{
-	"login":  {mcpLogin, mcpLoginUsage},
-	"logout": {mcpLogout, mcpLogoutUsage},
+	"login":   {mcpLogin, mcpLoginUsage},
+	"logout":  {mcpLogout, mcpLogoutUsage},
+	"list":    {mcpList, mcpListUsage},
+	"add":     {mcpAdd, mcpAddUsage},
+	"remove":  {mcpRemove, mcpRemoveUsage},
+	"enable":  {mcpEnable, mcpEnableUsage},
+	"disable": {mcpDisable, mcpDisableUsage},
+	"get":     {mcpGet, mcpGetUsage},
 }
 
 type mcpCommand struct {
@@ -86,7 +92,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	}
 	sort.Strings(names)
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "luagent: mcp needs a verb (%s): luagent mcp login URL (luagent mcp --help says more)\n", strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "luagent: mcp needs a verb (%s): luagent mcp list (luagent mcp --help says more)\n", strings.Join(names, ", "))
 		return host.ExitUsage
 	}
 	if isHelp(args[0]) {

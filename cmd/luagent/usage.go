@@ -20,7 +20,8 @@ commands:
   luagent -e 'CODE'            run CODE (repeatable) and exit; -i opens the REPL after
   luagent serve FILE [--http [PORT|ADDR][/PATH]]
                                serve the MCP server FILE returns, over stdio or Streamable HTTP
-  luagent mcp VERB [ARGS...]   MCP servers' credentials: login, logout
+  luagent mcp VERB [ARGS...]   saved MCP servers and their credentials: list, add, remove,
+                               enable, disable, get, import, login, logout
 
 luagent COMMAND --help prints the command's own options (luagent serve --help).
 
@@ -97,14 +98,94 @@ examples:
 
 const mcpUsage = `usage: luagent mcp VERB [ARGS...]
 
-verbs:
+The saved servers (the catalog, ~/.luagent/config.json):
+  list [--json]              the saved servers: name, enabled, transport, command or URL
+  add NAME -- COMMAND [ARGS...]
+                             save a stdio server (--env K=V, --cwd DIR before --)
+  add NAME --transport http URL
+                             save a Streamable HTTP server (--header K:V, --scope S, --client-id ID)
+  remove NAME                forget a saved server
+  enable NAME, disable NAME  start it (or not) with the others
+  get NAME [--json]          one saved server in full (env names only, never values)
+  import [--from HOST] [FILE] [--dry-run]
+                             copy servers from claude-desktop, claude-code, cursor, vscode or codex
+
+Credentials (OAuth):
   login URL [--scope S]...   authorize with the MCP server at URL now (OAuth: opens
                              or prints the authorization URL, waits for the browser)
   logout URL                 remove the stored OAuth credentials of the MCP server URL
                              (the exact URL; nothing is revoked at the authorization server)
 
 luagent mcp VERB --help prints a verb's usage. Credentials are stored under
-~/.luagent/credentials/ (LUAGENT_HOME replaces ~/.luagent).
+~/.luagent/credentials/ (LUAGENT_HOME replaces ~/.luagent). docs/catalog.md
+describes config.json.
+`
+
+const mcpListUsage = `usage: luagent mcp list [--json]
+
+Prints the saved servers of ~/.luagent/config.json, disabled ones too: name,
+enabled, transport (stdio or http) and the command line or URL. It is the
+saved configuration: nothing is started or connected.
+
+  --json   a JSON array; each element is {name, enabled, transport, url,
+           command, args, cwd, envKeys} (url and cwd null when unset; env
+           names only, never values)
+`
+
+const mcpAddUsage = `usage: luagent mcp add NAME [options] -- COMMAND [ARGS...]
+       luagent mcp add NAME --transport http URL [options]
+
+Saves a server in ~/.luagent/config.json. A stdio server is started as
+COMMAND ARGS (no shell: the arguments after -- reach it exactly); an HTTP
+server is reached at URL (Streamable HTTP; an old SSE endpoint is served by
+the legacy fallback). NAME is 1 to 64 letters, digits, _ or -.
+
+options of a stdio server (before --):
+  --env K=V, -e K=V   set the variable K to V (repeatable; V is saved in the
+                      file, mode 0600, and never printed)
+  --env-param K=P     K comes from the parameter P: --set P=VALUE or --params-file
+  --env-from K=VAR    K comes from luagent's own environment variable VAR
+  --cwd DIR           start the server in DIR
+options of an HTTP server:
+  --header K:V, -H    send the header K: V with every request (repeatable)
+  --scope S           ask for OAuth scope S (repeatable)
+  --client-id ID      a pre-registered OAuth client id
+both:
+  --force, -f         replace a saved server of the same name
+  --disabled          save it disabled
+
+examples:
+  luagent mcp add everything -- npx -y @modelcontextprotocol/server-everything
+  luagent mcp add github --env-from GITHUB_TOKEN=GITHUB_TOKEN -- npx -y @modelcontextprotocol/server-github
+  luagent mcp add remote --transport http https://mcp.example.com/mcp --scope read
+`
+
+const mcpRemoveUsage = `usage: luagent mcp remove NAME
+
+Removes the saved server NAME from ~/.luagent/config.json. Its stored OAuth
+credentials stay (luagent mcp logout URL removes them).
+`
+
+const mcpEnableUsage = `usage: luagent mcp enable NAME
+
+Marks the saved server NAME enabled: it starts with the others.
+`
+
+const mcpDisableUsage = `usage: luagent mcp disable NAME
+
+Marks the saved server NAME disabled: it stays saved but is not started.
+`
+
+const mcpGetUsage = `usage: luagent mcp get NAME [--json]
+
+Prints one saved server in full: transport, command or URL, cwd, the names
+of its env variables (never their values), headers (values of
+credential-like headers masked), OAuth settings (the client secret only as
+set or not), timeouts with their defaults, protocol, roots, sampling.
+
+  --json   the same as a JSON object: list --json's members and headers,
+           oauth, startupTimeoutSeconds, requestTimeoutSeconds, protocol,
+           roots, sampling, logLevel, maxConcurrentCalls
 `
 
 const mcpLoginUsage = `usage: luagent mcp login URL [--scope S]...

@@ -83,6 +83,9 @@ func Update(ctx context.Context, path string, fn func(*Config) error) error {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		t, err := filepath.EvalSymlinks(path)
 		if err != nil {
+			if _, _, lerr := load(path); lerr != nil {
+				return lerr // a dangling link or a loop: the read error says it as Load does
+			}
 			return errs.Errorf(errs.Invalid, op, "cannot follow the symbolic link %s: %v; fix the link or remove it", path, pathErr(err))
 		}
 		target = t

@@ -1,0 +1,497 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/catalog"
+)
+
+// The verbs that read and edit the saved catalog ($LUAGENT_HOME/config.json):
+// list, add, remove, enable, disable, get (and import, mcp_import.go). None
+// of them connects to a server, and none prints an env value.
+
+func catalogPath() string { return catalog.Path(host.Home()) }
+
+// editCatalog runs fn under the catalog's lock and saves what it leaves.
+func editCatalog(fn func(*catalog.Config) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return catalog.Update(ctx, catalogPath(), fn)
+}
+
+// fail prints err as luagent's one line and returns the failure code.
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "luagent: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+	return host.ExitError
+}
+
+// usageErr prints a usage problem and returns the usage code.
+func usageErr(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "luagent: "+format+"\n", args...)
+	return host.ExitUsage
+}
+
+// listEntry is one element of `mcp list --json`, exactly these members.
+type listEntry struct {
+	Name      string   `json:"name"`
+	Enabled   bool     `json:"enabled"`
+	Transport string   `json:"transport"`
+	URL       *string  `json:"url"`
+	Command   string   `json:"command"`
+	Args      []string `json:"args"`
+	Cwd       *string  `json:"cwd"`
+	EnvKeys   []string `json:"envKeys"`
+}
+
+func newListEntry(s *catalog.Server) listEntry {
+	e := listEntry{Name: s.Name, Enabled: s.Enabled, Transport: s.Transport(), Command: s.Command,
+		Args: append([]string{}, s.Args...), EnvKeys: envKeys(s)}
+	if s.URL != "" {
+		e.URL = &s.URL
+	}
+	if s.Cwd != "" {
+		e.Cwd = &s.Cwd
+	}
+	return e
+}
+
+func envKeys(s *catalog.Server) []string {
+	keys := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// mcpList prints the saved servers: a table, or --json.
+func mcpList(args []string, stdout, stderr io.Writer) int {
+	asJSON := false
+	for _, a := range args {
+		if a != "--json" {
+			return usageErr(stderr, "mcp list takes only --json: luagent mcp list [--json]")
+		}
+		asJSON = true
+	}
+	c, err := catalog.Load(catalogPath())
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if asJSON {
+		out := make([]listEntry, 0, len(c.Servers))
+		for _, s := range c.Servers {
+			out = append(out, newListEntry(s))
+		}
+		writeJSON(stdout, out)
+		return host.ExitOK
+	}
+	if len(c.Servers) == 0 {
+		fmt.Fprintf(stdout, "no servers saved in %s; add one: luagent mcp add NAME -- COMMAND [ARGS...]\n", catalogPath())
+		return host.ExitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tENABLED\tTRANSPORT\tCOMMAND OR URL")
+	for _, s := range c.Servers {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, yesNo(s.Enabled), s.Transport(), target(s))
+	}
+	tw.Flush()
+	return host.ExitOK
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// target is an entry's command line or URL, for people.
+func target(s *catalog.Server) string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return commandLine(s.Command, s.Args)
+}
+
+// commandLine shows a command and its arguments, quoting those a shell
+// would split.
+func commandLine(cmd string, args []string) string {
+	parts := []string{displayArg(cmd)}
+	for _, a := range args {
+		parts = append(parts, displayArg(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+func displayArg(a string) string {
+	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\$`!*?;&|<>()[]{}#~") {
+		return a
+	}
+	return strconv.Quote(a)
+}
+
+// mcpAdd saves a new server:
+//
+//	luagent mcp add NAME --transport http URL [--header K:V]... [--scope S]... [--client-id ID]
+//	luagent mcp add NAME [--env K=V]... [--env-param K=PARAM]... [--env-from K=VAR]... [--cwd DIR] -- COMMAND [ARGS...]
+func mcpAdd(args []string, stdout, stderr io.Writer) int {
+	s := &catalog.Server{Enabled: true}
+	force := false
+	transport := ""
+	var positional []string
+	var command []string
+	haveCommand := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			command, haveCommand = args[i+1:], true
+			break
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		takes := map[string]bool{"--transport": true, "--header": true, "-H": true, "--scope": true, "--client-id": true,
+			"--env": true, "-e": true, "--env-param": true, "--env-from": true, "--cwd": true}
+		if takes[name] && strings.HasPrefix(a, "-") {
+			if !hasVal {
+				if i+1 >= len(args) {
+					return usageErr(stderr, "%s needs a value (luagent mcp add --help says more)", name)
+				}
+				val, i = args[i+1], i+1
+			}
+		} else if hasVal && strings.HasPrefix(a, "--") {
+			return usageErr(stderr, "mcp add: unknown option %s (luagent mcp add --help lists them)", name)
+		}
+		switch {
+		case name == "--transport":
+			transport = val
+		case name == "--header" || name == "-H":
+			k, v, ok := strings.Cut(val, ":")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" {
+				return usageErr(stderr, `--header needs NAME:VALUE, like --header "X-Team: a"`)
+			}
+			if s.Headers == nil {
+				s.Headers = map[string]string{}
+			}
+			s.Headers[k] = strings.TrimSpace(v)
+		case name == "--scope":
+			if strings.TrimSpace(val) == "" {
+				return usageErr(stderr, "--scope needs a scope name: --scope files:read")
+			}
+			if s.OAuth == nil {
+				s.OAuth = &catalog.OAuth{}
+			}
+			s.OAuth.Scopes = append(s.OAuth.Scopes, strings.Fields(val)...)
+		case name == "--client-id":
+			if s.OAuth == nil {
+				s.OAuth = &catalog.OAuth{}
+			}
+			s.OAuth.ClientID = val
+		case name == "--env" || name == "-e" || name == "--env-param" || name == "--env-from":
+			// Never echo val: it may be a secret typed without its NAME=.
+			k, v, ok := strings.Cut(val, "=")
+			if !ok || k == "" {
+				return usageErr(stderr, "%s needs NAME=VALUE (the value is not shown here), like %s API_KEY=...", name, name)
+			}
+			if s.Env == nil {
+				s.Env = map[string]catalog.EnvValue{}
+			}
+			switch name {
+			case "--env-param":
+				s.Env[k] = catalog.EnvValue{Param: v}
+			case "--env-from":
+				s.Env[k] = catalog.EnvValue{FromEnv: v}
+			default:
+				s.Env[k] = catalog.EnvValue{Value: v}
+			}
+		case name == "--cwd":
+			abs, err := filepath.Abs(val)
+			if err != nil {
+				return fail(stderr, fmt.Errorf("--cwd %s: %v", val, err))
+			}
+			s.Cwd = abs
+		case a == "--force" || a == "-f":
+			force = true
+		case a == "--disabled":
+			s.Enabled = false
+		case strings.HasPrefix(a, "-"):
+			return usageErr(stderr, "mcp add: unknown option %s; a server's own options go after --: luagent mcp add NAME -- COMMAND %s", a, a)
+		default:
+			positional = append(positional, a)
+		}
+	}
+	if len(positional) == 0 {
+		return usageErr(stderr, "mcp add needs a NAME: luagent mcp add NAME -- COMMAND [ARGS...] or luagent mcp add NAME --transport http URL")
+	}
+	s.Name = positional[0]
+	rest := positional[1:]
+	switch {
+	case transport == "" && len(rest) == 1 && !haveCommand && (strings.HasPrefix(rest[0], "http://") || strings.HasPrefix(rest[0], "https://")):
+		transport = "http"
+	case transport == "" && haveCommand:
+		transport = "stdio"
+	}
+	switch transport {
+	case "http":
+		if haveCommand || len(rest) != 1 {
+			return usageErr(stderr, "mcp add --transport http takes one URL: luagent mcp add %s --transport http https://example.com/mcp", s.Name)
+		}
+		s.URL = rest[0]
+	case "stdio":
+		if len(rest) > 0 {
+			return usageErr(stderr, "mcp add: put the command after --: luagent mcp add %s -- %s", s.Name, strings.Join(rest, " "))
+		}
+		if len(command) == 0 {
+			return usageErr(stderr, "mcp add needs the server's command after --: luagent mcp add %s -- npx -y @modelcontextprotocol/server-everything", s.Name)
+		}
+		s.Command, s.Args = command[0], command[1:]
+		if len(s.Args) == 0 {
+			s.Args = nil
+		}
+	case "":
+		if len(rest) > 0 {
+			return usageErr(stderr, "mcp add: put the command after --: luagent mcp add %s -- %s", s.Name, strings.Join(rest, " "))
+		}
+		return usageErr(stderr, "mcp add needs a command after -- or --transport http URL: luagent mcp add %s -- COMMAND [ARGS...]", s.Name)
+	default:
+		return usageErr(stderr, "--transport must be stdio or http, not %q", transport)
+	}
+	if err := editCatalog(func(c *catalog.Config) error { return c.Add(s, force) }); err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "added %s (%s: %s) to %s\n", s.Name, s.Transport(), target(s), catalogPath())
+	if keys := envKeys(s); len(keys) > 0 {
+		fmt.Fprintf(stdout, "env: %s (values not shown)\n", strings.Join(keys, ", "))
+	}
+	return host.ExitOK
+}
+
+// oneName checks that args is one server name and returns it.
+func oneName(verb string, args []string, stderr io.Writer) (string, bool) {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		usageErr(stderr, "mcp %s takes one server name: luagent mcp %s NAME (luagent mcp list shows the names)", verb, verb)
+		return "", false
+	}
+	return args[0], true
+}
+
+func notFound(name string) error {
+	return fmt.Errorf("no server named %s in %s (luagent mcp list shows the names)", name, catalogPath())
+}
+
+func mcpRemove(args []string, stdout, stderr io.Writer) int {
+	name, ok := oneName("remove", args, stderr)
+	if !ok {
+		return host.ExitUsage
+	}
+	err := editCatalog(func(c *catalog.Config) error {
+		if !c.Remove(name) {
+			return notFound(name)
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "removed %s from %s\n", name, catalogPath())
+	return host.ExitOK
+}
+
+func mcpEnable(args []string, stdout, stderr io.Writer) int {
+	return setEnabled("enable", true, args, stdout, stderr)
+}
+func mcpDisable(args []string, stdout, stderr io.Writer) int {
+	return setEnabled("disable", false, args, stdout, stderr)
+}
+
+func setEnabled(verb string, on bool, args []string, stdout, stderr io.Writer) int {
+	name, ok := oneName(verb, args, stderr)
+	if !ok {
+		return host.ExitUsage
+	}
+	was := false
+	err := editCatalog(func(c *catalog.Config) error {
+		s := c.Server(name)
+		if s == nil {
+			return notFound(name)
+		}
+		was, s.Enabled = s.Enabled, on
+		return nil
+	})
+	if err != nil {
+		return fail(stderr, err)
+	}
+	state := map[bool]string{true: "enabled", false: "disabled"}[on]
+	if was == on {
+		fmt.Fprintf(stdout, "%s was already %s\n", name, state)
+	} else {
+		fmt.Fprintf(stdout, "%s %s\n", state, name)
+	}
+	return host.ExitOK
+}
+
+// getEntry is `mcp get NAME --json`: the list members and the rest of the
+// entry, with env keys only and credential-like header values masked.
+type getEntry struct {
+	listEntry
+	Headers            map[string]string `json:"headers"`
+	OAuth              *getOAuth         `json:"oauth"`
+	StartupTimeout     float64           `json:"startupTimeoutSeconds"`
+	RequestTimeout     float64           `json:"requestTimeoutSeconds"`
+	Protocol           string            `json:"protocol"`
+	Roots              bool              `json:"roots"`
+	Sampling           bool              `json:"sampling"`
+	LogLevel           string            `json:"logLevel"`
+	MaxConcurrentCalls int               `json:"maxConcurrentCalls"`
+}
+
+type getOAuth struct {
+	ClientID            string   `json:"clientId"`
+	ClientSecretSet     bool     `json:"clientSecretSet"`
+	ClientIDMetadataURL string   `json:"clientIdMetadataUrl"`
+	Scopes              []string `json:"scopes"`
+}
+
+const masked = "****"
+
+// secretHeader reports whether a header's value is to be masked: its name
+// or its value looks like a credential.
+func secretHeader(name, value string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"auth", "token", "key", "secret", "cookie", "session", "password", "credential", "signature"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	v := strings.ToLower(strings.TrimSpace(value))
+	return strings.HasPrefix(v, "bearer ") || strings.HasPrefix(v, "basic ") || strings.HasPrefix(v, "token ")
+}
+
+func shownHeaders(h map[string]string) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		if secretHeader(k, v) {
+			v = masked
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func mcpGet(args []string, stdout, stderr io.Writer) int {
+	asJSON := false
+	var rest []string
+	for _, a := range args {
+		if a == "--json" {
+			asJSON = true
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	name, ok := oneName("get", rest, stderr)
+	if !ok {
+		return host.ExitUsage
+	}
+	c, err := catalog.Load(catalogPath())
+	if err != nil {
+		return fail(stderr, err)
+	}
+	s := c.Server(name)
+	if s == nil {
+		return fail(stderr, notFound(name))
+	}
+	g := getEntry{listEntry: newListEntry(s), Headers: shownHeaders(s.Headers),
+		StartupTimeout: orDefault(s.StartupTimeout, catalog.DefaultStartupTimeout).Seconds(),
+		RequestTimeout: orDefault(s.RequestTimeout, catalog.DefaultRequestTimeout).Seconds(),
+		Protocol:       s.Protocol, Roots: s.Roots, Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
+	if g.Protocol == "" {
+		g.Protocol = catalog.DefaultProtocol
+	}
+	if o := s.OAuth; o != nil {
+		g.OAuth = &getOAuth{ClientID: o.ClientID, ClientSecretSet: o.ClientSecret != "", ClientIDMetadataURL: o.ClientIDMetadataURL, Scopes: append([]string{}, o.Scopes...)}
+	}
+	if asJSON {
+		writeJSON(stdout, g)
+		return host.ExitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
+	row("name", s.Name)
+	row("enabled", yesNo(s.Enabled))
+	row("transport", s.Transport())
+	if s.URL != "" {
+		row("url", s.URL)
+		for _, k := range sortedKeys(g.Headers) {
+			row("header", k+": "+g.Headers[k])
+		}
+		if o := g.OAuth; o != nil {
+			if o.ClientID != "" {
+				row("oauth client id", o.ClientID)
+			}
+			if o.ClientSecretSet {
+				row("oauth client secret", "set (not shown)")
+			}
+			if o.ClientIDMetadataURL != "" {
+				row("oauth client metadata", o.ClientIDMetadataURL)
+			}
+			if len(o.Scopes) > 0 {
+				row("oauth scopes", strings.Join(o.Scopes, " "))
+			}
+		}
+	} else {
+		row("command", commandLine(s.Command, s.Args))
+		cwd := s.Cwd
+		if cwd == "" {
+			cwd = "(luagent's working directory)"
+		}
+		row("cwd", cwd)
+		if keys := envKeys(s); len(keys) > 0 {
+			row("env", strings.Join(keys, ", ")+" (values not shown)")
+		}
+	}
+	row("startup timeout", fmt.Sprintf("%gs", g.StartupTimeout))
+	row("request timeout", fmt.Sprintf("%gs", g.RequestTimeout))
+	row("protocol", g.Protocol)
+	row("roots", yesNo(s.Roots))
+	row("sampling", yesNo(s.Sampling))
+	if s.LogLevel != "" {
+		row("log level", s.LogLevel)
+	}
+	if s.MaxConcurrentCalls > 0 {
+		row("max concurrent calls", strconv.Itoa(s.MaxConcurrentCalls))
+	}
+	tw.Flush()
+	return host.ExitOK
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
