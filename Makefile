@@ -54,6 +54,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzAcceptsJSON -fuzztime=$(FUZZTIME) ./runtime/mcp/
 	$(GO) test -run='^$$' -fuzz=FuzzHTTPAddr -fuzztime=$(FUZZTIME) ./cmd/luagent/
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./runtime/catalog/
+	$(GO) test -run='^$$' -fuzz=FuzzImport -fuzztime=$(FUZZTIME) ./runtime/catalog/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -3,11 +3,13 @@ module github.com/luagent/luagent
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/creack/pty v1.1.24
 	github.com/google/jsonschema-go v0.4.3
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/peterh/liner v1.2.3
+	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/net v0.62.0
 	golang.org/x/oauth2 v0.35.0
