@@ -278,4 +278,3 @@ func FuzzImport(f *testing.F) {
 		}
 	})
 }
-
