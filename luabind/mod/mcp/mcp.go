@@ -63,6 +63,7 @@ type conn struct {
 	name     string
 	handlers map[string][]*lua.LFunction // loop goroutine only
 	ud       *lua.LUserData
+	borrowed bool // a hub's connection (hub:server): the hub closes it
 }
 
 // Preload registers `mcp` so require("mcp") returns it.
@@ -96,6 +97,7 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	mod.RawSetString("auth_redirect", lp.Async("mcp.auth_redirect", m.authRedirect))
 	mod.RawSetString("login", lp.Async("mcp.login", m.login))
 	mod.RawSetString("server", L.NewFunction(m.newServer))
+	mod.RawSetString("hub", L.NewFunction(m.newHub))
 	return mod
 }
 
@@ -524,6 +526,9 @@ func (m *module) info(L *lua.LState) int {
 
 func (m *module) close(L *lua.LState) int {
 	c := m.check(L, 1)
+	if c.borrowed {
+		return 0 // the hub's: it stays open until hub:close()
+	}
 	m.mu.Lock()
 	delete(m.conns, c)
 	m.mu.Unlock()
@@ -591,57 +596,10 @@ func (m *module) readList(which string) func(L *lua.LState) sched.Start {
 func (m *module) readCall(L *lua.LState) sched.Start {
 	c := m.check(L, 1)
 	name := L.CheckString(2)
-	var args json.RawMessage
-	var argsValue any
-	switch a := L.Get(3).(type) {
-	case *lua.LNilType:
-		args = json.RawMessage("{}")
-		argsValue = map[string]any{}
-	case *lua.LTable:
-		var err error
-		if argsValue, err = value.FromLua(a); err != nil {
-			L.ArgError(3, err.Error())
-		}
-		if _, isObj := argsValue.(map[string]any); !isObj {
-			if list, isList := argsValue.([]any); !(isList && len(list) == 0) {
-				L.ArgError(3, "arguments must be a table of named arguments, not a list")
-			}
-			argsValue = map[string]any{}
-			args = json.RawMessage("{}")
-		} else if args, err = value.Encode(a, value.EncodeOptions{}); err != nil {
-			L.ArgError(3, err.Error())
-		}
-	default:
-		L.ArgError(3, "arguments must be a table, not a "+a.Type().String())
-	}
+	args, argsValue := m.callArgs(L, 3)
 	o := rmcp.CallOptions{Args: argsValue}
 	if opts, ok := L.Get(4).(*lua.LTable); ok {
-		if d, err := optSeconds(opts, "timeout"); err != nil {
-			L.ArgError(4, err.Error())
-		} else {
-			o.Timeout = d
-		}
-		o.Task = lua.LVAsBool(opts.RawGetString("task"))
-		if fn, ok := opts.RawGetString("progress").(*lua.LFunction); ok {
-			o.Progress = func(p rmcp.Progress) {
-				m.lp.Post(func() {
-					L := m.lp.L
-					t := L.CreateTable(0, 4)
-					if p.Status == "" {
-						t.RawSetString("progress", lua.LNumber(p.Progress))
-						if p.Total != nil {
-							t.RawSetString("total", lua.LNumber(*p.Total))
-						}
-					} else {
-						t.RawSetString("status", lua.LString(p.Status))
-					}
-					if p.Message != "" {
-						t.RawSetString("message", lua.LString(p.Message))
-					}
-					m.lp.Spawn(fn, []lua.LValue{t}, sched.SpawnOptions{Name: "progress"})
-				})
-			}
-		}
+		o = m.callOptions(L, opts, 4, argsValue)
 	}
 	return func(ctx context.Context, done func(sched.Completion)) {
 		c.c.CallToolAsync(ctx, name, args, o, func(raw json.RawMessage, err error) {
@@ -652,6 +610,69 @@ func (m *module) readCall(L *lua.LState) sched.Start {
 			done(decoded(raw))
 		})
 	}
+}
+
+// callArgs reads a call's arguments (argument n): nil or a table of
+// named arguments, as JSON and as decoded Go values (for validation).
+func (m *module) callArgs(L *lua.LState, n int) (json.RawMessage, any) {
+	var args json.RawMessage
+	var argsValue any
+	switch a := L.Get(n).(type) {
+	case *lua.LNilType:
+		args = json.RawMessage("{}")
+		argsValue = map[string]any{}
+	case *lua.LTable:
+		var err error
+		if argsValue, err = value.FromLua(a); err != nil {
+			L.ArgError(n, err.Error())
+		}
+		if _, isObj := argsValue.(map[string]any); !isObj {
+			if list, isList := argsValue.([]any); !(isList && len(list) == 0) {
+				L.ArgError(n, "arguments must be a table of named arguments, not a list")
+			}
+			argsValue = map[string]any{}
+			args = json.RawMessage("{}")
+		} else if args, err = value.Encode(a, value.EncodeOptions{}); err != nil {
+			L.ArgError(n, err.Error())
+		}
+	default:
+		L.ArgError(n, "arguments must be a table, not a "+a.Type().String())
+	}
+	return args, argsValue
+}
+
+// callOptions reads a call's options table (argument n): timeout
+// (seconds), task = true, progress = function(p) ... end (p has progress,
+// total, message; status for task updates).
+func (m *module) callOptions(L *lua.LState, opts *lua.LTable, n int, argsValue any) rmcp.CallOptions {
+	o := rmcp.CallOptions{Args: argsValue}
+	if d, err := optSeconds(opts, "timeout"); err != nil {
+		L.ArgError(n, err.Error())
+	} else {
+		o.Timeout = d
+	}
+	o.Task = lua.LVAsBool(opts.RawGetString("task"))
+	if fn, ok := opts.RawGetString("progress").(*lua.LFunction); ok {
+		o.Progress = func(p rmcp.Progress) {
+			m.lp.Post(func() {
+				L := m.lp.L
+				t := L.CreateTable(0, 4)
+				if p.Status == "" {
+					t.RawSetString("progress", lua.LNumber(p.Progress))
+					if p.Total != nil {
+						t.RawSetString("total", lua.LNumber(*p.Total))
+					}
+				} else {
+					t.RawSetString("status", lua.LString(p.Status))
+				}
+				if p.Message != "" {
+					t.RawSetString("message", lua.LString(p.Message))
+				}
+				m.lp.Spawn(fn, []lua.LValue{t}, sched.SpawnOptions{Name: "progress"})
+			})
+		}
+	}
+	return o
 }
 
 func (m *module) readRead(L *lua.LState) sched.Start {

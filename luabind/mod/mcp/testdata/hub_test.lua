@@ -1,0 +1,137 @@
+-- mcp.hub: the live connections of a catalog, from Lua.
+local function servers()
+  return {
+    one = { command = FAKE, args = { "-era", "legacy" }, startupTimeoutSeconds = 20 },
+    two = { command = FAKE, args = { "-era", "modern" }, startupTimeoutSeconds = 20 },
+    off = { command = FAKE, enabled = false },
+    crash = { command = "sh", args = { "-c", "echo 'boom: bad config' >&2; exit 3" } },
+  }
+end
+
+-- eventually waits (at most 10 s) until ok() holds: events reach Lua as
+-- tasks posted from the hub's goroutines.
+local function eventually(ok)
+  task.timeout(10, function()
+    while not ok() do task.sleep(0.005) end
+  end)
+end
+
+local function by_name(list)
+  local m = {}
+  for _, s in ipairs(list) do m[s.name] = s end
+  return m
+end
+
+test("hub: status, wait, tools, search, call", function()
+  local hub = mcp.hub{ servers = servers() }
+  local heard = {}
+  hub:on("status", function(s) heard[s.name .. ":" .. s.status] = true end)
+  local st = by_name(hub:wait())
+  expect.eq(st.one.status, "ready")
+  expect.eq(st.two.status, "ready")
+  expect.eq(st.two.era, "modern")
+  expect.eq(st.off.status, "disabled")
+  expect.eq(st.crash.status, "failed")
+  expect.eq(st.crash.error.kind, "process")
+  expect.match(table.concat(st.crash.stderr, "\n"), "boom: bad config", true)
+  expect.eq(st.one.instructions, "a fake server for tests")
+  expect.eq(hub:instructions().two, "a fake server for tests")
+
+  local tools, partial = hub:tools()
+  expect.falsy(partial)
+  local names = {}
+  for _, t in ipairs(tools) do names[t.name] = t end
+  expect.truthy(names.one__echo and names.two__echo)
+  expect.eq(names.one__echo.server, "one")
+  expect.eq(names.one__echo.tool, "echo")
+  expect.truthy(#names.one__echo.schema_hash > 0)
+  expect.eq(names.one__echo.inputSchema.type, "object")
+
+  local found = hub:search("echo", { server = "two", limit = 1 })
+  expect.eq(#found, 1)
+  expect.eq(found[1].name, "two__echo")
+
+  local r = hub:call("one__echo", { message = "hi" })
+  expect.eq(r.content[1].text, "hi")
+  local err = expect.error(function() hub:call("one__nope", {}) end)
+  expect.eq(err.kind, "not_found")
+  err = expect.error(function() hub:call("one__echo", { message = "x" }, { schema_hash = "stale" }) end, "search the tools again")
+  expect.eq(err.kind, "invalid")
+
+  eventually(function() return heard["one:ready"] and heard["crash:failed"] end)
+  hub:close()
+end)
+
+test("hub: server(name), list_changed, restart, reload", function()
+  local hub = mcp.hub{ servers = servers() }
+  hub:wait()
+  local c = hub:server("one")
+  expect.match(tostring(c), "mcp connection \"one\"", true)
+  local changed, refreshed = false, false
+  c:on("tools_changed", function() changed = true end)
+  hub:on("tools", function(s) if s.name == "one" then refreshed = true end end)
+  expect.eq(c:call("notify").content[1].text, "notified")
+  eventually(function() return changed and refreshed end) -- the connection's handler and the hub's refresh
+  c:close() -- borrowed: the hub keeps it
+  expect.eq(hub:call("one__echo", { message = "still" }).content[1].text, "still")
+
+  expect.error(function() hub:server("crash") end, "failed")
+  hub:restart("one")
+  expect.eq(by_name(hub:wait()).one.status, "ready")
+
+  local fewer = servers()
+  fewer.two = nil
+  hub:reload(fewer)
+  local st = by_name(hub:status())
+  expect.eq(st.two, nil)
+  expect.eq(st.one.status, "ready")
+  hub:close()
+end)
+
+test("hub: resources, prompts, read, prompt", function()
+  local hub = mcp.hub{ servers = { one = { command = FAKE, args = { "-era", "legacy" } } } }
+  hub:wait()
+  local res = hub:resources()
+  expect.truthy(#res > 0)
+  expect.eq(res[1].server, "one")
+  local got = hub:read("one", res[1].uri)
+  expect.truthy(got.contents)
+  local ps = hub:prompts{ server = "one" }
+  expect.truthy(#ps > 0)
+  expect.eq(ps[1].server, "one")
+  hub:close()
+end)
+
+test("hub: bad options say what to do", function()
+  expect.error(function() mcp.hub{ servers = { ["bad name!"] = { command = "x" } } } end, "bad name!")
+  expect.error(function() mcp.hub{ servers = { a = { command = "x", url = "http://127.0.0.1:1/mcp" } } } end)
+  expect.error(function() mcp.hub{ path = "/nonexistent/dir/config.json", servers = {} } end, "not both")
+end)
+
+test("hub: from a catalog file, reload re-reads it", function()
+  local path = os.tmpname()
+  local function write(names)
+    local parts = {}
+    for _, n in ipairs(names) do
+      parts[#parts + 1] = string.format('%q: {"command": %q, "args": ["-era", "legacy"]}', n, FAKE)
+    end
+    local f = assert(io.open(path, "w"))
+    f:write('{"version": 1, "mcpServers": {' .. table.concat(parts, ", ") .. '}}')
+    f:close()
+  end
+  write({ "one" })
+  local hub = mcp.hub{ path = path }
+  expect.eq(#hub:wait(), 1)
+  write({ "one", "two" })
+  hub:reload()
+  local st = by_name(hub:wait())
+  expect.eq(st.two.status, "ready")
+  expect.eq(hub:call("two__echo", { message = "from the file" }).content[1].text, "from the file")
+  hub:close()
+  os.remove(path)
+  local f = assert(io.open(path, "w"))
+  f:write("{ not json")
+  f:close()
+  expect.error(function() mcp.hub{ path = path } end, path)
+  os.remove(path)
+end)
