@@ -27,6 +27,8 @@ var mcpCommands = map[string]mcpCommand{
 	"enable":  {mcpEnable, mcpEnableUsage},
 	"disable": {mcpDisable, mcpDisableUsage},
 	"get":     {mcpGet, mcpGetUsage},
+	"tools":   {mcpTools, mcpToolsUsage},
+	"call":    {mcpCall, mcpCallUsage},
 }
 
 type mcpCommand struct {

@@ -110,6 +110,10 @@ The saved servers (the catalog, ~/.luagent/config.json):
   import [--from HOST] [FILE] [--dry-run]
                              copy servers from claude-desktop, claude-code, cursor, vscode or codex
 
+Check a saved server (connect once, print, exit):
+  tools NAME [--json]        the tools it lists
+  call NAME TOOL [k=v ...]   call one tool (or --json '{...}' for the arguments)
+
 Credentials (OAuth):
   login URL [--scope S]...   authorize with the MCP server at URL now (OAuth: opens
                              or prints the authorization URL, waits for the browser)
@@ -186,6 +190,34 @@ set or not), timeouts with their defaults, protocol, roots, sampling.
   --json   the same as a JSON object: list --json's members and headers,
            oauth, startupTimeoutSeconds, requestTimeoutSeconds, protocol,
            roots, sampling, logLevel, maxConcurrentCalls
+`
+
+const mcpToolsUsage = `usage: luagent mcp tools NAME [--json] [--set P=VALUE]... [--params-file FILE] [-v] [--trace FILE]
+
+Connects to the saved server NAME once (disabled entries too), prints the
+tools it lists (name and the first line of the description), and exits. A
+server that cannot start says why on one line and exits 1; one that needs
+OAuth says to run luagent mcp login URL first.
+
+  --json               a JSON array of the tools exactly as the server lists them
+  --set P=VALUE        the value of the parameter P ({"param": "P"} in env)
+  --params-file FILE   parameters as P=VALUE lines
+  -v, --trace FILE     the protocol trace on stderr, or as JSON lines in FILE
+                       (env values never appear, only their names)
+`
+
+const mcpCallUsage = `usage: luagent mcp call NAME TOOL [KEY=VALUE ...] [options]
+       luagent mcp call NAME TOOL --json '{"key": "value"}' [options]
+
+Connects to the saved server NAME once, calls TOOL, prints the result's
+text (other content as JSON lines; structured content when there is no
+text) and exits: 0, or 1 when the tool reports an error (printed on
+stderr). A KEY=VALUE becomes a number, boolean, object or array when the
+tool's input schema gives KEY that type, and a string otherwise. Options
+as for luagent mcp tools (--set, --params-file, -v, --trace).
+
+  luagent mcp call everything echo message=hello
+  luagent mcp call everything add a=2 b=40
 `
 
 const mcpLoginUsage = `usage: luagent mcp login URL [--scope S]...
