@@ -98,6 +98,7 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	mod.RawSetString("login", lp.Async("mcp.login", m.login))
 	mod.RawSetString("server", L.NewFunction(m.newServer))
 	mod.RawSetString("hub", L.NewFunction(m.newHub))
+	mod.RawSetString("catalog", L.NewFunction(m.newCatalog))
 	return mod
 }
 
