@@ -27,6 +27,7 @@ var mcpCommands = map[string]mcpCommand{
 	"enable":  {mcpEnable, mcpEnableUsage},
 	"disable": {mcpDisable, mcpDisableUsage},
 	"get":     {mcpGet, mcpGetUsage},
+	"import":  {mcpImport, mcpImportUsage},
 	"tools":   {mcpTools, mcpToolsUsage},
 	"call":    {mcpCall, mcpCallUsage},
 }

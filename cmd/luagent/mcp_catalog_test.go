@@ -292,3 +292,77 @@ func TestMCPCatalogHelp(t *testing.T) {
 		}
 	}
 }
+
+func importFixture(name string) string {
+	p, _ := filepath.Abs(filepath.Join("..", "..", "runtime", "catalog", "testdata", "import", name))
+	return p
+}
+
+func TestMCPImport(t *testing.T) {
+	home, env := catalogHome(t)
+	desktop := importFixture("claude_desktop_config.json")
+	r := ok(t, env, "mcp", "import", "--from", "claude-desktop", desktop, "--dry-run")
+	for _, w := range []string{"would add filesystem (stdio: npx -y @modelcontextprotocol/server-filesystem", "would add github", "would add My-Notes-app",
+		"note: claude-desktop: My Notes.app: renamed My-Notes-app", "dry run: 3 server(s) would be added", "nothing was written"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("dry run lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "config.json")); !os.IsNotExist(err) {
+		t.Errorf("--dry-run wrote config.json: %v", err)
+	}
+	ok(t, env, "mcp", "add", "github", "--", "my-own-github")
+	r = ok(t, env, "mcp", "import", desktop) // the host guessed from the file's name
+	for _, w := range []string{"added filesystem", "added My-Notes-app", "github: a server of that name is saved already; skipped", "2 server(s) added"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("import lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout+r.stderr, "ghp_example_token") {
+		t.Errorf("import printed an env value:\n%s", r.stdout)
+	}
+	var got []listEntry
+	json.Unmarshal([]byte(ok(t, env, "mcp", "list", "--json").stdout), &got)
+	if len(got) != 3 || got[0].Command != "my-own-github" || got[1].Name != "filesystem" || got[2].Name != "My-Notes-app" {
+		t.Errorf("catalog after import: %+v", got)
+	}
+	// Every format from its fixture.
+	for _, f := range []struct{ from, file, want string }{
+		{"claude-code", "project/.mcp.json", "added shared-server (http: https://example.com/mcp)"},
+		{"claude-code", "claude.json", "added chrome-devtools"},
+		{"cursor", "project/.cursor/mcp.json", "added userjot (http: https://api.userjot.com/v1/mcp)"},
+		{"vscode", "project/.vscode/mcp.json", "added Perplexity"},
+		{"codex", "config.toml", "added context7"},
+	} {
+		_, env := catalogHome(t)
+		if r := ok(t, env, "mcp", "import", "--from", f.from, importFixture(f.file)); !strings.Contains(r.stdout, f.want) {
+			t.Errorf("import --from %s %s lacks %q:\n%s", f.from, f.file, f.want, r.stdout)
+		}
+	}
+}
+
+func TestMCPImportDefaultPlaces(t *testing.T) {
+	fake := t.TempDir()
+	_, env := catalogHome(t)
+	env = append(env, "HOME="+fake, "XDG_CONFIG_HOME="+filepath.Join(fake, ".config"), "CODEX_HOME=")
+	failsWith(t, env, 1, "no configuration of claude-desktop, claude-code, cursor, vscode, codex found", "mcp", "import")
+	failsWith(t, env, 1, "no cursor configuration found", "mcp", "import", "--from", "cursor")
+	data, _ := os.ReadFile(importFixture("project/.cursor/mcp.json"))
+	writeFile(t, fake, ".cursor/mcp.json", string(data))
+	data, _ = os.ReadFile(importFixture("config.toml"))
+	writeFile(t, fake, ".codex/config.toml", string(data))
+	r := ok(t, env, "mcp", "import", "--dry-run")
+	for _, w := range []string{"found a cursor configuration: " + filepath.Join(fake, ".cursor", "mcp.json"),
+		"found a codex configuration: " + filepath.Join(fake, ".codex", "config.toml"), "would add server-name", "would add context7",
+		"note: cursor: local-script: args[0]: ${workspaceFolder} has no value outside the editor"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	failsWith(t, env, 2, "--from must be one of", "mcp", "import", "--from", "zed")
+	failsWith(t, env, 2, "say which host", "mcp", "import", filepath.Join(fake, "servers.json"))
+	failsWith(t, env, 1, "cannot read", "mcp", "import", "--from", "cursor", filepath.Join(fake, "none.json"))
+	if r := ok(t, nil, "mcp", "import", "--help"); !strings.Contains(r.stdout, "usage: luagent mcp import [--from HOST] [FILE] [--dry-run]") {
+		t.Errorf("help: %s", r.stdout)
+	}
+}

@@ -62,8 +62,8 @@ func TestMCPUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"mcp"}, "luagent: mcp needs a verb (add, disable, "},
-		{[]string{"mcp", "frobnicate"}, "luagent: unknown mcp verb frobnicate (luagent mcp takes add, disable, "},
+		{[]string{"mcp"}, "luagent: mcp needs a verb (add, "},
+		{[]string{"mcp", "frobnicate"}, "luagent: unknown mcp verb frobnicate (luagent mcp takes add, "},
 		{[]string{"mcp", "login"}, "luagent: mcp login needs a server URL"},
 		{[]string{"mcp", "login", "https://a.example/mcp", "--scope"}, "luagent: --scope needs a scope name"},
 		{[]string{"mcp", "login", "https://a.example/mcp", "https://b.example/mcp"}, "luagent: mcp login takes one server URL"},

@@ -238,6 +238,28 @@ exactly the URL they were stored for (query included). Nothing is revoked at
 the authorization server.
 `
 
+const mcpImportUsage = `usage: luagent mcp import [--from HOST] [FILE] [--dry-run]
+
+Copies the MCP servers another host keeps into ~/.luagent/config.json. HOST
+is claude-desktop, claude-code, cursor, vscode or codex; FILE is that
+host's configuration (default: where the host keeps it, the project's
+first). Without --from or FILE every host's default places are tried and
+each one found is said. A server whose name is saved already is skipped
+with a note; what luagent cannot express (an sse transport, headers from
+variables, envFile, tool filters) is said in a note too.
+
+  --from HOST      the host FILE is from (guessed from FILE's name otherwise)
+  --dry-run, -n    show what would be added; write nothing
+
+default places:
+  claude-desktop   claude_desktop_config.json in Claude's folder (macOS ~/Library/Application
+                   Support/Claude, Linux ~/.config/Claude, Windows %APPDATA%\Claude)
+  claude-code      .mcp.json, ~/.claude.json (its mcpServers and projects.PATH.mcpServers)
+  cursor           .cursor/mcp.json, ~/.cursor/mcp.json
+  vscode           .vscode/mcp.json, the user's mcp.json and settings.json (Code/User/)
+  codex            $CODEX_HOME/config.toml (default ~/.codex/config.toml)
+`
+
 // isHelp reports whether a is a request for help.
 func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "help" }
 

@@ -361,8 +361,12 @@ func (im *importer) workspace() string {
 		return ""
 	}
 	dir := filepath.Dir(im.file)
+	ws := filepath.Dir(dir)
+	if home, _ := os.UserHomeDir(); home != "" && ws == filepath.Clean(home) {
+		return "" // ~/.cursor/mcp.json is the user's, of no workspace
+	}
 	if b := filepath.Base(dir); b == ".vscode" || b == ".cursor" {
-		return filepath.Dir(dir)
+		return ws
 	}
 	return ""
 }
