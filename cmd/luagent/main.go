@@ -23,6 +23,7 @@ import (
 
 	"github.com/luagent/luagent/luabind/host"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
+	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/httpauth"
 	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/trace"
@@ -72,7 +73,9 @@ type options struct {
 	trace       string
 	verbose     bool
 	clean       bool
-	init        bool // serve runs init.lua only when asked
+	init        bool           // serve runs init.lua only when asked
+	sets        catalog.Params // --set NAME=VALUE
+	paramFiles  []string       // --params-file FILE (--set wins)
 	interactive bool
 	exprs       []string
 	script      string // "" none, "-" stdin
@@ -80,7 +83,7 @@ type options struct {
 }
 
 func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
-	var o options
+	o := options{sets: catalog.Params{}}
 	for i := 0; i < len(argv); i++ {
 		a := argv[i]
 		switch {
@@ -104,6 +107,25 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 			o.trace = argv[i]
 		case a == "-i":
 			o.interactive = true
+		case a == "--set" || strings.HasPrefix(a, "--set="):
+			v, ok := optValue(argv, &i, "--set")
+			if !ok {
+				fmt.Fprintln(stderr, "luagent: --set needs NAME=VALUE: luagent --set github_token=... run script.lua")
+				return o, host.ExitUsage, false
+			}
+			k, val, err := catalog.ParseSet(v)
+			if err != nil {
+				fmt.Fprintf(stderr, "luagent: %v\n", err)
+				return o, host.ExitUsage, false
+			}
+			o.sets[k] = val
+		case a == "--params-file" || strings.HasPrefix(a, "--params-file="):
+			v, ok := optValue(argv, &i, "--params-file")
+			if !ok {
+				fmt.Fprintln(stderr, "luagent: --params-file needs a file: luagent --params-file params.json run script.lua")
+				return o, host.ExitUsage, false
+			}
+			o.paramFiles = append(o.paramFiles, v)
 		case a == "-e":
 			if i+1 >= len(argv) {
 				fmt.Fprintln(stderr, "luagent: -e needs an argument: luagent -e 'print(1)'")
@@ -213,14 +235,22 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(sinks) > 0 {
 		sink = sinks
 	}
+	params, err := o.params()
+	if err != nil {
+		fmt.Fprintf(stderr, "luagent: %v\n", err)
+		return host.ExitUsage
+	}
+	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve) || o.interactive
 	h := host.New(host.Config{
-		Trace:     sink,
-		Home:      host.Home(),
-		Clean:     o.clean,
-		ScriptDir: scriptDir,
-		LuaPath:   os.Getenv("LUA_PATH"),
-		Stdout:    stdout,
-		Stderr:    stderr,
+		Params:      params,
+		Interactive: repl,
+		Trace:       sink,
+		Home:        host.Home(),
+		Clean:       o.clean,
+		ScriptDir:   scriptDir,
+		LuaPath:     os.Getenv("LUA_PATH"),
+		Stdout:      stdout,
+		Stderr:      stderr,
 	})
 	defer h.Close()
 	ctx := context.Background()
@@ -270,11 +300,29 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return code
 		}
 	}
-	if (o.script == "" && len(o.exprs) == 0) || o.interactive {
+	if repl {
 		tty := isTerminal(stdin) && isTerminal(stdout)
 		return h.REPL(ctx, stdin, tty)
 	}
 	return host.ExitOK
+}
+
+// params are the --params-file values with --set's over them.
+func (o *options) params() (catalog.Params, error) {
+	out := catalog.Params{}
+	for _, f := range o.paramFiles {
+		ps, err := catalog.ReadParamsFile(f)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range ps {
+			out[k] = v
+		}
+	}
+	for k, v := range o.sets {
+		out[k] = v
+	}
+	return out, nil
 }
 
 func unwrapPathError(err error) error {

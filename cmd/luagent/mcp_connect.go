@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/runtime/catalog"
-	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/oauth/store"
 	"github.com/luagent/luagent/runtime/trace"
@@ -34,6 +32,12 @@ type connectFlags struct {
 // args and returns the rest.
 func (f *connectFlags) parse(verb string, args []string, stderr io.Writer) ([]string, bool) {
 	f.params = catalog.Params{}
+	sets := catalog.Params{} // --set wins over --params-file, in any order
+	defer func() {
+		for k, v := range sets {
+			f.params[k] = v
+		}
+	}()
 	var rest []string
 	value := func(i *int, flag string) (string, bool) {
 		a := args[*i]
@@ -55,20 +59,24 @@ func (f *connectFlags) parse(verb string, args []string, stderr io.Writer) ([]st
 			if !ok {
 				return nil, false
 			}
-			k, val, found := strings.Cut(v, "=")
-			if !found || k == "" {
-				usageErr(stderr, "--set takes NAME=VALUE, not %q", v)
+			k, val, err := catalog.ParseSet(v)
+			if err != nil {
+				usageErr(stderr, "%v", err)
 				return nil, false
 			}
-			f.params[k] = val
+			sets[k] = val
 		case a == "--params-file" || strings.HasPrefix(a, "--params-file="):
 			v, ok := value(&i, "--params-file")
 			if !ok {
 				return nil, false
 			}
-			if err := readParams(v, f.params); err != nil {
+			ps, err := catalog.ReadParamsFile(v)
+			if err != nil {
 				fail(stderr, err)
 				return nil, false
+			}
+			for k, val := range ps {
+				f.params[k] = val
 			}
 		case a == "--trace" || strings.HasPrefix(a, "--trace="):
 			v, ok := value(&i, "--trace")
@@ -83,28 +91,6 @@ func (f *connectFlags) parse(verb string, args []string, stderr io.Writer) ([]st
 		}
 	}
 	return rest, true
-}
-
-// readParams reads NAME=VALUE lines (blank lines and # comments skipped).
-func readParams(path string, into catalog.Params) error {
-	file, err := os.Open(path)
-	if err != nil {
-		return errs.Errorf(errs.Invalid, "", "cannot read the params file: %v", err)
-	}
-	defer file.Close()
-	sc := bufio.NewScanner(file)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return errs.Errorf(errs.Invalid, "", "%s:%d: not NAME=VALUE; write one parameter per line", path, n)
-		}
-		into[strings.TrimSpace(k)] = v
-	}
-	return sc.Err()
 }
 
 // connectOne starts the saved server name (enabled or not) in a hub of its

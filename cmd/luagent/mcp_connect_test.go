@@ -99,3 +99,35 @@ func TestMCPCallSecret(t *testing.T) {
 		t.Errorf("--params-file: %q", r.stdout)
 	}
 }
+
+// --set and --params-file on the command line reach a script's mcp.hub():
+// the catalog's {"param": NAME} env references take them, --set wins.
+func TestHubParamsFromTheCommandLine(t *testing.T) {
+	const secret = "hub-s3cret-41bb"
+	env := savedHome(t, typedEntry(t, `,"env":{"TOKEN":{"param":"tok"}}`))
+	script := `local hub = mcp.hub()
+print(hub:call("typed__env", { name = "TOKEN" }).content[1].text)
+hub:close()`
+	r := luagent(t, "", env, "--set", "tok="+secret, "-v", "-e", script)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != secret {
+		t.Fatalf("--set did not reach the hub's server: %+v", r)
+	}
+	if strings.Contains(r.stderr, secret) {
+		t.Errorf("the value is in -v's output:\n%s", r.stderr)
+	}
+	params := filepath.Join(t.TempDir(), "params.json")
+	os.WriteFile(params, []byte(`{"tok": "from-the-file"}`), 0o600)
+	if r := luagent(t, "", env, "--params-file", params, "-e", script); strings.TrimSpace(r.stdout) != "from-the-file" {
+		t.Errorf("--params-file (JSON): %+v", r)
+	}
+	if r := luagent(t, "", env, "--set", "tok=flag-wins", "--params-file", params, "-e", script); strings.TrimSpace(r.stdout) != "flag-wins" {
+		t.Errorf("--set after --params-file: %+v", r)
+	}
+	r = luagent(t, "", env, "-e", script)
+	if r.code != 1 || !strings.Contains(r.stderr, "needs the parameter tok: pass --set tok=VALUE") {
+		t.Errorf("a missing parameter: %+v", r)
+	}
+	if r := luagent(t, "", env, "--set", secret, "-e", "print(1)"); r.code != 2 || strings.Contains(r.stderr, secret) {
+		t.Errorf("--set without NAME=: %+v", r)
+	}
+}

@@ -30,6 +30,8 @@ options:
   -i           open the REPL after -e or a script
   --clean      skip ~/.luagent/init.lua
   --init       run ~/.luagent/init.lua before serve's script too (serve skips it otherwise)
+  --set NAME=VALUE     a parameter for the catalog's {"param": NAME} env references (repeatable)
+  --params-file FILE   parameters from a JSON object or NAME=VALUE lines (--set wins)
   --trace FILE write protocol and process events to FILE as JSON lines
   -v           print protocol and process events to stderr
   --version    print the version

@@ -47,6 +47,12 @@ type Config struct {
 	Env envmod.Lookup
 	// Trace receives protocol and process events (--trace, -v); may be nil.
 	Trace trace.Sink
+	// Params are --set and --params-file values, for the catalog's env
+	// references (mcp.hub).
+	Params map[string]string
+	// Interactive is set when the session is the REPL: mcp.hub() starts
+	// servers progressively under the catalog's "auto" strategy.
+	Interactive bool
 }
 
 // Host is one Lua state with its loop and standard modules.
@@ -113,7 +119,7 @@ func New(cfg Config) *Host {
 	jsonmod.Preload(L)
 	logmod.Preload(L, h.Logger)
 	envmod.Preload(L, cfg.Env)
-	mcpmod.Preload(h.Loop, mcpmod.Config{Trace: cfg.Trace, Home: cfg.Home, Log: func(server, line string) {
+	mcpmod.Preload(h.Loop, mcpmod.Config{Trace: cfg.Trace, Home: cfg.Home, Params: cfg.Params, Interactive: cfg.Interactive, Log: func(server, line string) {
 		h.Logger.Log(logmod.Debug, "["+server+"] "+line)
 	}, Warn: func(server, line string) {
 		h.Logger.Log(logmod.Warn, "["+server+"] "+line)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -308,6 +309,11 @@ func (h *Hub) notFoundLocked(qualified string) error {
 	}
 	if server, _, ok := splitQualified(qualified); ok {
 		if s := h.servers[server]; s != nil && s.state.Status != Ready {
+			if s.state.Err != nil {
+				// Why it failed is what the caller needs to fix.
+				return &errs.Error{Kind: errs.NotFound, Op: "tools/call", Err: s.state.Err,
+					Msg: fmt.Sprintf("no tool %s: server %q is %s: %v", qualified, server, s.state.Status, s.state.Err)}
+			}
 			return errs.Errorf(errs.NotFound, "tools/call", "no tool %s: server %q is %s", qualified, server, s.state.Status)
 		}
 	}

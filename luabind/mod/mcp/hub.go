@@ -97,13 +97,17 @@ func (m *module) checkHub(L *lua.LState) *luaHub {
 	return nil
 }
 
-// newHub is mcp.hub([opts]).
-func (m *module) newHub(L *lua.LState) int {
+// newHub is mcp.hub([opts]). Whether it returns at once or after the
+// servers have settled follows the catalog's mcpInitStrategy (opts.wait
+// overrides it): "wait" waits, "progressive" does not, "auto" waits unless
+// the session is interactive.
+func (m *module) newHub(L *lua.LState) sched.Start {
 	opts, _ := L.Get(1).(*lua.LTable)
 	if L.Get(1) != lua.LNil && opts == nil {
 		L.ArgError(1, "options must be a table ({path = ...} or {servers = {...}})")
 	}
 	var servers []*catalog.Server
+	strategy := catalog.InitAuto
 	path := ""
 	if opts != nil {
 		path = optString(opts, "path")
@@ -122,7 +126,10 @@ func (m *module) newHub(L *lua.LState) int {
 			}
 			path = catalog.Path(m.cfg.Home)
 		}
-		servers, err = loadServers(path)
+		var cfg *catalog.Config
+		if cfg, err = catalog.Load(path); err == nil {
+			servers, strategy = cfg.Servers, cfg.InitStrategy
+		}
 	}
 	if err != nil {
 		L.RaiseError("%s", err.Error())
@@ -134,6 +141,15 @@ func (m *module) newHub(L *lua.LState) int {
 			ps.ForEach(func(k, v lua.LValue) { o.Params[vm.ToString(L, k)] = vm.ToString(L, v) })
 		}
 		m.hubCallbacks(opts, &o)
+	}
+	for k, v := range m.cfg.Params {
+		o.Params[k] = v
+	}
+	wait := strategy == catalog.InitWait || strategy == catalog.InitAuto && !m.cfg.Interactive
+	if opts != nil {
+		if w, ok := opts.RawGetString("wait").(lua.LBool); ok {
+			wait = bool(w)
+		}
 	}
 	if m.cfg.Home != "" {
 		o.Store = store.Default(m.cfg.Home)
@@ -154,8 +170,14 @@ func (m *module) newHub(L *lua.LState) int {
 	ud := L.NewUserData()
 	ud.Value = hb
 	ud.Metatable = m.hubMT(L)
-	L.Push(ud)
-	return 1
+	return goDo(func(ctx context.Context) sched.Completion {
+		if wait {
+			// Each server's own startup timeout bounds this; a server that
+			// fails shows in hub:status(), not as an error here.
+			hb.h.Wait(ctx)
+		}
+		return func(L *lua.LState) ([]lua.LValue, error) { return []lua.LValue{ud}, nil }
+	})
 }
 
 // hubCallbacks wires on_elicit and on_sample (Lua functions run as tasks).

@@ -41,6 +41,14 @@ type Config struct {
 	// Home is luagent's folder: OAuth credentials live in
 	// Home/credentials/mcp ("" keeps them in memory only).
 	Home string
+	// Params are the command line's --set and --params-file values: they
+	// resolve catalog env references ({"param": NAME}) and win over a
+	// script's mcp.hub{params = ...}.
+	Params map[string]string
+	// Interactive is set for a session a person types into (the REPL):
+	// mcp.hub() then starts servers progressively under the catalog's
+	// "auto" strategy; otherwise it waits for them.
+	Interactive bool
 }
 
 type module struct {
@@ -97,7 +105,7 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	mod.RawSetString("auth_redirect", lp.Async("mcp.auth_redirect", m.authRedirect))
 	mod.RawSetString("login", lp.Async("mcp.login", m.login))
 	mod.RawSetString("server", L.NewFunction(m.newServer))
-	mod.RawSetString("hub", L.NewFunction(m.newHub))
+	mod.RawSetString("hub", lp.Async("mcp.hub", m.newHub))
 	mod.RawSetString("catalog", L.NewFunction(m.newCatalog))
 	return mod
 }

@@ -23,7 +23,8 @@ local function by_name(list)
 end
 
 test("hub: status, wait, tools, search, call", function()
-  local hub = mcp.hub{ servers = servers() }
+  -- wait = false: return at once, so the status events come after on().
+  local hub = mcp.hub{ servers = servers(), wait = false }
   local heard = {}
   hub:on("status", function(s) heard[s.name .. ":" .. s.status] = true end)
   local st = by_name(hub:wait())
@@ -163,5 +164,35 @@ test("mcp.catalog: read, add, disable, remove; a hub over it", function()
   expect.eq(#cat:list(), 1)
   expect.eq(expect.error(function() cat:remove("web") end).kind, "not_found")
   expect.error(function() cat:add("bad name", { command = "x" }) end, "bad name")
+  os.remove(path)
+end)
+
+test("hub: a script's mcp.hub() waits for the servers (mcpInitStrategy auto, not interactive)", function()
+  local hub = mcp.hub{ servers = servers() }
+  local tools, partial = hub:tools()
+  expect.falsy(partial)
+  local st = by_name(hub:status())
+  expect.eq(st.one.status, "ready")
+  expect.eq(st.crash.status, "failed")
+  expect.eq(hub:call("two__echo", { message = "no wait() needed" }).content[1].text, "no wait() needed")
+  hub:close()
+end)
+
+test("hub: mcpInitStrategy progressive returns at once; wait = true overrides it", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  local path = dir .. ".json"
+  local f = assert(io.open(path, "w"))
+  f:write(json.encode({ version = 1, mcpInitStrategy = "progressive", mcpServers = {
+    slow = { command = FAKE, args = { "-era", "legacy", "-start-delay", "300ms" } } } }))
+  f:close()
+  local hub = mcp.hub{ path = path }
+  expect.eq(hub:status()[1].status, "connecting")
+  local _, partial = hub:tools()
+  expect.truthy(partial)
+  hub:close()
+  hub = mcp.hub{ path = path, wait = true }
+  expect.eq(hub:status()[1].status, "ready")
+  hub:close()
   os.remove(path)
 end)
