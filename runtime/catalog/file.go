@@ -51,7 +51,7 @@ func load(path string) (*Config, []byte, error) {
 	case errors.Is(err, syscall.EISDIR):
 		return nil, nil, errs.Errorf(errs.Invalid, op, "cannot read %s: it is a folder, not a file; move it away", path)
 	case err != nil:
-		return nil, nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check its permissions (luagent needs to read and write it)", path, pathErr(err))
+		return nil, nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check its permissions (luagent needs to read and write it)", path, privfile.PathErr(err))
 	}
 	c, err := Parse(data)
 	if err != nil {
@@ -86,13 +86,13 @@ func Update(ctx context.Context, path string, fn func(*Config) error) error {
 			if _, _, lerr := load(path); lerr != nil {
 				return lerr // a dangling link or a loop: the read error says it as Load does
 			}
-			return errs.Errorf(errs.Invalid, op, "cannot follow the symbolic link %s: %v; fix the link or remove it", path, pathErr(err))
+			return errs.Errorf(errs.Invalid, op, "cannot follow the symbolic link %s: %v; fix the link or remove it", path, privfile.PathErr(err))
 		}
 		target = t
 	}
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return errs.Errorf(errs.Invalid, op, "cannot create the folder %s: %v; check that luagent may write there (or set LUAGENT_HOME)", dir, pathErr(err))
+		return errs.Errorf(errs.Invalid, op, "cannot create the folder %s: %v; check that luagent may write there (or set LUAGENT_HOME)", dir, privfile.PathErr(err))
 	}
 	lock := target + ".lock"
 	unlock, err := privfile.Lock(ctx, lock)
@@ -104,7 +104,7 @@ func Update(ctx context.Context, path string, fn func(*Config) error) error {
 		}
 		return errs.Errorf(k, op, "gave up waiting for the lock %s (%v): another luagent process is editing the catalog; try again", lock, ctx.Err())
 	case err != nil:
-		return errs.Errorf(errs.Invalid, op, "cannot lock %s: %v; check that luagent may write to %s", lock, pathErr(err), dir)
+		return errs.Errorf(errs.Invalid, op, "cannot lock %s: %v; check that luagent may write to %s", lock, privfile.PathErr(err), dir)
 	}
 	defer unlock()
 	c, old, err := load(target)
@@ -125,20 +125,7 @@ func Update(ctx context.Context, path string, fn func(*Config) error) error {
 		return nil
 	}
 	if err := privfile.WriteAtomic(target, data); err != nil {
-		return errs.Errorf(errs.Invalid, op, "cannot save %s: %v; check that luagent may write to %s (the file was left as it was)", target, pathErr(err), dir)
+		return errs.Errorf(errs.Invalid, op, "cannot save %s: %v; check that luagent may write to %s (the file was left as it was)", target, privfile.PathErr(err), dir)
 	}
 	return nil
-}
-
-// pathErr drops the path an *fs.PathError repeats.
-func pathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }

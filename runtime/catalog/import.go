@@ -51,7 +51,7 @@ func Import(format string, data []byte) ([]*Server, []string, error) {
 func ImportFile(format, path string) ([]*Server, []string, error) {
 	data, err := privfile.ReadLimited(path, maxFile)
 	if err != nil {
-		return nil, nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check the path and its permissions", path, pathErr(err))
+		return nil, nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check the path and its permissions", path, privfile.PathErr(err))
 	}
 	abs, _ := filepath.Abs(path)
 	return importData(format, data, abs)

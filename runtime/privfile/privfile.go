@@ -8,11 +8,26 @@ package privfile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 )
+
+// PathErr drops the path an *fs.PathError or *os.LinkError repeats, for
+// messages that name the file themselves.
+func PathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
 
 // ErrTooLarge is returned by ReadLimited for a file larger than its limit.
 var ErrTooLarge = errors.New("file too large")

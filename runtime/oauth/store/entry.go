@@ -99,7 +99,7 @@ func (e *Entry) Delete(ctx context.Context) (bool, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return false, nil
 	case err != nil:
-		return false, errs.Errorf(errs.Invalid, op, "cannot remove %s: %v; remove it by hand", path, pathErr(err))
+		return false, errs.Errorf(errs.Invalid, op, "cannot remove %s: %v; remove it by hand", path, privfile.PathErr(err))
 	}
 	privfile.SyncDir(filepath.Dir(path))
 	return true, nil
@@ -133,7 +133,7 @@ func (e *Entry) Update(ctx context.Context, fn UpdateFunc) (*oauth.Credential, e
 		return nil, nil
 	case next == nil:
 		if err := os.Remove(e.realPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, errs.Errorf(errs.Invalid, op, "cannot remove %s: %v; remove it by hand", e.realPath(), pathErr(err))
+			return nil, errs.Errorf(errs.Invalid, op, "cannot remove %s: %v; remove it by hand", e.realPath(), privfile.PathErr(err))
 		}
 		return nil, nil
 	case cur != nil && reflect.DeepEqual(*cur, *next):
@@ -266,7 +266,7 @@ func (e *Entry) lock(ctx context.Context) (func(), error) {
 		}
 		return nil, errs.Errorf(k, op, "gave up waiting for the lock %s (%v): another luagent process is using these credentials; try again", path, ctx.Err())
 	}
-	return nil, errs.Errorf(errs.Invalid, op, "cannot lock %s: %v; check that luagent may write to %s", path, pathErr(err), filepath.Dir(path))
+	return nil, errs.Errorf(errs.Invalid, op, "cannot lock %s: %v; check that luagent may write to %s", path, privfile.PathErr(err), filepath.Dir(path))
 }
 
 // prepareDir checks the store's folder (a legacy file has none): it must
@@ -283,12 +283,12 @@ func (e *Entry) prepareDir(create bool) (bool, error) {
 			return false, nil
 		}
 		if err := os.MkdirAll(e.dir, 0o700); err != nil {
-			return false, errs.Errorf(errs.Invalid, op, "cannot create the credentials folder %s: %v; check that luagent may write there (or set LUAGENT_HOME)", e.dir, pathErr(err))
+			return false, errs.Errorf(errs.Invalid, op, "cannot create the credentials folder %s: %v; check that luagent may write there (or set LUAGENT_HOME)", e.dir, privfile.PathErr(err))
 		}
 		fi, err = os.Stat(e.dir)
 	}
 	if err != nil {
-		return false, errs.Errorf(errs.Invalid, op, "cannot open the credentials folder %s: %v; check its permissions", e.dir, pathErr(err))
+		return false, errs.Errorf(errs.Invalid, op, "cannot open the credentials folder %s: %v; check its permissions", e.dir, privfile.PathErr(err))
 	}
 	if !fi.IsDir() {
 		return false, errs.Errorf(errs.Invalid, op, "%s is not a folder; move it away so luagent can keep credentials there", e.dir)
@@ -314,7 +314,7 @@ func (e *Entry) makePrivate(path, what string, fi fs.FileInfo, want fs.FileMode,
 		return nil
 	}
 	if err := chmod(want); err != nil {
-		return errs.Errorf(errs.Invalid, op, "%s%s is open to other users (mode %04o) and luagent could not make it private (%v); run chmod %o %s", what, path, uint32(mode), pathErr(err), uint32(want), shellQuote(path))
+		return errs.Errorf(errs.Invalid, op, "%s%s is open to other users (mode %04o) and luagent could not make it private (%v); run chmod %o %s", what, path, uint32(mode), privfile.PathErr(err), uint32(want), shellQuote(path))
 	}
 	warnMu.Lock()
 	fmt.Fprintf(e.warn(), "luagent: warning: %s%s was open to other users (mode %04o); luagent changed it to %04o\n", what, path, uint32(mode), uint32(want))
@@ -335,7 +335,7 @@ func (e *Entry) readPrivate(path string) ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check its permissions", path, pathErr(err))
+		return nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check its permissions", path, privfile.PathErr(err))
 	}
 	if !fi.Mode().IsRegular() {
 		what := "a special file"
@@ -352,11 +352,11 @@ func (e *Entry) readPrivate(path string) ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check its permissions", path, pathErr(err))
+		return nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check its permissions", path, privfile.PathErr(err))
 	}
 	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
-		return nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check its permissions", path, pathErr(err))
+		return nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check its permissions", path, privfile.PathErr(err))
 	}
 	if err := e.makePrivate(path, "", fi, 0o600, func(m fs.FileMode) error { return chmodFile(f, m) }); err != nil {
 		return nil, err
@@ -366,7 +366,7 @@ func (e *Entry) readPrivate(path string) ([]byte, error) {
 		return nil, e.corrupt(path, "larger than 1 MiB")
 	}
 	if err != nil {
-		return nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check the disk", path, pathErr(err))
+		return nil, errs.Errorf(errs.Invalid, op, "cannot read %s: %v; check the disk", path, privfile.PathErr(err))
 	}
 	return data, nil
 }
@@ -463,22 +463,9 @@ func (e *Entry) write(c *oauth.Credential) error {
 	}
 	data = append(data, '\n')
 	if err := privfile.WriteAtomic(path, data); err != nil {
-		return errs.Errorf(errs.Invalid, op, "cannot save %s: %v; check that luagent may write to %s (the file was left as it was)", path, pathErr(err), filepath.Dir(path))
+		return errs.Errorf(errs.Invalid, op, "cannot save %s: %v; check that luagent may write to %s (the file was left as it was)", path, privfile.PathErr(err), filepath.Dir(path))
 	}
 	return nil
-}
-
-// pathErr drops the path an *os.PathError repeats.
-func pathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }
 
 // shellQuote quotes s for a shell command line when it needs it (URLs with

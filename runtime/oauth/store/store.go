@@ -33,6 +33,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
+	"github.com/luagent/luagent/runtime/privfile"
 )
 
 // op is the Op of the errors of this package.
@@ -106,7 +107,7 @@ func (s *Store) URLs() ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, errs.Errorf(errs.Invalid, op, "cannot list the credentials folder %s: %v; check its permissions", s.dir, pathErr(err))
+		return nil, errs.Errorf(errs.Invalid, op, "cannot list the credentials folder %s: %v; check its permissions", s.dir, privfile.PathErr(err))
 	}
 	var urls []string
 	for _, e := range ents {
