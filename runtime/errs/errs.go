@@ -32,6 +32,7 @@ const (
 	Auth           // authentication or authorization failed
 	Internal       // a bug in luagent: please report it
 	Closed         // the connection or transport is closed
+	Limit          // a configured limit was reached (an agent's max turns or token budget)
 )
 
 var kindNames = [...]string{
@@ -48,6 +49,7 @@ var kindNames = [...]string{
 	Auth:      "auth",
 	Internal:  "internal",
 	Closed:    "closed",
+	Limit:     "limit",
 }
 
 // String returns the kind's name as Lua code sees it ("timeout", "not_found").

@@ -31,6 +31,14 @@ const (
 	ToolCallEnd     Kind = "tool_call_end"
 	EraChosen       Kind = "era_chosen"
 	Retry           Kind = "retry" // a request sent again (broken reply stream, stale tools/list)
+
+	// An agent's loop (runtime/agent). Method is the model's name on model
+	// events; Tool is the name the model called; Count is the turn.
+	ModelRequest  Kind = "model_request"   // Count: the turn; Message: how many messages and tools
+	ModelResponse Kind = "model_response"  // Duration; Message: stop reason and tokens, or the error
+	Approval      Kind = "approval"        // Tool; Message: "allow|deny: reason"
+	AgentToolCall Kind = "agent_tool_call" // Tool, Server, Duration; Message: the error, if any
+	AgentEnd      Kind = "agent_end"       // Count: turns; Duration; Message: the end reason (answer, max_turns, ...)
 )
 
 // Event is one traced occurrence. Zero fields are omitted from output.
