@@ -433,10 +433,7 @@ func (m *module) hubRead(L *lua.LState) sched.Start {
 func (m *module) hubPrompt(L *lua.LState) sched.Start {
 	hb := m.checkHub(L)
 	server, name := L.CheckString(2), L.CheckString(3)
-	args := map[string]string{}
-	if t, ok := L.Get(4).(*lua.LTable); ok {
-		t.ForEach(func(k, v lua.LValue) { args[vm.ToString(L, k)] = vm.ToString(L, v) })
-	}
+	args := stringArgs(L, 4)
 	return goDo(func(ctx context.Context) sched.Completion {
 		raw, err := hb.h.Prompt(ctx, server, name, args)
 		if err != nil {

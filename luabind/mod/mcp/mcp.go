@@ -699,10 +699,7 @@ func (m *module) readRead(L *lua.LState) sched.Start {
 func (m *module) readPrompt(L *lua.LState) sched.Start {
 	c := m.check(L, 1)
 	name := L.CheckString(2)
-	args := map[string]string{}
-	if t, ok := L.Get(3).(*lua.LTable); ok {
-		t.ForEach(func(k, v lua.LValue) { args[vm.ToString(L, k)] = vm.ToString(L, v) })
-	}
+	args := stringArgs(L, 3)
 	return goDo(func(ctx context.Context) sched.Completion {
 		raw, err := c.c.GetPrompt(ctx, name, args)
 		if err != nil {
@@ -710,6 +707,16 @@ func (m *module) readPrompt(L *lua.LState) sched.Start {
 		}
 		return decoded(raw)
 	})
+}
+
+// stringArgs reads the optional table at n as string names to string
+// values (a prompt's arguments).
+func stringArgs(L *lua.LState, n int) map[string]string {
+	args := map[string]string{}
+	if t, ok := L.Get(n).(*lua.LTable); ok {
+		t.ForEach(func(k, v lua.LValue) { args[vm.ToString(L, k)] = vm.ToString(L, v) })
+	}
+	return args
 }
 
 // complete(ref, argument [, context]): ref = {type="ref/prompt", name=} or
