@@ -19,37 +19,43 @@ type Kind uint8
 
 // The kinds. Their String forms are the names Lua code sees in err.kind.
 const (
-	Unknown   Kind = iota
-	Invalid        // bad input: a wrong argument, a malformed value
-	Syntax         // a Lua chunk that does not compile
-	Runtime        // a Lua error raised while a script ran
-	NotFound       // a named thing (file, module, tool, method) does not exist
-	Timeout        // a deadline passed
-	Cancelled      // the caller or the user stopped the operation
-	Process        // a child process failed to start or died
-	Protocol       // a peer broke the protocol
-	Tool           // a tool reported a failure (isError)
-	Auth           // authentication or authorization failed
-	Internal       // a bug in luagent: please report it
-	Closed         // the connection or transport is closed
-	Limit          // a configured limit was reached (an agent's max turns or token budget)
+	Unknown    Kind = iota
+	Invalid         // bad input: a wrong argument, a malformed value
+	Syntax          // a Lua chunk that does not compile
+	Runtime         // a Lua error raised while a script ran
+	NotFound        // a named thing (file, module, tool, method) does not exist
+	Timeout         // a deadline passed
+	Cancelled       // the caller or the user stopped the operation
+	Process         // a child process failed to start or died
+	Protocol        // a peer broke the protocol
+	Tool            // a tool reported a failure (isError)
+	Auth            // authentication or authorization failed
+	Internal        // a bug in luagent: please report it
+	Closed          // the connection or transport is closed
+	Limit           // a configured limit was reached (an agent's max turns or token budget)
+	RateLimit       // a model provider refused for too many requests (HTTP 429), after retries
+	BadRequest      // a model provider rejected the request itself (HTTP 400, 404, 422)
+	Server          // a model provider failed on its side (HTTP 5xx), after retries
 )
 
 var kindNames = [...]string{
-	Unknown:   "unknown",
-	Invalid:   "invalid",
-	Syntax:    "syntax",
-	Runtime:   "runtime",
-	NotFound:  "not_found",
-	Timeout:   "timeout",
-	Cancelled: "cancelled",
-	Process:   "process",
-	Protocol:  "protocol",
-	Tool:      "tool",
-	Auth:      "auth",
-	Internal:  "internal",
-	Closed:    "closed",
-	Limit:     "limit",
+	Unknown:    "unknown",
+	Invalid:    "invalid",
+	Syntax:     "syntax",
+	Runtime:    "runtime",
+	NotFound:   "not_found",
+	Timeout:    "timeout",
+	Cancelled:  "cancelled",
+	Process:    "process",
+	Protocol:   "protocol",
+	Tool:       "tool",
+	Auth:       "auth",
+	Internal:   "internal",
+	Closed:     "closed",
+	Limit:      "limit",
+	RateLimit:  "rate_limit",
+	BadRequest: "bad_request",
+	Server:     "server",
 }
 
 // String returns the kind's name as Lua code sees it ("timeout", "not_found").
@@ -144,7 +150,7 @@ const (
 // the one place where kinds meet wire codes.
 func Code(k Kind) int {
 	switch k {
-	case Invalid:
+	case Invalid, BadRequest:
 		return CodeInvalidParams
 	case NotFound:
 		return CodeMethodNotFound
