@@ -1,0 +1,235 @@
+// Package agent is the loop between a model and tools: it offers the
+// model a hub's MCP tools (under their qualified names, server__tool),
+// the hub's resources as two meta-tools, and tools of its own; it runs the
+// calls the model asks for through hooks and an approval policy, several
+// at once when the model asks for several, and feeds the results back
+// until the model answers or a limit ends the loop. It knows nothing of
+// Lua: luabind adapts Lua tools, policies and hooks to the functions here.
+//
+//	a := agent.New(agent.Config{Model: m, Hub: h, System: "You are terse."})
+//	text, tr, err := a.Ask(ctx, "What is in README.md?")
+//	b, _ := json.Marshal(tr) // the transcript, to save
+//
+// The conversation persists across Ask calls until Reset.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/trace"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxTurns          = 20
+	DefaultMetaToolThreshold = 40
+)
+
+// NoApproverReason is why an Ask decision is a denial when nobody can be
+// asked (Config.Ask is nil and Config.Yes is false).
+const NoApproverReason = "needs approval; nobody to ask (run with --yes to allow)"
+
+// Config configures an Agent. Model is required; the rest is optional.
+type Config struct {
+	Model llm.Model
+	// System is the agent's own system prompt; each ready server's
+	// instructions are appended to it, labelled by server.
+	System string
+
+	// Hub gives the MCP tools and resources (nil: none). Servers narrows
+	// them to a subset of the hub's servers (nil: all).
+	Hub     *hub.Hub
+	Servers []string
+	// Tools are the agent's own tools, offered beside the hub's. A name
+	// also used by a hub tool shadows it.
+	Tools []LocalTool
+
+	// Approve decides each call (nil: DefaultApprove); it runs
+	// concurrently for the calls of one turn. Ask is how an interactive
+	// host asks a person when Approve says Ask (one question at a time);
+	// nil means nobody can be asked, and an Ask becomes a Deny
+	// (NoApproverReason) unless Yes, which allows every Ask without
+	// asking.
+	Approve func(ctx context.Context, c Call) (Decision, string)
+	Ask     func(ctx context.Context, c Call) (Decision, string)
+	Yes     bool
+
+	// Hooks. BeforeTool runs before the policy and may change
+	// c.Arguments; an error denies the call (its text is the reason).
+	// AfterTool may change the result the model sees. BeforeModel may
+	// change each request; AfterModel sees each response. They run on
+	// the loop's goroutines: BeforeTool and AfterTool concurrently when
+	// the model asks for several calls at once.
+	BeforeTool  func(ctx context.Context, c *Call) error
+	AfterTool   func(ctx context.Context, c Call, r *Result)
+	BeforeModel func(ctx context.Context, r *llm.Request)
+	AfterModel  func(ctx context.Context, r *llm.Response)
+
+	// MaxTurns bounds the model calls of one Ask (0: DefaultMaxTurns).
+	// TokenBudget bounds the tokens (input + output, summed over the
+	// turns) of one Ask (0: no bound). Timeout bounds one Ask's wall time
+	// (0: none beyond ctx).
+	MaxTurns    int
+	TokenBudget int
+	Timeout     time.Duration
+	// MetaToolThreshold: when the MCP tools offered (hub tools plus local
+	// tools) number more than this, mcp_search_tools replaces the hub's
+	// tools and the model calls what it finds (0: the default 40; < 0:
+	// never).
+	MetaToolThreshold int
+
+	// OnEvent receives the loop's events as they happen: text deltas,
+	// tool calls starting, progressing and ending, approvals, the end.
+	// Calls are serialized; it must return quickly.
+	OnEvent func(Event)
+	// Trace receives the loop's trace events (model requests and
+	// responses, approvals, tool calls, the end).
+	Trace trace.Sink
+}
+
+// Agent is a model with tools and a conversation. Ask calls on one Agent
+// run one at a time.
+type Agent struct {
+	cfg Config
+
+	mu       sync.Mutex // held by Ask: one conversation, one loop at a time
+	messages []llm.Message
+	found    map[string]bool // hub tools found by mcp_search_tools (meta mode)
+	ids      int             // tool call ids made up for models without them
+
+	evMu  sync.Mutex // serializes OnEvent
+	askMu sync.Mutex // serializes Config.Ask
+}
+
+// New returns an agent over cfg.
+func New(cfg Config) *Agent {
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = DefaultMaxTurns
+	}
+	if cfg.MetaToolThreshold == 0 {
+		cfg.MetaToolThreshold = DefaultMetaToolThreshold
+	}
+	if cfg.Approve == nil {
+		cfg.Approve = DefaultApprove
+	}
+	return &Agent{cfg: cfg, found: map[string]bool{}}
+}
+
+// Reset forgets the conversation (and the tools found by search).
+func (a *Agent) Reset() {
+	a.mu.Lock()
+	a.messages = nil
+	a.found = map[string]bool{}
+	a.mu.Unlock()
+}
+
+// Messages returns a copy of the conversation so far.
+func (a *Agent) Messages() []llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]llm.Message(nil), a.messages...)
+}
+
+// LocalTool is a tool the agent runs itself (Go code, or a Lua function
+// adapted by luabind).
+type LocalTool struct {
+	Name        string // ^[a-zA-Z0-9_-]{1,64}$
+	Description string
+	// Schema is the JSON Schema of the arguments (nil: any object).
+	Schema json.RawMessage
+	// Annotations are as MCP's; ReadOnlyHint lets DefaultApprove allow
+	// the tool without asking.
+	Annotations *Annotations
+	Call        func(ctx context.Context, args json.RawMessage) (Result, error)
+}
+
+// Annotations are a tool's MCP annotations (hints).
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// Result is a tool's result as MCP has it: content blocks (text, image,
+// audio, resource_link, resource), structured content, and whether it is
+// an error.
+type Result struct {
+	Content           []json.RawMessage `json:"content"`
+	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
+	IsError           bool              `json:"isError,omitempty"`
+}
+
+// TextResult is a result of one text block.
+func TextResult(text string, isError bool) Result {
+	b, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	return Result{Content: []json.RawMessage{b}, IsError: isError}
+}
+
+// Call is one tool call the model asked for, as hooks and the policy see
+// it.
+type Call struct {
+	// ID is the model's id of the call; Name what the model called.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Server and Tool are the hub server and its own tool name (""
+	// for local and meta tools); Qualified is the hub's qualified name.
+	Server    string `json:"server,omitempty"`
+	Tool      string `json:"tool"`
+	Qualified string `json:"qualified,omitempty"`
+	// Arguments is the JSON object the tool gets (BeforeTool may change
+	// it).
+	Arguments json.RawMessage `json:"arguments"`
+	// Annotations are the tool's (nil when it has none); ReadOnly is
+	// Annotations.ReadOnlyHint, true for the meta-tools.
+	Annotations *Annotations `json:"annotations,omitempty"`
+	ReadOnly    bool         `json:"read_only,omitempty"`
+	// Kind says where the tool lives: "mcp", "local" or "meta".
+	Kind string `json:"kind"`
+}
+
+// Tool kinds of a Call.
+const (
+	KindMCP   = "mcp"
+	KindLocal = "local"
+	KindMeta  = "meta"
+)
+
+// Decision is an approval policy's answer.
+type Decision string
+
+// The decisions.
+const (
+	Allow Decision = "allow"
+	Deny  Decision = "deny"
+	Ask   Decision = "ask" // ask a person (Config.Ask), or deny if nobody can answer
+)
+
+// DefaultApprove is the policy when Config.Approve is nil: tools marked
+// readOnlyHint: true (and the meta-tools) run; every other call is Ask.
+// stdlib's default Lua policy matches it.
+func DefaultApprove(_ context.Context, c Call) (Decision, string) {
+	if c.ReadOnly {
+		return Allow, "the tool is marked read-only"
+	}
+	return Ask, "the tool is not marked read-only (readOnlyHint)"
+}
+
+// EndReason says why a loop ended.
+type EndReason string
+
+// The end reasons.
+const (
+	EndAnswer    EndReason = "answer"    // the model answered without asking for tools
+	EndMaxTurns  EndReason = "max_turns" // Config.MaxTurns model calls were made
+	EndBudget    EndReason = "budget"    // Config.TokenBudget tokens were spent
+	EndTimeout   EndReason = "timeout"   // Config.Timeout (or ctx's deadline) passed
+	EndCancelled EndReason = "cancelled" // ctx was cancelled
+	EndError     EndReason = "error"     // the model failed (the error says how)
+)

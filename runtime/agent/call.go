@@ -1,0 +1,197 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/trace"
+)
+
+// outcome is one finished call.
+type outcome struct {
+	msg   llm.Message
+	rec   ToolCallRecord
+	found []string
+}
+
+// runCalls runs one turn's calls, concurrently when there are several,
+// and returns their result messages in the model's order.
+func (a *Agent) runCalls(ctx context.Context, turn int, ts *toolset, calls []llm.ToolCall, tr *Transcript) []llm.Message {
+	outs := make([]outcome, len(calls))
+	if len(calls) == 1 {
+		outs[0] = a.runCall(ctx, turn, ts, calls[0])
+	} else {
+		var wg sync.WaitGroup
+		for i, tc := range calls {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[i] = a.runCall(ctx, turn, ts, tc)
+			}()
+		}
+		wg.Wait()
+	}
+	msgs := make([]llm.Message, len(outs))
+	for i, o := range outs {
+		msgs[i] = o.msg
+		tr.ToolCalls = append(tr.ToolCalls, o.rec)
+		for _, name := range o.found {
+			a.found[name] = true
+		}
+	}
+	return msgs
+}
+
+// runCall runs one call: resolve, BeforeTool, the policy, the tool,
+// AfterTool. Whatever happens, the model gets a result.
+func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolCall) (o outcome) {
+	start := time.Now()
+	args := tc.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	call := Call{ID: tc.ID, Name: tc.Name, Tool: tc.Name, Arguments: args}
+	e, rerr := a.resolve(ts, tc.Name)
+	call.Kind = e.kind
+	switch e.kind {
+	case KindMCP:
+		call.Server, call.Tool, call.Qualified = e.hub.Server, e.hub.Def.Name, e.hub.Name
+		call.Annotations = annotationsOf(e.hub)
+	case KindLocal:
+		call.Annotations = e.local.Annotations
+	case KindMeta:
+		t := true
+		call.Annotations = &Annotations{ReadOnlyHint: &t}
+	}
+	call.ReadOnly = call.Annotations.readOnly()
+	a.emit(Event{Type: EventToolStart, Turn: turn, Call: &call})
+
+	var res *Result
+	var err error
+	decision, reason := Deny, ""
+	defer func() {
+		o.rec = ToolCallRecord{Turn: turn, ID: call.ID, Name: call.Name, Server: call.Server, Tool: call.Tool, Kind: call.Kind,
+			Arguments: call.Arguments, Decision: decision, Reason: reason, Result: res, Start: start.Round(0), Duration: time.Since(start)}
+		shown := Result{}
+		if err != nil {
+			o.rec.Error, o.rec.ErrorKind = err.Error(), errs.KindOf(err).String()
+			shown = TextResult(err.Error(), true)
+		}
+		if res != nil {
+			shown = *res
+		}
+		o.msg = llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Parts: parts(shown), IsError: shown.IsError}
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		a.trace(trace.Event{Kind: trace.AgentToolCall, Server: call.Server, Tool: call.Name, Duration: o.rec.Duration, Message: msg})
+		a.emit(Event{Type: EventToolEnd, Turn: turn, Call: &call, Result: res, Duration: o.rec.Duration, Err: err})
+	}()
+	if rerr != nil {
+		decision, err = "", errs.Wrap(errs.NotFound, "agent", rerr)
+		return o
+	}
+	if a.cfg.BeforeTool != nil {
+		if herr := a.cfg.BeforeTool(ctx, &call); herr != nil {
+			reason = "before_tool: " + herr.Error()
+			err = a.denied(turn, &call, reason)
+			return o
+		}
+		if len(call.Arguments) == 0 {
+			call.Arguments = json.RawMessage("{}")
+		}
+	}
+	decision, reason = a.decide(ctx, call)
+	if decision != Allow {
+		err = a.denied(turn, &call, reason)
+		return o
+	}
+	a.approved(turn, &call, reason)
+	r, found, cerr := a.invoke(ctx, e, &call, turn)
+	if cerr != nil {
+		err = cerr
+		if a.cfg.AfterTool == nil {
+			return o
+		}
+		// AfterTool sees the failure as the error result the model gets.
+		r = TextResult(cerr.Error(), true)
+	}
+	if a.cfg.AfterTool != nil {
+		a.cfg.AfterTool(ctx, call, &r)
+	}
+	res, o.found = &r, found
+	return o
+}
+
+// decide runs the policy, and asks (or not) when it says Ask.
+func (a *Agent) decide(ctx context.Context, call Call) (Decision, string) {
+	d, reason := a.cfg.Approve(ctx, call)
+	if d == Ask {
+		switch {
+		case a.cfg.Yes:
+			d, reason = Allow, "allowed by --yes ("+reason+")"
+		case a.cfg.Ask != nil:
+			a.askMu.Lock()
+			d, reason = a.cfg.Ask(ctx, call)
+			a.askMu.Unlock()
+			if d == Ask {
+				d, reason = Deny, "the person asked did not decide"
+			}
+		default:
+			d, reason = Deny, NoApproverReason
+		}
+	}
+	if d != Allow && d != Deny {
+		return Deny, fmt.Sprintf("the policy answered %q (not allow, deny or ask)", string(d))
+	}
+	return d, reason
+}
+
+func (a *Agent) approved(turn int, call *Call, reason string) {
+	a.trace(trace.Event{Kind: trace.Approval, Server: call.Server, Tool: call.Name, Message: "allow: " + reason})
+	a.emit(Event{Type: EventApproval, Turn: turn, Call: call, Decision: Allow, Reason: reason})
+}
+
+// denied reports a denial and returns the error the model sees.
+func (a *Agent) denied(turn int, call *Call, reason string) error {
+	a.trace(trace.Event{Kind: trace.Approval, Server: call.Server, Tool: call.Name, Message: "deny: " + reason})
+	a.emit(Event{Type: EventApproval, Turn: turn, Call: call, Decision: Deny, Reason: reason})
+	return errs.Errorf(errs.Auth, "agent", "the call to %s was denied: %s", call.Name, reason)
+}
+
+// invoke runs an approved call.
+func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Result, found []string, err error) {
+	switch e.kind {
+	case KindMeta:
+		return a.runMeta(ctx, call.Name, call.Arguments)
+	case KindLocal:
+		defer func() {
+			if p := recover(); p != nil {
+				err = errs.Errorf(errs.Internal, "agent", "tool %s panicked: %v", call.Name, p)
+			}
+		}()
+		r, err = e.local.Call(ctx, call.Arguments)
+		return r, nil, err
+	}
+	progress := func(p mcp.Progress) {
+		ev := Event{Type: EventToolProgress, Turn: turn, Call: call, Progress: p.Progress, Message: p.Message}
+		if p.Total != nil {
+			ev.Total = *p.Total
+		}
+		a.emit(ev)
+	}
+	cr, err := a.cfg.Hub.Call(ctx, e.hub.Name, call.Arguments, hub.CallOptions{SchemaHash: e.hub.SchemaHash,
+		CallOptions: mcp.CallOptions{Progress: progress}})
+	if err != nil {
+		return Result{}, nil, err
+	}
+	return Result{Content: cr.Content, StructuredContent: cr.StructuredContent, IsError: cr.IsError}, nil, nil
+}

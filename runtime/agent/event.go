@@ -1,0 +1,56 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/luagent/luagent/runtime/trace"
+)
+
+// EventType says what an Event is.
+type EventType string
+
+// The event types.
+const (
+	EventText         EventType = "text"          // Text: a delta of the model's text
+	EventToolStart    EventType = "tool_start"    // Call: the model asked for it
+	EventApproval     EventType = "approval"      // Call, Decision, Reason
+	EventToolProgress EventType = "tool_progress" // Call, Progress, Total, Message
+	EventToolEnd      EventType = "tool_end"      // Call, Result, Duration, Err
+	EventEnd          EventType = "end"           // Reason, Err
+)
+
+// Event is one thing the loop did, for Config.OnEvent.
+type Event struct {
+	Type EventType
+	Turn int // 1-based model turn
+	Text string
+	Call *Call
+	// Decision and Reason of an approval.
+	Decision Decision
+	Reason   string
+	// Progress of a running tool (Total is 0 when unknown); Message is
+	// the server's progress message.
+	Progress float64
+	Total    float64
+	Message  string
+	// Result and Duration of a finished tool call; Err is why it failed
+	// (the model then saw an error result), or why the loop ended.
+	Result   *Result
+	Duration time.Duration
+	Err      error
+	// End is the loop's end reason (EventEnd).
+	End EndReason
+}
+
+func (a *Agent) emit(e Event) {
+	if a.cfg.OnEvent == nil {
+		return
+	}
+	a.evMu.Lock()
+	defer a.evMu.Unlock()
+	a.cfg.OnEvent(e)
+}
+
+func (a *Agent) trace(e trace.Event) {
+	trace.Emit(a.cfg.Trace, e)
+}

@@ -1,0 +1,168 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/trace"
+)
+
+var errAgentTimeout = errors.New("agent timeout")
+
+// Ask adds prompt to the conversation and runs the loop: the model is
+// called with the conversation and the offered tools, the tools it asks
+// for run (through BeforeTool, the policy and AfterTool) and their
+// results go back, until the model answers without asking for tools or
+// a limit ends the loop. text is the model's last text; tr says what
+// happened and is returned even with an error. The error's kind says why
+// a loop ended without an answer: limit (max turns, token budget),
+// timeout, cancelled, or the model's own (auth, rate_limit, ...).
+func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transcript, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	start := time.Now()
+	tr = &Transcript{Start: start.Round(0), Messages: []Message{}, Turns: []Turn{}, ToolCalls: []ToolCallRecord{}}
+	if a.cfg.Model == nil {
+		err = errs.New(errs.Invalid, "agent", "the agent has no model")
+		tr.End, tr.Error, tr.ErrorKind = EndError, err.Error(), errs.KindOf(err).String()
+		return "", tr, err
+	}
+	tr.Model = a.cfg.Model.Name()
+	var cancel context.CancelFunc
+	if a.cfg.Timeout > 0 {
+		ctx, cancel = context.WithTimeoutCause(ctx, a.cfg.Timeout, errAgentTimeout)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
+
+	base := len(a.messages)
+	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(prompt)}})
+	end, err := a.loop(ctx, tr, &text)
+
+	for _, m := range a.messages[base:] {
+		tr.Messages = append(tr.Messages, messageOf(m))
+	}
+	tr.End = end
+	tr.Duration = time.Since(start)
+	if err != nil {
+		tr.Error, tr.ErrorKind = err.Error(), errs.KindOf(err).String()
+	}
+	a.trace(trace.Event{Kind: trace.AgentEnd, Method: tr.Model, Count: len(tr.Turns), Duration: tr.Duration, Message: string(end)})
+	a.emit(Event{Type: EventEnd, Turn: len(tr.Turns), End: end, Err: err, Text: text})
+	return text, tr, err
+}
+
+func (a *Agent) loop(ctx context.Context, tr *Transcript, text *string) (EndReason, error) {
+	for turn := 1; ; turn++ {
+		if ctx.Err() != nil {
+			return ctxEnd(ctx)
+		}
+		if turn > a.cfg.MaxTurns {
+			return EndMaxTurns, errs.Errorf(errs.Limit, "agent", "the model took %d turns without answering (max_turns %d)", a.cfg.MaxTurns, a.cfg.MaxTurns)
+		}
+		ts := a.toolset()
+		req := &llm.Request{System: a.system(), Messages: slices.Clone(a.messages), Tools: ts.tools}
+		if a.cfg.BeforeModel != nil {
+			a.cfg.BeforeModel(ctx, req)
+		}
+		a.trace(trace.Event{Kind: trace.ModelRequest, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
+		t0 := time.Now()
+		resp, err := a.cfg.Model.Stream(ctx, req, func(e llm.Event) {
+			if e.Text != "" {
+				a.emit(Event{Type: EventText, Turn: turn, Text: e.Text})
+			}
+		})
+		d := time.Since(t0)
+		if err != nil {
+			a.trace(trace.Event{Kind: trace.ModelResponse, Method: tr.Model, Count: turn, Duration: d, Message: err.Error()})
+			if ctx.Err() != nil {
+				return ctxEnd(ctx)
+			}
+			return EndError, err
+		}
+		if a.cfg.AfterModel != nil {
+			a.cfg.AfterModel(ctx, resp)
+		}
+		u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+		a.trace(trace.Event{Kind: trace.ModelResponse, Method: tr.Model, Count: turn, Duration: d, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)})
+		tr.Usage.InputTokens += u.InputTokens
+		tr.Usage.OutputTokens += u.OutputTokens
+
+		msg := resp.Message
+		msg.Role = llm.RoleAssistant
+		msg.ToolCalls = slices.Clone(msg.ToolCalls)
+		for i := range msg.ToolCalls {
+			if msg.ToolCalls[i].ID == "" {
+				a.ids++
+				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d", a.ids)
+			}
+		}
+		a.messages = append(a.messages, msg)
+		tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls)})
+		*text = textOf(msg)
+		if len(msg.ToolCalls) == 0 {
+			return EndAnswer, nil
+		}
+		if b := a.cfg.TokenBudget; b > 0 && tr.Usage.Total() >= b {
+			// The calls are answered, unrun, so the conversation stays
+			// well-formed for a next Ask.
+			for _, tc := range msg.ToolCalls {
+				a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, IsError: true,
+					Parts: []llm.Part{llm.Text("not run: the token budget is spent")}})
+			}
+			return EndBudget, errs.Errorf(errs.Limit, "agent", "the token budget is spent: %d of %d tokens", tr.Usage.Total(), b)
+		}
+		a.messages = append(a.messages, a.runCalls(ctx, turn, ts, msg.ToolCalls, tr)...)
+	}
+}
+
+// ctxEnd says how an ended context ends the loop.
+func ctxEnd(ctx context.Context) (EndReason, error) {
+	if context.Cause(ctx) == errAgentTimeout || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return EndTimeout, errs.New(errs.Timeout, "agent", "the agent's time ran out (timeout)")
+	}
+	return EndCancelled, errs.New(errs.Cancelled, "agent", "the agent was cancelled")
+}
+
+func textOf(m llm.Message) string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// system is the agent's prompt and each ready server's instructions,
+// labelled, in catalog order.
+func (a *Agent) system() string {
+	h := a.cfg.Hub
+	if h == nil {
+		return a.cfg.System
+	}
+	ins := h.Instructions()
+	if len(ins) == 0 {
+		return a.cfg.System
+	}
+	var b strings.Builder
+	b.WriteString(a.cfg.System)
+	for _, st := range h.Status() {
+		text, ok := ins[st.Name]
+		if !ok || !a.inSubset(st.Name) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "## Instructions from the MCP server %q (its tools are named %s__TOOL)\n%s", st.Name, st.Name, text)
+	}
+	return b.String()
+}

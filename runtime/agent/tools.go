@@ -1,0 +1,150 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/llm"
+)
+
+// The meta-tools' names.
+const (
+	ToolSearch        = "mcp_search_tools"
+	ToolListResources = "mcp_list_resources"
+	ToolReadResource  = "mcp_read_resource"
+)
+
+var metaTools = map[string]llm.Tool{
+	ToolSearch: {Name: ToolSearch,
+		Description: "Search the connected MCP servers' tools by what they do. Returns matching tools with their names and input schemas; call a tool by its name in your next turn. partial: true means some servers are still starting (search again later for more).",
+		Schema:      json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"words describing the tool you need"},"server":{"type":"string","description":"only this server's tools"},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"at most this many tools (default 10)"}},"required":["query"]}`)},
+	ToolListResources: {Name: ToolListResources,
+		Description: "List the resources (files, documents, data) the connected MCP servers offer, with their URIs. Without server, lists every server that has resources.",
+		Schema:      json.RawMessage(`{"type":"object","properties":{"server":{"type":"string","description":"only this server's resources"}}}`)},
+	ToolReadResource: {Name: ToolReadResource,
+		Description: "Read one resource of an MCP server by its URI (from mcp_list_resources).",
+		Schema:      json.RawMessage(`{"type":"object","properties":{"server":{"type":"string"},"uri":{"type":"string"}},"required":["server","uri"]}`)},
+}
+
+var anyObject = json.RawMessage(`{"type":"object"}`)
+
+// entry is one tool the model may call in a turn.
+type entry struct {
+	kind  string
+	local *LocalTool
+	hub   hub.Tool
+}
+
+// toolset is what one model turn offers.
+type toolset struct {
+	tools  []llm.Tool
+	byName map[string]entry
+	search bool // meta mode: mcp_search_tools stands for the hub's tools
+}
+
+// servers is the subset of the hub's servers the agent uses (nil: all).
+func (a *Agent) inSubset(server string) bool {
+	return a.cfg.Servers == nil || slices.Contains(a.cfg.Servers, server)
+}
+
+// toolset builds the offered tools from the hub's current catalog.
+func (a *Agent) toolset() *toolset {
+	ts := &toolset{byName: map[string]entry{}}
+	var hubTools []hub.Tool
+	resources := false
+	if h := a.cfg.Hub; h != nil {
+		all, _ := h.Tools()
+		for _, t := range all {
+			if a.inSubset(t.Server) {
+				hubTools = append(hubTools, t)
+			}
+		}
+		for _, st := range h.Status() {
+			if st.Status == hub.Ready && st.Info.Capabilities.Resources != nil && a.inSubset(st.Name) {
+				resources = true
+			}
+		}
+	}
+	local := map[string]bool{}
+	for i := range a.cfg.Tools {
+		local[a.cfg.Tools[i].Name] = true
+	}
+	ts.search = a.cfg.MetaToolThreshold >= 0 && len(hubTools)+len(a.cfg.Tools) > a.cfg.MetaToolThreshold
+	if ts.search {
+		ts.add(metaTools[ToolSearch], entry{kind: KindMeta})
+	}
+	if resources {
+		ts.add(metaTools[ToolListResources], entry{kind: KindMeta})
+		ts.add(metaTools[ToolReadResource], entry{kind: KindMeta})
+	}
+	for _, t := range hubTools {
+		if local[t.Name] || (ts.search && !a.found[t.Name]) {
+			continue
+		}
+		ts.add(llmTool(t), entry{kind: KindMCP, hub: t})
+	}
+	for i := range a.cfg.Tools {
+		t := &a.cfg.Tools[i]
+		schema := t.Schema
+		if len(schema) == 0 {
+			schema = anyObject
+		}
+		ts.add(llm.Tool{Name: t.Name, Description: t.Description, Schema: schema}, entry{kind: KindLocal, local: t})
+	}
+	return ts
+}
+
+func (ts *toolset) add(t llm.Tool, e entry) {
+	if _, dup := ts.byName[t.Name]; dup {
+		return
+	}
+	ts.byName[t.Name] = e
+	ts.tools = append(ts.tools, t)
+}
+
+func llmTool(t hub.Tool) llm.Tool {
+	desc := t.Def.Description
+	if desc == "" {
+		desc = t.Def.Title
+	}
+	schema := t.Def.InputSchema
+	if len(schema) == 0 {
+		schema = anyObject
+	}
+	return llm.Tool{Name: t.Name, Description: desc, Schema: schema}
+}
+
+// resolve finds what the model called. A hub tool of the agent's servers
+// that this turn did not offer (meta mode: named by a search in the same
+// turn) is callable too, and counts as found.
+func (a *Agent) resolve(ts *toolset, name string) (entry, error) {
+	if e, ok := ts.byName[name]; ok {
+		return e, nil
+	}
+	if h := a.cfg.Hub; h != nil && !strings.HasPrefix(name, "mcp_") {
+		if t, ok := h.Tool(name); ok && a.inSubset(t.Server) {
+			return entry{kind: KindMCP, hub: t}, nil
+		}
+	}
+	if ts.search {
+		return entry{}, fmt.Errorf("no tool %q is offered: find tools with %s and call them by the names it returns", name, ToolSearch)
+	}
+	return entry{}, fmt.Errorf("no tool %q is offered", name)
+}
+
+// annotationsOf copies a hub tool's annotations.
+func annotationsOf(t hub.Tool) *Annotations {
+	an := t.Def.Annotations
+	if an == nil {
+		return nil
+	}
+	return &Annotations{Title: an.Title, ReadOnlyHint: an.ReadOnlyHint, DestructiveHint: an.DestructiveHint,
+		IdempotentHint: an.IdempotentHint, OpenWorldHint: an.OpenWorldHint}
+}
+
+func (an *Annotations) readOnly() bool {
+	return an != nil && an.ReadOnlyHint != nil && *an.ReadOnlyHint
+}
