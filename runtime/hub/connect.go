@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -41,6 +42,8 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	var c *mcp.Client
 	var tools []mcp.Tool
 	o, err := h.clientOptions(cfg, stderr, false)
+	o.OnDisconnect = func(err error) { h.lost(s, gen, err) }
+	o.OnReconnect = func(info mcp.Info) { h.regained(s, gen, info) }
 	if err == nil {
 		c, err = mcp.Connect(ctx, o)
 	}
@@ -78,6 +81,33 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	s.setTools(tools)
 	h.renameLocked()
 	s.state.Info = c.Info()
+	h.setLocked(s, Ready, nil)
+}
+
+// lost marks a ready server whose process exited (or whose connection
+// broke) Failed, with why and its last stderr lines. Its tools stay listed:
+// the next call starts it again (the client restarts it), and regained
+// marks it Ready.
+func (h *Hub) lost(s *server, gen int, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s.gen != gen || h.closed || s.state.Status != Ready {
+		return
+	}
+	h.setLocked(s, Failed, &errs.Error{Kind: errs.KindOf(err), Op: "hub", Err: err,
+		Msg: fmt.Sprintf("server %q stopped: %v (the next call starts it again; or restart it)", s.cfg.Name, err)})
+}
+
+// regained marks a server the client restarted Ready again; its tools are
+// listed anew before the next call.
+func (h *Hub) regained(s *server, gen int, info mcp.Info) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s.gen != gen || h.closed {
+		return
+	}
+	s.dirty = true
+	s.state.Info = info
 	h.setLocked(s, Ready, nil)
 }
 

@@ -179,7 +179,7 @@ func TestPartialAndListChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	until(t, ch, "alpha's tools refreshed", func(e Event) bool {
-		return e.Kind == EventTools && e.State.Name == "alpha" && e.State.Tools == 7
+		return e.Kind == EventTools && e.State.Name == "alpha" && e.State.Tools == 8
 	})
 	if tools, _ := h.Tools(); !slices.Contains(names(tools), "alpha__extra") {
 		t.Fatalf("after list_changed: %v", names(tools))
@@ -331,4 +331,36 @@ func TestReloadRestartAndLists(t *testing.T) {
 	if err := h.Restart("nope"); errs.KindOf(err) != errs.NotFound {
 		t.Errorf("restart nope: %v", err)
 	}
+}
+
+// A ready server whose process exits is Failed at once, with its exit
+// and last stderr line, as an event; the next call starts it again and it
+// is Ready.
+func TestServerThatDiesAfterReady(t *testing.T) {
+	h := New([]*catalog.Server{luaServer(t, "alpha")}, Options{})
+	t.Cleanup(func() { h.Close() })
+	ch, cancel := events(h)
+	defer cancel()
+	h.Start()
+	ctx, stop := context.WithTimeout(context.Background(), 60*time.Second)
+	defer stop()
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Call(ctx, "alpha__die", nil, CallOptions{}); err == nil {
+		t.Fatal("the die call answered")
+	}
+	e := until(t, ch, "alpha failed", func(e Event) bool { return e.Kind == EventStatus && e.State.Status == Failed })
+	msg := e.State.Err.Error()
+	if !strings.Contains(msg, "exited with status 3") || !strings.Contains(msg, "the next call starts it again") || !slices.Contains(e.State.Stderr, "alpha: dying on purpose") {
+		t.Errorf("failed state: %v; stderr %q", msg, e.State.Stderr)
+	}
+	if got := byName(h.Status())["alpha"].Status; got != Failed {
+		t.Errorf("status %s after the exit", got)
+	}
+	r, err := h.Call(ctx, "alpha__echo", json.RawMessage(`{"message":"back"}`), CallOptions{})
+	if err != nil || r.Text() != "back" {
+		t.Fatalf("the call after the exit: %v %v", r, err)
+	}
+	until(t, ch, "alpha ready again", func(e Event) bool { return e.Kind == EventStatus && e.State.Status == Ready })
 }

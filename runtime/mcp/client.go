@@ -71,6 +71,12 @@ type Options struct {
 	OnNotification func(method string, params json.RawMessage)
 	// OnStderr receives the server's stderr lines.
 	OnStderr func(line string)
+	// OnDisconnect is called when a live session ends by itself (the
+	// server exited or the connection broke; not Close), with why. The
+	// next request starts the server again; OnReconnect is called when
+	// that succeeds. Both run on their own goroutine and may block.
+	OnDisconnect func(err error)
+	OnReconnect  func(Info)
 }
 
 func (o *Options) defaults() {
@@ -110,15 +116,16 @@ type Client struct {
 	opts Options
 	auth *auth // OAuth state (HTTP with Options.OAuth)
 
-	mu       sync.Mutex
-	sess     *session
-	dialing  chan struct{} // closed when the dial in progress ends
-	closed   bool
-	restarts int       // consecutive restarts without a healthy session
-	lastDial time.Time // when the last dial started
-	logLevel string
-	wantLogs bool // a log handler listens: modern requests ask at debug when logLevel is unset
-	subs     map[string]bool
+	mu        sync.Mutex
+	sess      *session
+	dialing   chan struct{} // closed when the dial in progress ends
+	closed    bool
+	restarts  int       // consecutive restarts without a healthy session
+	connected bool      // a session was up once (the next one is a reconnect)
+	lastDial  time.Time // when the last dial started
+	logLevel  string
+	wantLogs  bool // a log handler listens: modern requests ask at debug when logLevel is unset
+	subs      map[string]bool
 
 	progress sync.Map // token string -> func(Progress)
 	taskSubs sync.Map // taskId -> func(json.RawMessage)
@@ -308,11 +315,40 @@ func (c *Client) endDial(s *session, counted bool) {
 	}
 	close(c.dialing)
 	c.dialing = nil
+	reconnect := s != nil && c.connected
+	if s != nil {
+		c.connected = true
+	}
 	c.mu.Unlock()
 	if s != nil {
 		c.lists.invalidate()
 		c.afterConnect(s)
+		c.watch(s, reconnect)
 	}
+}
+
+// watch reports the session's end and, for a restart, its start to the
+// OnDisconnect and OnReconnect callbacks.
+func (c *Client) watch(s *session, reconnect bool) {
+	if c.opts.OnDisconnect == nil && c.opts.OnReconnect == nil {
+		return
+	}
+	go func() {
+		if reconnect && c.opts.OnReconnect != nil {
+			c.opts.OnReconnect(s.info)
+		}
+		<-s.conn.Done()
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if !closed && c.opts.OnDisconnect != nil {
+			err := s.conn.Err()
+			if err == nil {
+				err = errs.Errorf(errs.Process, "", "the connection to %q ended", c.opts.Name)
+			}
+			c.opts.OnDisconnect(err)
+		}
+	}()
 }
 
 // start spawns the process (or opens the HTTP stream) and wraps it in a

@@ -26,6 +26,12 @@ s:tool{ name = "hold", description = "Wait until release is called", handler = f
 end }
 s:tool{ name = "release", handler = function() released = true; return "ok" end }
 
+s:tool{ name = "die", description = "Exit the server process", handler = function()
+  io.stderr:write("alpha: dying on purpose\n")
+  io.stderr:flush()
+  os.exit(3)
+end }
+
 s:tool{ name = "env", input = { name = "string" }, handler = function(a) return os.getenv(a.name) or "" end }
 
 s:resource{ uri = "alpha://greeting", name = "greeting", mimeType = "text/plain", read = function() return "hello" end }
