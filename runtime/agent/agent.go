@@ -218,7 +218,7 @@ func DefaultApprove(_ context.Context, c Call) (Decision, string) {
 	if c.ReadOnly {
 		return Allow, "the tool is marked read-only"
 	}
-	return Ask, "the tool is not marked read-only (readOnlyHint)"
+	return Ask, "the tool is not marked readOnlyHint"
 }
 
 // EndReason says why a loop ended.
