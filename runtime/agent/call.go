@@ -71,7 +71,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		call.Annotations = &Annotations{ReadOnlyHint: &t}
 	}
 	call.ReadOnly = call.Annotations.readOnly()
-	a.emit(Event{Type: EventToolStart, Turn: turn, Call: &call})
+	a.emit(Event{Type: EventToolStart, Turn: turn, Call: call.copy()})
 
 	var res *Result
 	var err error
@@ -93,7 +93,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 			msg = err.Error()
 		}
 		a.trace(trace.Event{Kind: trace.AgentToolCall, Server: call.Server, Tool: call.Name, Duration: o.rec.Duration, Message: msg})
-		a.emit(Event{Type: EventToolEnd, Turn: turn, Call: &call, Result: res, Duration: o.rec.Duration, Err: err})
+		a.emit(Event{Type: EventToolEnd, Turn: turn, Call: call.copy(), Result: res, Duration: o.rec.Duration, Err: err})
 	}()
 	if rerr != nil {
 		decision, err = "", errs.Wrap(errs.NotFound, "agent", rerr)
@@ -157,13 +157,13 @@ func (a *Agent) decide(ctx context.Context, call Call) (Decision, string) {
 
 func (a *Agent) approved(turn int, call *Call, reason string) {
 	a.trace(trace.Event{Kind: trace.Approval, Server: call.Server, Tool: call.Name, Message: "allow: " + reason})
-	a.emit(Event{Type: EventApproval, Turn: turn, Call: call, Decision: Allow, Reason: reason})
+	a.emit(Event{Type: EventApproval, Turn: turn, Call: call.copy(), Decision: Allow, Reason: reason})
 }
 
 // denied reports a denial and returns the error the model sees.
 func (a *Agent) denied(turn int, call *Call, reason string) error {
 	a.trace(trace.Event{Kind: trace.Approval, Server: call.Server, Tool: call.Name, Message: "deny: " + reason})
-	a.emit(Event{Type: EventApproval, Turn: turn, Call: call, Decision: Deny, Reason: reason})
+	a.emit(Event{Type: EventApproval, Turn: turn, Call: call.copy(), Decision: Deny, Reason: reason})
 	return errs.Errorf(errs.Auth, "agent", "the call to %s was denied: %s", call.Name, reason)
 }
 
@@ -181,8 +181,9 @@ func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Re
 		r, err = e.local.Call(ctx, call.Arguments)
 		return r, nil, err
 	}
+	shown := call.copy()
 	progress := func(p mcp.Progress) {
-		ev := Event{Type: EventToolProgress, Turn: turn, Call: call, Progress: p.Progress, Message: p.Message}
+		ev := Event{Type: EventToolProgress, Turn: turn, Call: shown, Progress: p.Progress, Message: p.Message}
 		if p.Total != nil {
 			ev.Total = *p.Total
 		}
@@ -194,4 +195,11 @@ func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Re
 		return Result{}, nil, err
 	}
 	return Result{Content: cr.Content, StructuredContent: cr.StructuredContent, IsError: cr.IsError}, nil, nil
+}
+
+// copy is the call as an event carries it: later changes (BeforeTool)
+// do not reach an event already sent.
+func (c *Call) copy() *Call {
+	cp := *c
+	return &cp
 }

@@ -36,19 +36,14 @@ func parts(r Result) []llm.Part {
 	sawText := false
 	for _, raw := range r.Content {
 		var b struct {
-			Type        string `json:"type"`
-			Text        string `json:"text"`
-			Data        string `json:"data"`
-			MIMEType    string `json:"mimeType"`
-			URI         string `json:"uri"`
-			Name        string `json:"name"`
-			Description string `json:"description"`
-			Resource    *struct {
-				URI      string  `json:"uri"`
-				MIMEType string  `json:"mimeType"`
-				Text     *string `json:"text"`
-				Blob     string  `json:"blob"`
-			} `json:"resource"`
+			Type        string           `json:"type"`
+			Text        string           `json:"text"`
+			Data        string           `json:"data"`
+			MIMEType    string           `json:"mimeType"`
+			URI         string           `json:"uri"`
+			Name        string           `json:"name"`
+			Description string           `json:"description"`
+			Resource    *resourceContent `json:"resource"`
 		}
 		if json.Unmarshal(raw, &b) != nil {
 			addText(string(raw))
@@ -111,4 +106,13 @@ func parts(r Result) []llm.Part {
 
 func padding(b64 string) int {
 	return len(b64) - len(strings.TrimRight(b64, "="))
+}
+
+// resourceContent is one of a resource's contents (resources/read, or a
+// tool result's embedded resource): text or a base64 blob.
+type resourceContent struct {
+	URI      string  `json:"uri"`
+	MIMEType string  `json:"mimeType"`
+	Text     *string `json:"text"`
+	Blob     string  `json:"blob"`
 }

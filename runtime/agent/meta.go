@@ -128,12 +128,7 @@ func (a *Agent) listResources(ctx context.Context, h *hub.Hub, server string) (R
 // stays text, an image blob becomes an image, other blobs are described.
 func resourceResult(raw json.RawMessage) Result {
 	var rr struct {
-		Contents []struct {
-			URI      string  `json:"uri"`
-			MIMEType string  `json:"mimeType"`
-			Text     *string `json:"text"`
-			Blob     string  `json:"blob"`
-		} `json:"contents"`
+		Contents []resourceContent `json:"contents"`
 	}
 	if json.Unmarshal(raw, &rr) != nil {
 		return Result{Content: []json.RawMessage{textBlock(string(raw))}}
