@@ -55,6 +55,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzHTTPAddr -fuzztime=$(FUZZTIME) ./cmd/luagent/
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./runtime/catalog/
 	$(GO) test -run='^$$' -fuzz=FuzzImport -fuzztime=$(FUZZTIME) ./runtime/catalog/
+	$(GO) test -run='^$$' -fuzz=FuzzExampleArguments -fuzztime=$(FUZZTIME) ./runtime/llm/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
