@@ -29,11 +29,20 @@ type recorder struct {
 	status int
 	body   []byte
 	asked  time.Duration // the retry-after of the last 429/5xx, if any
+	// answered says a response under 400 arrived: a later failure broke
+	// its body (a stream cut), not the connection.
+	answered bool
 }
 
 func (r *recorder) middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	res, err := next(req)
-	if err != nil || res == nil || res.StatusCode < 400 {
+	if err != nil || res == nil {
+		return res, err
+	}
+	if res.StatusCode < 400 {
+		r.mu.Lock()
+		r.answered = true
+		r.mu.Unlock()
 		return res, err
 	}
 	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
@@ -145,7 +154,7 @@ func (m *sdkModel) failure(ctx context.Context, rec *recorder, err error) error 
 		e = &errs.Error{Kind: e.Kind, Op: m.name, Msg: e.Msg}
 	default:
 		rec.mu.Lock()
-		status, body, asked := rec.status, rec.body, rec.asked
+		status, body, asked, answered := rec.status, rec.body, rec.asked, rec.answered
 		rec.mu.Unlock()
 		if status >= 400 {
 			msg, _ := providerMessage(body)
@@ -165,6 +174,8 @@ func (m *sdkModel) failure(ctx context.Context, rec *recorder, err error) error 
 				text += " (check " + m.keyVar + ")"
 			}
 			e = errs.New(k, m.name, text)
+		} else if answered {
+			e = errs.New(errs.Server, m.name, "the answer broke off: "+err.Error()+": it is incomplete")
 		} else {
 			e = errs.New(errs.Server, m.name, "cannot reach "+m.base+": "+err.Error())
 		}

@@ -1,0 +1,149 @@
+package llm_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/luagent/luagent/runtime/llm"
+)
+
+// A fake provider: each request gets the next handler of the script (the
+// last one repeats), and is recorded.
+type fakeServer struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []recorded
+}
+
+type recorded struct {
+	Method, Path string
+	Header       http.Header
+	Body         map[string]any
+}
+
+func newFake(t *testing.T, script ...http.HandlerFunc) *fakeServer {
+	f := &fakeServer{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		json.Unmarshal(b, &body)
+		f.mu.Lock()
+		n := len(f.reqs)
+		f.reqs = append(f.reqs, recorded{r.Method, r.URL.Path, r.Header.Clone(), body})
+		f.mu.Unlock()
+		script[min(n, len(script)-1)](w, r)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeServer) requests() []recorded {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]recorded(nil), f.reqs...)
+}
+
+// sse writes each event ("data: ..." lines, or "event: x\ndata: ..."),
+// flushing after each, as the APIs stream.
+func sse(events ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range events {
+			fmt.Fprint(w, e, "\n\n")
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+func jsonReply(status int, body string, header ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+}
+
+// cut streams events, then drops the connection without ending the
+// chunked body.
+func cut(events ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		sse(events...)(w, r)
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}
+}
+
+// hold streams events, then waits for the client to go away.
+func hold(events ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		sse(events...)(w, r)
+		<-r.Context().Done()
+	}
+}
+
+func env(kv ...string) func(string) (string, bool) {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+// collect gathers a stream's events.
+type collect struct {
+	text  strings.Builder
+	calls []llm.ToolCall
+	order []string // "text" / "call:NAME"
+}
+
+func (c *collect) on(e llm.Event) {
+	if e.ToolCall != nil {
+		c.calls = append(c.calls, *e.ToolCall)
+		c.order = append(c.order, "call:"+e.ToolCall.Name)
+		return
+	}
+	c.text.WriteString(e.Text)
+	if n := len(c.order); n == 0 || c.order[n-1] != "text" {
+		c.order = append(c.order, "text")
+	}
+}
+
+// conversation is a request using every message kind.
+func conversation() *llm.Request {
+	temp := 0.5
+	return &llm.Request{
+		System: "be brief",
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Parts: []llm.Part{llm.Text("look"), {Type: "image", MIME: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}}}},
+			{Role: llm.RoleAssistant, Parts: []llm.Part{llm.Text("checking")}, ToolCalls: []llm.ToolCall{
+				{ID: "c1", Name: "read", Arguments: json.RawMessage(`{"path":"a"}`)},
+				{ID: "c2", Name: "stat", Arguments: json.RawMessage(`{"path":"b"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "c1", Parts: []llm.Part{llm.Text("contents")}},
+			{Role: llm.RoleTool, ToolCallID: "c2", IsError: true, Parts: []llm.Part{llm.Text("no such file")}},
+		},
+		Tools: []llm.Tool{{Name: "read", Description: "Read a file", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}},
+		MaxTokens:   100,
+		Temperature: &temp,
+		Stop:        []string{"END"},
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
