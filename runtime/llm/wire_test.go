@@ -132,7 +132,7 @@ func conversation() *llm.Request {
 			{Role: llm.RoleTool, ToolCallID: "c1", Parts: []llm.Part{llm.Text("contents")}},
 			{Role: llm.RoleTool, ToolCallID: "c2", IsError: true, Parts: []llm.Part{llm.Text("no such file")}},
 		},
-		Tools: []llm.Tool{{Name: "read", Description: "Read a file", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}},
+		Tools:       []llm.Tool{{Name: "read", Description: "Read a file", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}},
 		MaxTokens:   100,
 		Temperature: &temp,
 		Stop:        []string{"END"},
