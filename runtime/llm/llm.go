@@ -111,8 +111,10 @@ type Model interface {
 	// Name is how the model was named ("openai:gpt-4.1-mini", "mock").
 	Name() string
 	// Stream runs req, calling on (if not nil) for each event as it
-	// arrives, and returns the whole response. Ending ctx stops the
-	// stream. Errors carry a kind: auth, rate_limit, bad_request, server,
+	// arrives, and returns the whole response. With on nil the providers
+	// make a request without streaming. Ending ctx stops the stream. A
+	// stream that ends before the provider's end event is an error, never
+	// a shorter answer. Errors carry a kind: auth, rate_limit, bad_request, server,
 	// timeout, cancelled (runtime/errs), with the provider's message.
 	Stream(ctx context.Context, req *Request, on func(Event)) (*Response, error)
 }
