@@ -52,6 +52,12 @@ type Config struct {
 	InitStrategy string
 	// Servers are the mcpServers entries, in the file's order.
 	Servers []*Server
+	// DefaultModel is "model": the name of an entry of Models, or a spec
+	// ("openai:gpt-4.1-mini"), used when no --model or LUAGENT_MODEL is
+	// given ("": none). Models are the "models" entries, in the file's
+	// order (see Model, Resolve).
+	DefaultModel string
+	Models       []*Model
 
 	extra members // unknown top-level members, kept as written
 	read  *Config // the fields as parsed, to write unchanged ones back as read

@@ -36,6 +36,7 @@ func (c *Config) Marshal() ([]byte, error) {
 		servers.members = append(servers.members, entry{s.Name, s.node()})
 	}
 	top = append(top, entry{"mcpServers", servers})
+	top = append(top, c.modelEntries()...)
 	top = appendExtra(top, c.extra)
 	var w writer
 	w.write(node{obj: true, members: top}, 0)

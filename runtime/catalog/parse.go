@@ -79,6 +79,12 @@ func Parse(data []byte) (*Config, error) {
 					c.Servers = append(c.Servers, s)
 				}
 			}
+		case "model":
+			c.raw[m.name] = m.val
+			c.DefaultModel = str(m.val, "model", &p)
+		case "models":
+			c.raw[m.name] = m.val
+			c.Models = parseModels(m.val, &p)
 		default:
 			c.extra.set(m.name, m.val)
 		}
@@ -86,7 +92,7 @@ func Parse(data []byte) (*Config, error) {
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	c.read = &Config{Version: c.Version, InitStrategy: c.InitStrategy}
+	c.read = &Config{Version: c.Version, InitStrategy: c.InitStrategy, DefaultModel: c.DefaultModel}
 	return c, nil
 }
 

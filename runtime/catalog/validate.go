@@ -50,6 +50,7 @@ func (c *Config) Validate() error {
 		seen[s.Name] = true
 		s.validate(&p)
 	}
+	c.validateModels(&p)
 	return p.err()
 }
 

@@ -1,0 +1,204 @@
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Model providers a "models" entry may name.
+var modelProviders = []string{"openai", "ollama", "anthropic", "mock"}
+
+// modelNameRE is the rule for a models entry's name: model names carry dots
+// ("gpt-4.1"), so they are allowed, but no ':' (that makes a spec).
+var modelNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// Model is one entry of "models": a named model a command's --model, the
+// file's "model" or LUAGENT_MODEL can name.
+//
+//	"models": { "fast": { "provider": "openai", "model": "gpt-4.1-mini" },
+//	            "local": { "provider": "ollama", "baseUrl": "http://127.0.0.1:11434/v1", "model": "llama3.2" },
+//	            "work": { "provider": "anthropic", "apiKeyEnv": "WORK_ANTHROPIC_KEY", "model": "claude-sonnet-4-5" } },
+//	"model": "fast"
+type Model struct {
+	Name      string // the entry's key
+	Provider  string // "openai", "ollama", "anthropic" or "mock"
+	BaseURL   string // baseUrl: "" is the provider's (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
+	APIKeyEnv string // apiKeyEnv: the variable holding the key ("" is the provider's)
+	Model     string // the provider's model name
+
+	extra members
+	read  *Model
+	raw   map[string]json.RawMessage
+}
+
+// Resolve is what --model NAME means: "" is the file's default (its
+// "model" member); a configured name gives its entry; anything else is a
+// spec for the provider ("openai:gpt-4.1-mini", "mock") and gives nil.
+func (c *Config) Resolve(name string) (string, *Model) {
+	if name == "" {
+		name = c.DefaultModel
+	}
+	for _, m := range c.Models {
+		if m != nil && m.Name == name {
+			return name, m
+		}
+	}
+	return name, nil
+}
+
+func modelPath(name string) string {
+	if nameRE.MatchString(name) {
+		return "models." + name
+	}
+	return "models." + quoteName(name)
+}
+
+func parseModels(raw json.RawMessage, p *problems) []*Model {
+	if isNull(raw) {
+		return nil
+	}
+	ents, ok := objectMembers(raw)
+	if !ok {
+		p.add("models", "must be an object of models by name")
+		return nil
+	}
+	var out []*Model
+	seen := map[string]bool{}
+	for _, e := range ents {
+		path := modelPath(e.name)
+		if seen[e.name] {
+			p.add(path, "appears twice; keep one")
+			continue
+		}
+		seen[e.name] = true
+		ms, ok := objectMembers(e.val)
+		if !ok {
+			p.add(path, "must be an object (provider, model, baseUrl, apiKeyEnv)")
+			continue
+		}
+		m := &Model{Name: e.name, raw: map[string]json.RawMessage{}}
+		for _, f := range ms {
+			fp := path + "." + f.name
+			if _, dup := m.raw[f.name]; dup || m.extra.has(f.name) {
+				p.add(fp, "appears twice; keep one")
+				continue
+			}
+			switch f.name {
+			case "provider":
+				m.Provider = str(f.val, fp, p)
+			case "baseUrl":
+				m.BaseURL = str(f.val, fp, p)
+			case "apiKeyEnv":
+				m.APIKeyEnv = str(f.val, fp, p)
+			case "model":
+				m.Model = str(f.val, fp, p)
+			default:
+				m.extra.set(f.name, f.val)
+				continue
+			}
+			m.raw[f.name] = f.val
+		}
+		m.read = m.fields()
+		out = append(out, m)
+	}
+	return out
+}
+
+func (m *Model) fields() *Model {
+	return &Model{Name: m.Name, Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model}
+}
+
+func (m *Model) node() node {
+	w := m.read
+	if w == nil {
+		w = &Model{}
+	}
+	var ms []entry
+	add := func(name, was, is string) {
+		if was == is && m.read != nil {
+			if raw, ok := m.raw[name]; ok {
+				ms = append(ms, entry{name, node{raw: raw}})
+			}
+			return
+		}
+		if is != "" {
+			ms = append(ms, entry{name, quote(is)})
+		}
+	}
+	add("provider", w.Provider, m.Provider)
+	add("baseUrl", w.BaseURL, m.BaseURL)
+	add("apiKeyEnv", w.APIKeyEnv, m.APIKeyEnv)
+	add("model", w.Model, m.Model)
+	return node{obj: true, members: appendExtra(ms, m.extra)}
+}
+
+// modelEntries are the top-level "model" and "models" members, when the
+// file had them or the catalog has them now.
+func (c *Config) modelEntries() []entry {
+	var out []entry
+	wasDefault := ""
+	if c.read != nil {
+		wasDefault = c.read.DefaultModel
+	}
+	switch raw, read := c.raw["model"]; {
+	case read && wasDefault == c.DefaultModel:
+		out = append(out, entry{"model", node{raw: raw}})
+	case c.DefaultModel != "":
+		out = append(out, entry{"model", quote(c.DefaultModel)})
+	}
+	raw, read := c.raw["models"]
+	if read && isNull(raw) && len(c.Models) == 0 {
+		return append(out, entry{"models", node{raw: raw}})
+	}
+	if read || len(c.Models) > 0 {
+		n := node{obj: true, members: []entry{}}
+		for _, m := range c.Models {
+			if m != nil {
+				n.members = append(n.members, entry{m.Name, m.node()})
+			}
+		}
+		out = append(out, entry{"models", n})
+	}
+	return out
+}
+
+func (c *Config) validateModels(p *problems) {
+	seen := map[string]bool{}
+	for _, m := range c.Models {
+		if m == nil {
+			continue
+		}
+		path := modelPath(m.Name)
+		if !modelNameRE.MatchString(m.Name) {
+			p.add(path, "the name must match ^[A-Za-z0-9_.-]{1,64}$ (no ':', which makes a spec)")
+		}
+		if seen[m.Name] {
+			p.add(path, "appears twice; keep one")
+		}
+		seen[m.Name] = true
+		known := false
+		for _, k := range modelProviders {
+			known = known || m.Provider == k
+		}
+		if !known {
+			p.add(path+".provider", fmt.Sprintf("must be one of %s, not %q", strings.Join(modelProviders, ", "), m.Provider))
+		}
+		if m.Model == "" && m.Provider != "mock" {
+			p.add(path+".model", "is required: the provider's model name (\"gpt-4.1-mini\", \"llama3.2\")")
+		}
+		if m.BaseURL != "" {
+			if u, err := url.Parse(m.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				p.add(path+".baseUrl", "must be an http or https URL (\"http://127.0.0.1:11434/v1\")")
+			}
+		}
+		if m.APIKeyEnv != "" && !envNameRE.MatchString(m.APIKeyEnv) {
+			p.add(path+".apiKeyEnv", "must be an environment variable's name (\"OPENAI_API_KEY\"), not the key itself")
+		}
+	}
+	if d := c.DefaultModel; d != "" && !seen[d] && !strings.Contains(d, ":") && d != "mock" {
+		p.add("model", fmt.Sprintf("%q is neither a name under models nor a spec (\"openai:gpt-4.1-mini\")", d))
+	}
+}

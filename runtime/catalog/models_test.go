@@ -1,0 +1,120 @@
+package catalog
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+const modelsFile = `{
+  "version": 1,
+  "mcpServers": {},
+  "model": "fast",
+  "models": {
+    "fast": {"provider": "openai", "model": "gpt-4.1-mini", "note": [1, 2]},
+    "local": {
+      "provider": "ollama",
+      "baseUrl": "http://127.0.0.1:11434/v1",
+      "model": "llama3.2"
+    },
+    "work": {"provider": "anthropic", "apiKeyEnv": "WORK_ANTHROPIC_KEY", "model": "claude-sonnet-4-5"}
+  }
+}
+`
+
+func TestModelsRoundTrip(t *testing.T) {
+	c := mustParse(t, []byte(modelsFile))
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.DefaultModel != "fast" || len(c.Models) != 3 {
+		t.Fatalf("%+v", c)
+	}
+	w := c.Models[2]
+	if w.Name != "work" || w.Provider != "anthropic" || w.APIKeyEnv != "WORK_ANTHROPIC_KEY" || w.Model != "claude-sonnet-4-5" || w.BaseURL != "" {
+		t.Fatalf("work = %+v", w)
+	}
+	if l := c.Models[1]; l.BaseURL != "http://127.0.0.1:11434/v1" || l.Provider != "ollama" {
+		t.Fatalf("local = %+v", l)
+	}
+	out := mustMarshal(t, c)
+	// Known members are written in their order; values keep their bytes,
+	// the unknown "note" too.
+	if !bytes.Contains(out, []byte(`"note": [1, 2]`)) || !bytes.Contains(out, []byte(`"model": "fast"`)) {
+		t.Fatalf("marshal lost bytes:\n%s", out)
+	}
+	again := mustParse(t, out)
+	if again.DefaultModel != "fast" || len(again.Models) != 3 || again.Models[1].Model != "llama3.2" {
+		t.Fatalf("reparse: %+v", again)
+	}
+	if b := mustMarshal(t, again); !bytes.Equal(b, out) {
+		t.Fatalf("not a fixed point:\n%s\n%s", out, b)
+	}
+
+	// An edit writes the changed fields, keeps the rest.
+	c.Models[0].Model = "gpt-4.1"
+	c.DefaultModel = "local"
+	c.Models = append(c.Models, &Model{Name: "demo", Provider: "mock"})
+	out = mustMarshal(t, c)
+	for _, want := range []string{`"model": "gpt-4.1"`, `"note": [1, 2]`, `"model": "local"`, `"demo": {`, `"provider": "mock"`} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("edit: %s missing in\n%s", want, out)
+		}
+	}
+	if err := mustParse(t, out).Validate(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A file without models stays without them.
+	plain := mustMarshal(t, mustParse(t, []byte(`{"version": 1, "mcpServers": {}}`)))
+	if bytes.Contains(plain, []byte("model")) {
+		t.Fatalf("models appeared:\n%s", plain)
+	}
+	if got := string(mustMarshal(t, mustParse(t, []byte(`{"models": null, "model": null}`)))); !strings.Contains(got, `"models": null`) || !strings.Contains(got, `"model": null`) {
+		t.Fatalf("nulls not kept:\n%s", got)
+	}
+}
+
+func TestModelsResolve(t *testing.T) {
+	c := mustParse(t, []byte(modelsFile))
+	if name, m := c.Resolve(""); name != "fast" || m == nil || m.Model != "gpt-4.1-mini" {
+		t.Fatalf("default: %s %+v", name, m)
+	}
+	if name, m := c.Resolve("work"); name != "work" || m == nil || m.Provider != "anthropic" {
+		t.Fatalf("work: %s %+v", name, m)
+	}
+	if name, m := c.Resolve("anthropic:claude-haiku-4-5"); name != "anthropic:claude-haiku-4-5" || m != nil {
+		t.Fatalf("a spec: %s %+v", name, m)
+	}
+	if name, m := (&Config{}).Resolve(""); name != "" || m != nil {
+		t.Fatalf("none: %q %+v", name, m)
+	}
+}
+
+func TestModelsValidate(t *testing.T) {
+	for _, tt := range []struct{ file, path string }{
+		{`{"models": {"a": {"provider": "gemini", "model": "x"}}}`, "models.a.provider"},
+		{`{"models": {"a": {"provider": "openai"}}}`, "models.a.model"},
+		{`{"models": {"a": {"provider": "ollama", "model": "m", "baseUrl": "127.0.0.1:11434"}}}`, "models.a.baseUrl"},
+		{`{"models": {"a": {"provider": "openai", "model": "m", "apiKeyEnv": "sk-abc 123"}}}`, "models.a.apiKeyEnv"},
+		{`{"models": {"a:b": {"provider": "openai", "model": "m"}}}`, `models."a:b"`},
+		{`{"model": "nope", "models": {}}`, "model"},
+	} {
+		err := mustParse(t, []byte(tt.file)).Validate()
+		var ps Problems
+		if !errors.As(err, &ps) || len(ps) != 1 || ps[0].Path != tt.path {
+			t.Errorf("%s: got %v, want one problem at %s", tt.file, err, tt.path)
+		}
+	}
+	for _, ok := range []string{`{"model": "openai:gpt-4.1-mini"}`, `{"model": "mock"}`, `{"models": {"m": {"provider": "mock"}}, "model": "m"}`} {
+		if err := mustParse(t, []byte(ok)).Validate(); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{`{"models": []}`, `{"models": {"a": 1}}`, `{"model": 1}`, `{"models": {"a": {"provider": 2}}}`} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("Parse(%s) accepted it", bad)
+		}
+	}
+}
