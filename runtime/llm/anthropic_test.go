@@ -141,13 +141,7 @@ func TestAnthropicErrorsTyped(t *testing.T) {
 	body := func(typ, msg string) string {
 		return `{"type":"error","error":{"type":"` + typ + `","message":"` + msg + `"},"request_id":"req_1"}`
 	}
-	tests := []struct {
-		name     string
-		script   []http.HandlerFunc
-		kind     errs.Kind
-		contains string
-		requests int
-	}{
+	tests := []errorCase{
 		{"401", []http.HandlerFunc{jsonReply(401, body("authentication_error", "invalid x-api-key"))}, errs.Auth, "401 Unauthorized: invalid x-api-key (check ANTHROPIC_API_KEY)", 1},
 		{"403", []http.HandlerFunc{jsonReply(403, body("permission_error", "no access"))}, errs.Auth, "no access", 1},
 		{"400", []http.HandlerFunc{jsonReply(400, body("invalid_request_error", "messages: roles must alternate"))}, errs.BadRequest, "400 Bad Request: messages: roles must alternate", 1},
@@ -160,38 +154,11 @@ func TestAnthropicErrorsTyped(t *testing.T) {
 		{"stream cut", []http.HandlerFunc{cut(anStart, anTextStart, anText1, anTool1, anTool1b)}, errs.Server, "the answer broke off", 1},
 		{"no message_stop", []http.HandlerFunc{sse(anStart, anTool1, anTool1b, anTool1c, anStop1, anDeltaTool)}, errs.Server, "before message_stop", 1},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFake(t, tt.script...)
-			var c collect
-			_, err := anthropicModel(t, f, llm.Config{}).Stream(context.Background(), &llm.Request{}, c.on)
-			if !errs.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.contains) {
-				t.Fatalf("got %v (kind %v), want kind %v containing %q", err, errs.KindOf(err), tt.kind, tt.contains)
-			}
-			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "anthropic:claude-test: ") {
-				t.Fatalf("not one line naming the model: %q", err)
-			}
-			if n := len(f.requests()); n != tt.requests {
-				t.Fatalf("%d requests, want %d", n, tt.requests)
-			}
-			if strings.Contains(err.Error(), anKey) {
-				t.Fatal("key in error")
-			}
-		})
-	}
+	runErrorCases(t, "anthropic:claude-test: ", anKey, func(f *fakeServer) llm.Model { return anthropicModel(t, f, llm.Config{}) }, tests)
 }
 
 func TestAnthropicCancelMidStream(t *testing.T) {
-	f := newFake(t, hold(anStart, anTextStart, anText1))
-	ctx, cancel := context.WithCancel(context.Background())
-	_, err := anthropicModel(t, f, llm.Config{}).Stream(ctx, &llm.Request{}, func(e llm.Event) {
-		if e.Text != "" {
-			cancel()
-		}
-	})
-	if !errs.Is(err, errs.Cancelled) {
-		t.Fatalf("got %v", err)
-	}
+	testCancelMidStream(t, func(f *fakeServer) llm.Model { return anthropicModel(t, f, llm.Config{}) }, anStart, anTextStart, anText1)
 }
 
 func TestAnthropicKeys(t *testing.T) {

@@ -94,7 +94,10 @@ type Usage struct {
 type Event struct {
 	// Text is a delta of the answer's text ("" for a tool call event).
 	Text string
-	// ToolCall is a whole tool call, sent once its arguments are complete.
+	// ToolCall is a whole tool call, sent once its arguments are complete
+	// (before the stream ends, for display). The calls to run are the
+	// returned Response's: a stream that fails after a call's event
+	// returns an error and no calls.
 	ToolCall *ToolCall
 }
 

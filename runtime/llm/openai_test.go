@@ -135,73 +135,23 @@ func TestOpenAIRateLimitThenSuccess(t *testing.T) {
 }
 
 func TestOpenAIErrorsTyped(t *testing.T) {
-	tests := []struct {
-		name     string
-		reply    func() *fakeServer
-		kind     errs.Kind
-		contains string
-		requests int
-	}{
-		{"401", func() *fakeServer {
-			return newFake(t, jsonReply(401, `{"error":{"message":"Incorrect API key provided: sk-test-***6789.","type":"invalid_request_error","code":"invalid_api_key"}}`))
-		}, errs.Auth, "401 Unauthorized: Incorrect API key provided", 1},
-		{"400", func() *fakeServer {
-			return newFake(t, jsonReply(400, `{"error":{"message":"Invalid 'messages[0].role': 'robot'.","type":"invalid_request_error","param":"messages[0].role","code":null}}`))
-		}, errs.BadRequest, "400 Bad Request: Invalid 'messages[0].role': 'robot'.", 1},
-		{"404 model", func() *fakeServer {
-			return newFake(t, jsonReply(404, `{"error":{"message":"The model 'gpt-x' does not exist","type":"invalid_request_error"}}`))
-		}, errs.BadRequest, "does not exist", 1},
-		{"422 string error", func() *fakeServer { return newFake(t, jsonReply(422, `{"error":"unknown field"}`)) }, errs.BadRequest, "422 Unprocessable Entity: unknown field", 1},
-		{"500 after retries", func() *fakeServer {
-			return newFake(t, jsonReply(500, `{"error":{"message":"The server had an error","type":"server_error"}}`, "retry-after-ms", "1"))
-		}, errs.Server, "500 Internal Server Error: The server had an error (after 2 retries)", 3},
-		{"502 html", func() *fakeServer {
-			return newFake(t, jsonReply(502, "<html>bad gateway</html>\n<p>", "retry-after-ms", "1"))
-		}, errs.Server, "502 Bad Gateway: <html>bad gateway</html>", 3},
-		{"429 after retries", func() *fakeServer {
-			return newFake(t, jsonReply(429, `{"error":{"message":"Rate limit reached","type":"requests"}}`, "retry-after-ms", "1"))
-		}, errs.RateLimit, "429 Too Many Requests: Rate limit reached (after 2 retries)", 3},
-		{"429 wait too long", func() *fakeServer {
-			return newFake(t, jsonReply(429, `{"error":{"message":"Quota","type":"requests"}}`, "retry-after", "3600"))
-		}, errs.RateLimit, "asked to wait 1h0m0s", 1},
-		{"stream error event", func() *fakeServer {
-			return newFake(t, sse(oaText, `data: {"error":{"message":"The server is overloaded","type":"server_error"}}`))
-		}, errs.Server, "The server is overloaded", 1},
-		{"stream cut", func() *fakeServer { return newFake(t, cut(oaText, oaCall0a, oaCall0b)) }, errs.Server, "the answer broke off: unexpected EOF", 1},
-		{"stream ends early", func() *fakeServer { return newFake(t, sse(oaText, oaCall0a)) }, errs.Server, "the answer is incomplete", 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := tt.reply()
-			var c collect
-			_, err := openaiModel(t, f, llm.Config{}).Stream(context.Background(), &llm.Request{}, c.on)
-			if !errs.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.contains) {
-				t.Fatalf("got %v (kind %v), want kind %v containing %q", err, errs.KindOf(err), tt.kind, tt.contains)
-			}
-			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "openai:gpt-test: ") {
-				t.Fatalf("not one line naming the model: %q", err)
-			}
-			if n := len(f.requests()); n != tt.requests {
-				t.Fatalf("%d requests, want %d", n, tt.requests)
-			}
-			if len(c.calls) != 0 {
-				t.Fatalf("a call of a failed stream was sent: %+v", c.calls)
-			}
-		})
-	}
+	runErrorCases(t, "openai:gpt-test: ", oaKey, func(f *fakeServer) llm.Model { return openaiModel(t, f, llm.Config{}) }, []errorCase{
+		{"401", []http.HandlerFunc{jsonReply(401, `{"error":{"message":"Incorrect API key provided: sk-test-***6789.","type":"invalid_request_error","code":"invalid_api_key"}}`)}, errs.Auth, "401 Unauthorized: Incorrect API key provided", 1},
+		{"400", []http.HandlerFunc{jsonReply(400, `{"error":{"message":"Invalid 'messages[0].role': 'robot'.","type":"invalid_request_error","param":"messages[0].role","code":null}}`)}, errs.BadRequest, "400 Bad Request: Invalid 'messages[0].role': 'robot'.", 1},
+		{"404 model", []http.HandlerFunc{jsonReply(404, `{"error":{"message":"The model 'gpt-x' does not exist","type":"invalid_request_error"}}`)}, errs.BadRequest, "does not exist", 1},
+		{"422 string error", []http.HandlerFunc{jsonReply(422, `{"error":"unknown field"}`)}, errs.BadRequest, "422 Unprocessable Entity: unknown field", 1},
+		{"500 after retries", []http.HandlerFunc{jsonReply(500, `{"error":{"message":"The server had an error","type":"server_error"}}`, "retry-after-ms", "1")}, errs.Server, "500 Internal Server Error: The server had an error (after 2 retries)", 3},
+		{"502 html", []http.HandlerFunc{jsonReply(502, "<html>bad gateway</html>\n<p>", "retry-after-ms", "1")}, errs.Server, "502 Bad Gateway: <html>bad gateway</html>", 3},
+		{"429 after retries", []http.HandlerFunc{jsonReply(429, `{"error":{"message":"Rate limit reached","type":"requests"}}`, "retry-after-ms", "1")}, errs.RateLimit, "429 Too Many Requests: Rate limit reached (after 2 retries)", 3},
+		{"429 wait too long", []http.HandlerFunc{jsonReply(429, `{"error":{"message":"Quota","type":"requests"}}`, "retry-after", "3600")}, errs.RateLimit, "asked to wait 1h0m0s", 1},
+		{"stream error event", []http.HandlerFunc{sse(oaText, `data: {"error":{"message":"The server is overloaded","type":"server_error"}}`)}, errs.Server, "The server is overloaded", 1},
+		{"stream cut", []http.HandlerFunc{cut(oaText, oaCall0a, oaCall0b)}, errs.Server, "the answer broke off: unexpected EOF", 1},
+		{"stream ends early", []http.HandlerFunc{sse(oaText, oaCall0a)}, errs.Server, "the answer is incomplete", 1},
+	})
 }
 
 func TestOpenAICancelMidStream(t *testing.T) {
-	f := newFake(t, hold(oaText))
-	ctx, cancel := context.WithCancel(context.Background())
-	_, err := openaiModel(t, f, llm.Config{}).Stream(ctx, &llm.Request{}, func(e llm.Event) {
-		if e.Text != "" {
-			cancel()
-		}
-	})
-	if !errs.Is(err, errs.Cancelled) {
-		t.Fatalf("got %v", err)
-	}
+	testCancelMidStream(t, func(f *fakeServer) llm.Model { return openaiModel(t, f, llm.Config{}) }, oaText)
 }
 
 func TestOpenAIDeadline(t *testing.T) {

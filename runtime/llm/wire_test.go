@@ -1,6 +1,7 @@
 package llm_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
 )
 
@@ -146,4 +148,50 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// errorCase is a failing exchange and the error it must give.
+type errorCase struct {
+	name     string
+	script   []http.HandlerFunc
+	kind     errs.Kind
+	contains string
+	requests int // how many requests the client made (retries)
+}
+
+// runErrorCases checks each case's kind, text, one line naming the model
+// (prefix), request count, and that the key is not in the text.
+func runErrorCases(t *testing.T, prefix, key string, model func(*fakeServer) llm.Model, cases []errorCase) {
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t, tt.script...)
+			var c collect
+			_, err := model(f).Stream(context.Background(), &llm.Request{}, c.on)
+			if !errs.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.contains) {
+				t.Fatalf("got %v (kind %v), want kind %v containing %q", err, errs.KindOf(err), tt.kind, tt.contains)
+			}
+			if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), prefix) || strings.Contains(err.Error(), key) {
+				t.Fatalf("not one line naming the model without the key: %q", err)
+			}
+			if n := len(f.requests()); n != tt.requests {
+				t.Fatalf("%d requests, want %d", n, tt.requests)
+			}
+		})
+	}
+}
+
+// testCancelMidStream cancels on the first text event of a stream the
+// server holds open: the error is cancelled, not a short answer.
+func testCancelMidStream(t *testing.T, model func(*fakeServer) llm.Model, events ...string) {
+	f := newFake(t, hold(events...))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := model(f).Stream(ctx, &llm.Request{}, func(e llm.Event) {
+		if e.Text != "" {
+			cancel()
+		}
+	})
+	if !errs.Is(err, errs.Cancelled) {
+		t.Fatalf("got %v", err)
+	}
 }
