@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	envmod "github.com/luagent/luagent/luabind/mod/env"
 	jsonmod "github.com/luagent/luagent/luabind/mod/json"
 	logmod "github.com/luagent/luagent/luabind/mod/log"
@@ -124,6 +125,7 @@ func New(cfg Config) *Host {
 	}, Warn: func(server, line string) {
 		h.Logger.Log(logmod.Warn, "["+server+"] "+line)
 	}})
+	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace})
 	for _, name := range []string{"json", "task", "log", "env"} {
 		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
 			panic(fmt.Sprintf("host: loading module %s: %v", name, err))
@@ -136,6 +138,7 @@ func New(cfg Config) *Host {
 	lazyGlobal(L, "inspect")
 	lazyGlobal(L, "mcp")
 	lazyGlobal(L, "help")
+	lazyGlobal(L, "agent")
 	// arg[-1] is the interpreter, as in standalone Lua, for init.lua, -e
 	// and the REPL too; a script's arg adds its own (setArg).
 	arg := L.CreateTable(0, 1)

@@ -87,6 +87,10 @@ func (m *module) hubMT(L *lua.LState) *lua.LTable {
 	return mt
 }
 
+// Hub returns the runtime hub behind a Lua hub: other modules (the agent's)
+// find it through this method without importing this package.
+func (hb *luaHub) Hub() *hub.Hub { return hb.h }
+
 func (m *module) checkHub(L *lua.LState) *luaHub {
 	if ud, ok := L.Get(1).(*lua.LUserData); ok {
 		if hb, ok := ud.Value.(*luaHub); ok {

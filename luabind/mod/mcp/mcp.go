@@ -107,6 +107,7 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	mod.RawSetString("server", L.NewFunction(m.newServer))
 	mod.RawSetString("hub", lp.Async("mcp.hub", m.newHub))
 	mod.RawSetString("catalog", L.NewFunction(m.newCatalog))
+	mod.RawSetString("schema", L.NewFunction(schemaOf))
 	return mod
 }
 

@@ -68,6 +68,22 @@ func inputSchema(v lua.LValue) (json.RawMessage, error) {
 	return nil, fmt.Errorf("input must be a table (a shorthand or a JSON Schema), not a %s", v.Type())
 }
 
+// schemaOf is mcp.schema(input): the JSON Schema a tool's input shorthand
+// (or nil, or a full schema) stands for, as a table — for tools defined
+// outside mcp.server (an agent's own tools).
+func schemaOf(L *lua.LState) int {
+	raw, err := inputSchema(L.Get(1))
+	if err != nil {
+		L.ArgError(1, err.Error())
+	}
+	v, err := value.Decode(L, raw)
+	if err != nil {
+		L.RaiseError("%s", err.Error())
+	}
+	L.Push(v)
+	return 1
+}
+
 // outputSchema encodes a tool's output schema (a full schema, or a
 // shorthand as for input).
 func outputSchema(v lua.LValue) (json.RawMessage, error) {

@@ -1,0 +1,349 @@
+// Package agent is the native half of Lua's agent module: it adapts
+// runtime/agent and runtime/llm to Lua, and stdlib/agent.lua writes the
+// surface (agent.new, a:ask, a:stream, the default policy) over it.
+//
+//	local native = require "agent._native"
+//	local ud = native.new{ model = "mock", hub = h, tools = {...}, approve = fn }
+//	local text, transcript = ud:ask("prompt", on_event)
+//
+// Lua functions given to it (tools' handlers, the policy, hooks, a model)
+// become Go callbacks of the agent's loop; each call runs as a task on the
+// Lua loop, so it may wait (call MCP tools, sleep) like any script code.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/value"
+	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/trace"
+)
+
+// Config is what the module needs from its host.
+type Config struct {
+	// Lookup reads environment variables for the providers' keys and base
+	// URLs (nil: the process environment).
+	Lookup func(string) (string, bool)
+	Trace  trace.Sink
+}
+
+type module struct {
+	lp  *sched.Loop
+	cfg Config
+	ctx context.Context
+}
+
+const agentType = "agent"
+
+// luaAgent is one agent.new value.
+type luaAgent struct {
+	a  *ragent.Agent
+	mu sync.Mutex // one ask at a time; guards sink
+	// sink receives the running ask's events (nil: nobody listens).
+	sink func(ragent.Event)
+	smu  sync.Mutex
+}
+
+// Preload registers "agent._native".
+func Preload(lp *sched.Loop, cfg Config) {
+	lp.L.PreloadModule("agent._native", func(L *lua.LState) int {
+		L.Push(Open(lp, cfg))
+		return 1
+	})
+}
+
+// Open builds the native module's table.
+func Open(lp *sched.Loop, cfg Config) *lua.LTable {
+	L := lp.L
+	ctx, cancel := context.WithCancel(context.Background())
+	lp.OnClose(cancel)
+	m := &module{lp: lp, cfg: cfg, ctx: ctx}
+	mod := L.CreateTable(0, 4)
+	L.SetFuncs(mod, map[string]lua.LGFunction{
+		"new":             m.newAgent,
+		"model":           m.newModel,
+		"default_approve": defaultApprove,
+	})
+	return mod
+}
+
+func optString(t *lua.LTable, k string) string {
+	if s, ok := t.RawGetString(k).(lua.LString); ok {
+		return string(s)
+	}
+	return ""
+}
+
+func optNumber(t *lua.LTable, k string) float64 {
+	if n, ok := t.RawGetString(k).(lua.LNumber); ok {
+		return float64(n)
+	}
+	return 0
+}
+
+func optFunc(t *lua.LTable, k string) *lua.LFunction {
+	if t == nil {
+		return nil
+	}
+	f, _ := t.RawGetString(k).(*lua.LFunction)
+	return f
+}
+
+// native.new(opts) -> agent
+func (m *module) newAgent(L *lua.LState) int {
+	opts := L.CheckTable(1)
+	fail := func(err error) { L.Error(sched.ErrorValueOf(L, err), 0) }
+	model, err := m.resolveModel(L, opts.RawGetString("model"))
+	if err != nil {
+		fail(err)
+	}
+	la := &luaAgent{}
+	cfg := ragent.Config{
+		Model:       model,
+		System:      optString(opts, "system"),
+		MaxTurns:    int(optNumber(opts, "max_turns")),
+		TokenBudget: int(optNumber(opts, "token_budget")),
+		Timeout:     time.Duration(optNumber(opts, "timeout") * float64(time.Second)),
+		Yes:         lua.LVAsBool(opts.RawGetString("yes")),
+		Trace:       m.cfg.Trace,
+		OnEvent: func(e ragent.Event) {
+			la.smu.Lock()
+			sink := la.sink
+			la.smu.Unlock()
+			if sink != nil {
+				sink(e)
+			}
+		},
+	}
+	switch h := opts.RawGetString("hub").(type) {
+	case *lua.LUserData:
+		hh, ok := h.Value.(interface{ Hub() *hub.Hub })
+		if !ok {
+			fail(errs.New(errs.Invalid, "agent.new", "hub must be an mcp.hub() value"))
+		}
+		cfg.Hub = hh.Hub()
+	case *lua.LNilType, lua.LBool:
+	default:
+		fail(errs.Errorf(errs.Invalid, "agent.new", "hub must be an mcp.hub() value, not %s", h.Type()))
+	}
+	if t, ok := opts.RawGetString("servers").(*lua.LTable); ok {
+		cfg.Servers = []string{}
+		for i := 1; i <= t.Len(); i++ {
+			cfg.Servers = append(cfg.Servers, lua.LVAsString(t.RawGetInt(i)))
+		}
+	}
+	if t, ok := opts.RawGetString("tools").(*lua.LTable); ok {
+		for i := 1; i <= t.Len(); i++ {
+			tt, ok := t.RawGetInt(i).(*lua.LTable)
+			if !ok {
+				fail(errs.Errorf(errs.Invalid, "agent.new", "tools[%d] must be a table {name=, handler=}", i))
+			}
+			lt, err := m.localTool(tt)
+			if err != nil {
+				fail(err)
+			}
+			cfg.Tools = append(cfg.Tools, lt)
+		}
+	}
+	if fn := optFunc(opts, "approve"); fn != nil {
+		cfg.Approve = m.decider(fn, "approve")
+	}
+	if fn := optFunc(opts, "ask"); fn != nil {
+		cfg.Ask = m.decider(fn, "ask")
+	}
+	hooks, _ := opts.RawGetString("hooks").(*lua.LTable)
+	m.bindHooks(hooks, &cfg)
+	la.a = ragent.New(cfg)
+	ud := L.NewUserData()
+	ud.Value = la
+	ud.Metatable = m.agentMT(L)
+	L.Push(ud)
+	return 1
+}
+
+func (m *module) agentMT(L *lua.LState) *lua.LTable {
+	if mt, ok := L.GetTypeMetatable(agentType).(*lua.LTable); ok {
+		return mt
+	}
+	mt := L.NewTypeMetatable(agentType)
+	methods := L.CreateTable(0, 3)
+	methods.RawSetString("ask", m.lp.Async("agent:ask", m.ask))
+	methods.RawSetString("reset", L.NewFunction(func(L *lua.LState) int {
+		m.checkAgent(L).a.Reset()
+		return 0
+	}))
+	methods.RawSetString("messages", L.NewFunction(func(L *lua.LState) int {
+		var msgs []ragent.Message
+		for _, msg := range m.checkAgent(L).a.Messages() {
+			msgs = append(msgs, messageJSON(msg))
+		}
+		raw, _ := json.Marshal(msgs)
+		if msgs == nil {
+			raw = []byte("[]")
+		}
+		v, err := value.Decode(L, raw)
+		if err != nil {
+			L.RaiseError("%s", err.Error())
+		}
+		L.Push(v)
+		return 1
+	}))
+	mt.RawSetString("__index", methods)
+	mt.RawSetString("__metatable", lua.LString(agentType))
+	return mt
+}
+
+func (m *module) checkAgent(L *lua.LState) *luaAgent {
+	if ud, ok := L.Get(1).(*lua.LUserData); ok {
+		if la, ok := ud.Value.(*luaAgent); ok {
+			return la
+		}
+	}
+	L.ArgError(1, "agent expected (call it as a:method(...))")
+	return nil
+}
+
+// ud:ask(prompt [, on_event]) -> text, transcript. A failed ask raises an
+// error table with kind, message and transcript.
+func (m *module) ask(L *lua.LState) sched.Start {
+	la := m.checkAgent(L)
+	prompt := L.CheckString(2)
+	onEvent := L.OptFunction(3, nil)
+	return func(ctx context.Context, done func(sched.Completion)) {
+		go func() {
+			la.mu.Lock()
+			defer la.mu.Unlock()
+			if onEvent != nil {
+				la.smu.Lock()
+				la.sink = func(e ragent.Event) { m.deliver(ctx, onEvent, e) }
+				la.smu.Unlock()
+				defer func() {
+					la.smu.Lock()
+					la.sink = nil
+					la.smu.Unlock()
+				}()
+			}
+			text, tr, err := la.a.Ask(ctx, prompt)
+			raw, _ := json.Marshal(tr)
+			done(func(L *lua.LState) ([]lua.LValue, error) {
+				trv, derr := value.Decode(L, raw)
+				if derr != nil {
+					return nil, derr
+				}
+				if err != nil {
+					ev := sched.ErrorValueOf(L, err)
+					ev.RawSetString("transcript", trv)
+					return nil, &sched.Failure{Kind: errs.KindOf(err), Message: err.Error(), Value: ev}
+				}
+				return []lua.LValue{lua.LString(text), trv}, nil
+			})
+		}()
+	}
+}
+
+// deliver runs on_event(event) as a task and waits for it, so events reach
+// Lua in order and all before the ask returns.
+func (m *module) deliver(ctx context.Context, fn *lua.LFunction, e ragent.Event) {
+	raw := eventJSON(e)
+	_, _ = m.callLua(ctx, fn, "on_event", decodeArgs(raw), func(*lua.LState, []lua.LValue) (any, error) { return nil, nil })
+}
+
+// eventJSON is an event as Lua sees it.
+func eventJSON(e ragent.Event) json.RawMessage {
+	out := map[string]any{"type": string(e.Type), "turn": e.Turn}
+	if e.Text != "" {
+		out["text"] = e.Text
+	}
+	if e.Call != nil {
+		out["call"] = callJSON(*e.Call)
+	}
+	if e.Decision != "" {
+		out["decision"] = string(e.Decision)
+		out["reason"] = e.Reason
+	}
+	if e.Type == ragent.EventToolProgress {
+		out["progress"] = e.Progress
+		if e.Total != 0 {
+			out["total"] = e.Total
+		}
+		if e.Message != "" {
+			out["message"] = e.Message
+		}
+	}
+	if e.Result != nil {
+		out["result"] = e.Result
+	}
+	if e.Duration != 0 {
+		out["duration"] = e.Duration.Seconds()
+	}
+	if e.Err != nil {
+		out["error"] = map[string]string{"kind": errs.KindOf(e.Err).String(), "message": e.Err.Error()}
+	}
+	if e.End != "" {
+		out["end"] = string(e.End)
+	}
+	raw, _ := json.Marshal(out)
+	return raw
+}
+
+// callJSON is a call as the policy and hooks see it: annotations always a
+// table, readOnlyHint true for every call the runtime counts read-only
+// (the meta-tools too), so the Lua default policy can match
+// runtime/agent.DefaultApprove.
+func callJSON(c ragent.Call) map[string]any {
+	ann := map[string]any{}
+	if c.Annotations != nil {
+		raw, _ := json.Marshal(c.Annotations)
+		_ = json.Unmarshal(raw, &ann)
+	}
+	if c.ReadOnly {
+		ann["readOnlyHint"] = true
+	}
+	args := c.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	out := map[string]any{"id": c.ID, "name": c.Name, "tool": c.Tool, "kind": c.Kind,
+		"arguments": args, "annotations": ann}
+	if c.Server != "" {
+		out["server"] = c.Server
+	}
+	if c.Qualified != "" {
+		out["qualified"] = c.Qualified
+	}
+	return out
+}
+
+func callRaw(c ragent.Call) json.RawMessage {
+	raw, _ := json.Marshal(callJSON(c))
+	return raw
+}
+
+// native.default_approve(call) -> decision, reason: runtime/agent's
+// DefaultApprove on a Lua call table (to test stdlib's policy against it).
+func defaultApprove(L *lua.LState) int {
+	t := L.CheckTable(1)
+	c := ragent.Call{Name: optString(t, "name"), Tool: optString(t, "tool"), Server: optString(t, "server"), Kind: optString(t, "kind")}
+	if ann, ok := t.RawGetString("annotations").(*lua.LTable); ok {
+		raw, err := value.Encode(value.MarkObject(ann), value.EncodeOptions{})
+		if err == nil {
+			var a ragent.Annotations
+			if json.Unmarshal(raw, &a) == nil {
+				c.Annotations = &a
+				c.ReadOnly = a.ReadOnlyHint != nil && *a.ReadOnlyHint
+			}
+		}
+	}
+	d, reason := ragent.DefaultApprove(context.Background(), c)
+	L.Push(lua.LString(d))
+	L.Push(lua.LString(reason))
+	return 2
+}

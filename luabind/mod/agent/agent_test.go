@@ -1,0 +1,25 @@
+package agent_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/luabind/luatest"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The agent module from Lua: the mock and Lua-function models over a Lua
+// MCP server (testdata/server.lua served by the real binary).
+func TestLua(t *testing.T) {
+	bin := testbin.Build(t, "cmd/luagent")
+	server, err := filepath.Abs("testdata/server.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	luatest.RunDir(t, "testdata", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
+		h.L.SetGlobal("LUAGENT", lua.LString(bin))
+		h.L.SetGlobal("SERVER", lua.LString(server))
+	}})
+}

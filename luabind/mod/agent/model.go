@@ -1,0 +1,276 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/value"
+	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/llm"
+)
+
+const modelType = "agent.model"
+
+// luaModel is agent.model(spec)'s value.
+type luaModel struct{ m llm.Model }
+
+// reqJSON is a request as Lua sees it (a Lua model's argument, and
+// model:complete's): the transcript's message shapes.
+type reqJSON struct {
+	System      string           `json:"system,omitempty"`
+	Messages    []ragent.Message `json:"messages"`
+	Tools       []toolJSON       `json:"tools"`
+	MaxTokens   int              `json:"max_tokens,omitempty"`
+	Temperature *float64         `json:"temperature,omitempty"`
+	Stop        []string         `json:"stop,omitempty"`
+}
+
+type toolJSON struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Schema      json.RawMessage `json:"schema,omitempty"`
+}
+
+// respJSON is a response as Lua writes it: {text=, tool_calls={{name=,
+// arguments=}}, stop_reason=, usage=}.
+type respJSON struct {
+	Text      string `json:"text"`
+	ToolCalls []struct {
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"tool_calls"`
+	StopReason string `json:"stop_reason,omitempty"`
+	Usage      struct {
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+	} `json:"usage"`
+}
+
+func requestJSON(r *llm.Request) json.RawMessage {
+	out := reqJSON{System: r.System, Messages: []ragent.Message{}, Tools: []toolJSON{},
+		MaxTokens: r.MaxTokens, Temperature: r.Temperature, Stop: r.Stop}
+	for _, msg := range r.Messages {
+		out.Messages = append(out.Messages, messageJSON(msg))
+	}
+	for _, t := range r.Tools {
+		out.Tools = append(out.Tools, toolJSON(t))
+	}
+	raw, _ := json.Marshal(out)
+	return raw
+}
+
+func messageJSON(msg llm.Message) ragent.Message {
+	out := ragent.Message{Role: msg.Role, ToolCallID: msg.ToolCallID, IsError: msg.IsError}
+	for _, p := range msg.Parts {
+		out.Parts = append(out.Parts, ragent.Part(p))
+	}
+	for _, tc := range msg.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, ragent.ToolCall(tc))
+	}
+	return out
+}
+
+func (r *respJSON) response() *llm.Response {
+	out := &llm.Response{StopReason: r.StopReason,
+		Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}}
+	out.Message.Role = llm.RoleAssistant
+	if r.Text != "" {
+		out.Message.Parts = []llm.Part{llm.Text(r.Text)}
+	}
+	for i, tc := range r.ToolCalls {
+		args := tc.Arguments
+		if s := strings.TrimSpace(string(args)); s == "" || s == "[]" || s == "null" {
+			args = json.RawMessage(`{}`)
+		} else if s[0] == '"' { // arguments written as a JSON string
+			var str string
+			if json.Unmarshal(args, &str) == nil {
+				args = json.RawMessage(str)
+			}
+		}
+		id := tc.ID
+		if id == "" {
+			id = "call_" + itoa(i+1)
+		}
+		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: id, Name: tc.Name, Arguments: args})
+	}
+	return out
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+// funcModel adapts a Lua function to a model: fn(request) -> response.
+func (m *module) funcModel(fn *lua.LFunction) llm.Model {
+	return llm.Func("lua", func(ctx context.Context, r *llm.Request) (*llm.Response, error) {
+		v, err := m.callLua(ctx, fn, "model", decodeArgs(requestJSON(r)), func(L *lua.LState, rs []lua.LValue) (any, error) {
+			t, ok := first(rs).(*lua.LTable)
+			if !ok {
+				if s, ok := first(rs).(lua.LString); ok {
+					return &respJSON{Text: string(s)}, nil
+				}
+				return nil, errs.Errorf(errs.Invalid, "model", "a Lua model must return {text = ...} or {tool_calls = {...}}, not %s", first(rs).Type())
+			}
+			raw, err := value.Encode(value.MarkObject(t), value.EncodeOptions{})
+			if err != nil {
+				return nil, errs.Errorf(errs.Invalid, "model", "the Lua model's answer: %v", err)
+			}
+			var resp respJSON
+			if err := json.Unmarshal(raw, &resp); err != nil {
+				return nil, errs.Errorf(errs.Invalid, "model", "the Lua model's answer: %v", err)
+			}
+			return &resp, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return v.(*respJSON).response(), nil
+	})
+}
+
+// resolveModel reads a model= value: a spec string, a Lua function or an
+// agent.model value.
+func (m *module) resolveModel(L *lua.LState, v lua.LValue) (llm.Model, error) {
+	switch v := v.(type) {
+	case lua.LString:
+		return llm.New(string(v), llm.Config{Lookup: m.cfg.Lookup})
+	case *lua.LFunction:
+		return m.funcModel(v), nil
+	case *lua.LUserData:
+		if lm, ok := v.Value.(*luaModel); ok {
+			return lm.m, nil
+		}
+	case *lua.LNilType:
+		return nil, errs.New(errs.Invalid, "agent.new", "model is required (\"mock\", \"openai:gpt-4.1-mini\", a configured name, or a function)")
+	}
+	return nil, errs.Errorf(errs.Invalid, "agent.new", "model must be a name, a function or agent.model(...), not %s", v.Type())
+}
+
+// agent.model(spec | fn) -> model
+func (m *module) newModel(L *lua.LState) int {
+	md, err := m.resolveModel(L, L.Get(1))
+	if err != nil {
+		L.Error(sched.ErrorValueOf(L, err), 0)
+	}
+	ud := L.NewUserData()
+	ud.Value = &luaModel{m: md}
+	ud.Metatable = m.modelMT(L)
+	L.Push(ud)
+	return 1
+}
+
+func (m *module) modelMT(L *lua.LState) *lua.LTable {
+	if mt, ok := L.GetTypeMetatable(modelType).(*lua.LTable); ok {
+		return mt
+	}
+	mt := L.NewTypeMetatable(modelType)
+	methods := L.CreateTable(0, 2)
+	methods.RawSetString("complete", m.lp.Async("model:complete", m.complete))
+	methods.RawSetString("name", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(m.checkModel(L).m.Name()))
+		return 1
+	}))
+	mt.RawSetString("__index", methods)
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString("model " + m.checkModel(L).m.Name()))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LString(modelType))
+	return mt
+}
+
+func (m *module) checkModel(L *lua.LState) *luaModel {
+	if ud, ok := L.Get(1).(*lua.LUserData); ok {
+		if lm, ok := ud.Value.(*luaModel); ok {
+			return lm
+		}
+	}
+	L.ArgError(1, "model expected (call it as model:method(...))")
+	return nil
+}
+
+// msgIn is a message as model:complete takes it: the transcript's shape,
+// or {role=, content="text"}.
+type msgIn struct {
+	ragent.Message
+	Content string `json:"content"`
+}
+
+// model:complete{system=, messages={...}, tools=?, max_tokens=, temperature=}
+// -> {text=, tool_calls=, stop_reason=, usage=}
+func (m *module) complete(L *lua.LState) sched.Start {
+	lm := m.checkModel(L)
+	t := L.CheckTable(2)
+	raw, err := value.Encode(value.MarkObject(t), value.EncodeOptions{})
+	if err != nil {
+		L.ArgError(2, err.Error())
+	}
+	var in struct {
+		System      string     `json:"system"`
+		Messages    []msgIn    `json:"messages"`
+		Tools       []toolJSON `json:"tools"`
+		MaxTokens   int        `json:"max_tokens"`
+		Temperature *float64   `json:"temperature"`
+		Stop        []string   `json:"stop"`
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		L.ArgError(2, "request: "+err.Error())
+	}
+	req := &llm.Request{System: in.System, MaxTokens: in.MaxTokens, Temperature: in.Temperature, Stop: in.Stop}
+	for _, mi := range in.Messages {
+		msg := mi.Message.LLM()
+		if mi.Content != "" {
+			msg.Parts = append(msg.Parts, llm.Text(mi.Content))
+		}
+		if msg.Role == "" {
+			msg.Role = llm.RoleUser
+		}
+		req.Messages = append(req.Messages, msg)
+	}
+	for _, tl := range in.Tools {
+		if len(tl.Schema) == 0 || string(tl.Schema) == "[]" {
+			tl.Schema = json.RawMessage(`{"type":"object"}`)
+		}
+		req.Tools = append(req.Tools, llm.Tool(tl))
+	}
+	return func(ctx context.Context, done func(sched.Completion)) {
+		go func() {
+			resp, err := lm.m.Stream(ctx, req, nil)
+			if err != nil {
+				done(sched.Fail(err))
+				return
+			}
+			out := respOut(resp)
+			done(func(L *lua.LState) ([]lua.LValue, error) {
+				v, err := value.Decode(L, out)
+				return []lua.LValue{v}, err
+			})
+		}()
+	}
+}
+
+func respOut(r *llm.Response) json.RawMessage {
+	var text strings.Builder
+	for _, p := range r.Message.Parts {
+		if p.Type == "text" {
+			text.WriteString(p.Text)
+		}
+	}
+	out := map[string]any{"text": text.String(), "stop_reason": r.StopReason,
+		"usage":      map[string]int{"input_tokens": r.Usage.InputTokens, "output_tokens": r.Usage.OutputTokens},
+		"tool_calls": []ragent.ToolCall{}}
+	calls := []ragent.ToolCall{}
+	for _, tc := range r.Message.ToolCalls {
+		calls = append(calls, ragent.ToolCall(tc))
+	}
+	out["tool_calls"] = calls
+	raw, _ := json.Marshal(out)
+	return raw
+}
