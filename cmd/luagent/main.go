@@ -58,7 +58,8 @@ func main() {
 
 type options struct {
 	serve       bool
-	mcp         []string // `luagent mcp SUBCOMMAND ARGS...` (nil: not an mcp command)
+	ask         *askOptions // `luagent ask ...` (nil: not ask)
+	mcp         []string    // `luagent mcp SUBCOMMAND ARGS...` (nil: not an mcp command)
 	handlerTO   time.Duration
 	http        string   // serve over HTTP at this ADDR/PATH ("" = stdio)
 	allowOrigin []string // more origins the HTTP server accepts
@@ -148,6 +149,8 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 		case a == "mcp":
 			o.mcp = append([]string{}, argv[i+1:]...)
 			return o, 0, true
+		case a == "ask":
+			return parseAsk(o, argv[i+1:], stdout, stderr)
 		case a == "serve":
 			o.serve = true
 			return parseServe(o, argv[i+1:], stdout, stderr)
@@ -240,7 +243,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "luagent: %v\n", err)
 		return host.ExitUsage
 	}
-	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve) || o.interactive
+	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve && o.ask == nil) || o.interactive
 	h := host.New(host.Config{
 		Params:      params,
 		Interactive: repl,
@@ -260,6 +263,9 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		h.RunInit(ctx)
 	}
 
+	if o.ask != nil {
+		return runAsk(o, h, stdin, stdout, stderr)
+	}
 	for _, e := range o.exprs {
 		if code := h.Run(ctx, host.Script{Src: []byte(e), Name: "-e", Arg0: "-e"}); code != host.ExitOK {
 			return code

@@ -20,6 +20,8 @@ commands:
   luagent -e 'CODE'            run CODE (repeatable) and exit; -i opens the REPL after
   luagent serve FILE [--http [PORT|ADDR][/PATH]]
                                serve the MCP server FILE returns, over stdio or Streamable HTTP
+  luagent ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] PROMPT...
+                               ask an agent over the catalog's servers (prompt on stdin when none)
   luagent mcp VERB [ARGS...]   saved MCP servers and their credentials: list, add, remove,
                                enable, disable, get, import, login, logout
 
@@ -43,6 +45,36 @@ environment:
   LUAGENT_LOG   log level: debug, info, warn, error
 
 More: README.md (the tour and the Lua reference) and docs/.
+`
+
+const askUsage = `usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] PROMPT...
+
+Asks an agent once and exits. The agent has the catalog's servers
+(~/.luagent/config.json; luagent mcp list), waits for them to start, streams
+its answer to stdout and its tool activity (server › tool args, progress,
+time and a one-line result) to stderr. The prompt is the arguments joined
+by spaces, or stdin when there are none. Exit 0 on an answer, 1 with the
+error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.
+
+options:
+  --model M        the model: mock, openai:MODEL, anthropic:MODEL, ollama:MODEL or a
+                   configured name (default: $LUAGENT_MODEL, else mock, with a note)
+  --agent FILE     ask the agent FILE returns (return agent.new{...}); --model,
+                   --server and --yes override its own settings
+  --server NAME    offer only this catalog server's tools (repeatable)
+  --yes, -y        allow every tool call the policy would ask about; without it
+                   nobody is asked, so such calls are denied
+  --json           print the transcript as JSON to stdout instead of the answer
+
+environment:
+  LUAGENT_MODEL    the default model
+  OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
+                   the providers' keys and endpoints (never printed)
+
+examples:
+  luagent ask "what tools do you have?"
+  OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
+  echo "write a note" | luagent ask --agent examples/agent.lua --yes
 `
 
 const runUsage = `usage: luagent [options] run FILE [ARGS...]

@@ -1,0 +1,398 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/luabind/value"
+	"github.com/luagent/luagent/runtime/catalog"
+)
+
+// askOptions are `luagent ask`'s.
+type askOptions struct {
+	model   string
+	agent   string   // --agent FILE
+	servers []string // --server NAME...
+	yes     bool
+	json    bool
+	prompt  []string
+}
+
+func parseAsk(o options, rest []string, stdout, stderr io.Writer) (options, int, bool) {
+	a := &askOptions{}
+	o.ask = a
+	for i := 0; i < len(rest); i++ {
+		arg := rest[i]
+		need := func(name, example string) (string, bool) {
+			v, ok := optValue(rest, &i, name)
+			if !ok {
+				fmt.Fprintf(stderr, "luagent: %s needs a value: %s\n", name, example)
+			}
+			return v, ok
+		}
+		switch {
+		case isHelp(arg):
+			return o, printUsage(stdout, askUsage), false
+		case arg == "--yes" || arg == "-y":
+			a.yes = true
+		case arg == "--json":
+			a.json = true
+		case arg == "--model" || strings.HasPrefix(arg, "--model="):
+			v, ok := need("--model", "luagent ask --model openai:gpt-4.1-mini PROMPT")
+			if !ok {
+				return o, host.ExitUsage, false
+			}
+			a.model = v
+		case arg == "--agent" || strings.HasPrefix(arg, "--agent="):
+			v, ok := need("--agent", "luagent ask --agent examples/agent.lua PROMPT")
+			if !ok {
+				return o, host.ExitUsage, false
+			}
+			a.agent = v
+		case arg == "--server" || strings.HasPrefix(arg, "--server="):
+			v, ok := need("--server", "luagent ask --server fs PROMPT")
+			if !ok {
+				return o, host.ExitUsage, false
+			}
+			a.servers = append(a.servers, v)
+		case arg == "--":
+			a.prompt = append(a.prompt, rest[i+1:]...)
+			return o, 0, true
+		case strings.HasPrefix(arg, "-") && arg != "-":
+			fmt.Fprintf(stderr, "luagent: unknown ask option %s (luagent ask --help lists them)\n", arg)
+			return o, host.ExitUsage, false
+		default:
+			a.prompt = append(a.prompt, arg)
+		}
+	}
+	return o, 0, true
+}
+
+// askModel is the one place that decides which model `luagent ask` uses:
+// --model, else LUAGENT_MODEL, else the catalog's "model" (when
+// runtime/catalog has it), else the offline mock with a note saying so.
+func askModel(flag string, getenv func(string) string) (spec, note string) {
+	if flag != "" {
+		return flag, ""
+	}
+	if m := getenv("LUAGENT_MODEL"); m != "" {
+		return m, ""
+	}
+	return "mock", "luagent: no model configured (--model, LUAGENT_MODEL); answering with the offline mock model"
+}
+
+// askChunk runs in the host: it builds (or loads) the agent, streams its
+// answer to the Go sink and hands the outcome to the Go done function.
+const askChunk = `
+local o = luagent_ask
+luagent_ask = nil
+local function build()
+local a
+if o.agent_fn then
+  a = o.agent_fn()
+  if type(a) == "table" and not agent.is(a) and agent.is(a[1]) then a = a[1] end
+  if not agent.is(a) then
+    error({ kind = "invalid", message = o.agent_file .. " must return an agent (return agent.new{...})" }, 0)
+  end
+  local changes = {}
+  if o.model then changes.model = o.model end
+  if o.servers then changes.servers = o.servers end
+  if o.yes then changes.yes = true end
+  if next(changes) then a = a:with(changes) end
+else
+  local h = mcp.hub()
+  for _, s in ipairs(h:status()) do
+    if s.status == "failed" then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
+  end
+  a = agent.new{ name = "ask", model = o.model, hub = h, servers = o.servers, yes = o.yes }
+end
+return a
+end
+local built, a = task.pcall(build)
+if not built then
+  o.fail(a)
+  return
+end
+local ok, text, transcript = task.pcall(a.stream, a, o.prompt, o.sink)
+if ok then
+  o.done(text, transcript)
+else
+  o.fail(text)
+end
+`
+
+// runAsk is `luagent ask`.
+func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := o.ask
+	prompt := strings.Join(a.prompt, " ")
+	if prompt == "" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "luagent: cannot read the prompt from stdin: %v\n", err)
+			return host.ExitError
+		}
+		prompt = strings.TrimSpace(string(b))
+	}
+	if prompt == "" {
+		fmt.Fprintln(stderr, "luagent: ask needs a prompt: luagent ask \"what is in README.md?\" (or on stdin)")
+		return host.ExitUsage
+	}
+	if len(a.servers) > 0 && a.agent == "" {
+		cfg, err := catalog.Load(catalog.Path(host.Home()))
+		if err != nil {
+			fmt.Fprintf(stderr, "luagent: %v\n", err)
+			return host.ExitError
+		}
+		for _, name := range a.servers {
+			if !hasServer(cfg, name) {
+				fmt.Fprintf(stderr, "luagent: no server %q in the catalog (luagent mcp list shows them)\n", name)
+				return host.ExitUsage
+			}
+		}
+	}
+	L := h.L
+	t := L.CreateTable(0, 10)
+	t.RawSetString("prompt", lua.LString(prompt))
+	if a.agent != "" {
+		src, err := os.ReadFile(a.agent)
+		if err != nil {
+			fmt.Fprintf(stderr, "luagent: cannot read %s: %v\n", a.agent, unwrapPathError(err))
+			return host.ExitError
+		}
+		fn, err := h.Load(src, a.agent)
+		if err != nil {
+			fmt.Fprintf(stderr, "luagent: %v\n", err)
+			return host.ExitError
+		}
+		t.RawSetString("agent_fn", fn)
+		t.RawSetString("agent_file", lua.LString(a.agent))
+		if a.model != "" {
+			t.RawSetString("model", lua.LString(a.model))
+		}
+	} else {
+		spec, note := askModel(a.model, os.Getenv)
+		if note != "" {
+			fmt.Fprintln(stderr, note)
+		}
+		t.RawSetString("model", lua.LString(spec))
+	}
+	if len(a.servers) > 0 {
+		st := L.CreateTable(len(a.servers), 0)
+		for i, s := range a.servers {
+			st.RawSetInt(i+1, lua.LString(s))
+		}
+		t.RawSetString("servers", st)
+	}
+	if a.yes {
+		t.RawSetString("yes", lua.LTrue)
+	}
+	p := &askPrinter{out: stdout, err: stderr, json: a.json, secrets: secrets()}
+	t.RawSetString("sink", L.NewFunction(p.event))
+	t.RawSetString("warn", L.NewFunction(func(L *lua.LState) int {
+		fmt.Fprintln(stderr, "luagent: "+p.redact(L.CheckString(1)))
+		return 0
+	}))
+	code := host.ExitOK
+	t.RawSetString("done", L.NewFunction(func(L *lua.LState) int {
+		p.finish(L.Get(2))
+		return 0
+	}))
+	t.RawSetString("fail", L.NewFunction(func(L *lua.LState) int {
+		code = p.failure(L, L.Get(1))
+		return 0
+	}))
+	L.SetGlobal("luagent_ask", t)
+	if rc := h.Run(context.Background(), host.Script{Src: []byte(askChunk), Name: "ask", Arg0: "ask"}); rc != host.ExitOK {
+		return rc
+	}
+	return code
+}
+
+func hasServer(cfg *catalog.Config, name string) bool {
+	for _, s := range cfg.Servers {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// secrets are the values never to print: the providers' keys.
+func secrets() []string {
+	var out []string
+	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
+		if v := os.Getenv(k); len(v) >= 4 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// askPrinter streams the answer to stdout and tool activity to stderr.
+type askPrinter struct {
+	out, err io.Writer
+	json     bool
+	secrets  []string
+	lastNL   bool // the answer printed so far ends with a newline
+	printed  bool
+}
+
+func (p *askPrinter) redact(s string) string {
+	for _, k := range p.secrets {
+		s = strings.ReplaceAll(s, k, "***")
+	}
+	return s
+}
+
+func field(t *lua.LTable, k string) string {
+	if t == nil {
+		return ""
+	}
+	return lua.LVAsString(t.RawGetString(k))
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
+
+func (p *askPrinter) event(L *lua.LState) int {
+	ev := L.CheckTable(1)
+	call, _ := ev.RawGetString("call").(*lua.LTable)
+	name := field(call, "tool")
+	if s := field(call, "server"); s != "" {
+		name = s + " › " + name
+	} else if name == "" {
+		name = field(call, "name")
+	}
+	switch field(ev, "type") {
+	case "text":
+		if p.json {
+			break
+		}
+		s := field(ev, "text")
+		if s != "" {
+			io.WriteString(p.out, s)
+			p.printed, p.lastNL = true, strings.HasSuffix(s, "\n")
+		}
+	case "tool_start":
+		p.breakLine()
+		args := ""
+		if call != nil {
+			if b, err := value.Encode(call.RawGetString("arguments"), value.EncodeOptions{}); err == nil && string(b) != "{}" && string(b) != "[]" {
+				args = " " + oneLine(string(b), 100)
+			}
+		}
+		fmt.Fprintf(p.err, "%s%s\n", name, p.redact(args))
+	case "approval":
+		if d := field(ev, "decision"); d != "allow" {
+			fmt.Fprintf(p.err, "  %s: %s\n", d, p.redact(field(ev, "reason")))
+		}
+	case "tool_progress":
+		pr := field(ev, "progress")
+		if tot := field(ev, "total"); tot != "" && tot != "nil" {
+			pr += "/" + tot
+		}
+		msg := ""
+		if m := field(ev, "message"); m != "" && m != "nil" {
+			msg = " " + oneLine(m, 80)
+		}
+		fmt.Fprintf(p.err, "  … %s%s\n", pr, p.redact(msg))
+	case "tool_end":
+		dur := ""
+		if d, ok := ev.RawGetString("duration").(lua.LNumber); ok {
+			dur = " " + (time.Duration(float64(d) * float64(time.Second))).Round(time.Millisecond).String()
+		}
+		if e, ok := ev.RawGetString("error").(*lua.LTable); ok {
+			fmt.Fprintf(p.err, "  ✗%s %s\n", dur, p.redact(oneLine(field(e, "message"), 100)))
+			break
+		}
+		res, _ := ev.RawGetString("result").(*lua.LTable)
+		mark, text := "✓", resultText(res)
+		if res != nil && lua.LVAsBool(res.RawGetString("isError")) {
+			mark = "✗"
+		}
+		fmt.Fprintf(p.err, "  %s%s %s\n", mark, dur, p.redact(oneLine(text, 100)))
+	}
+	return 0
+}
+
+func resultText(res *lua.LTable) string {
+	if res == nil {
+		return ""
+	}
+	content, _ := res.RawGetString("content").(*lua.LTable)
+	var parts []string
+	if content != nil {
+		for i := 1; i <= content.Len(); i++ {
+			b, _ := content.RawGetInt(i).(*lua.LTable)
+			if t := field(b, "type"); t == "text" {
+				parts = append(parts, field(b, "text"))
+			} else if t != "" {
+				parts = append(parts, "["+t+"]")
+			}
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// breakLine ends a line of answer text before tool activity interleaves.
+func (p *askPrinter) breakLine() {
+	if p.printed && !p.lastNL {
+		io.WriteString(p.out, "\n")
+		p.lastNL = true
+	}
+}
+
+func (p *askPrinter) finish(transcript lua.LValue) {
+	if p.json {
+		p.printJSON(transcript)
+		return
+	}
+	if p.printed && !p.lastNL {
+		io.WriteString(p.out, "\n")
+	}
+}
+
+func (p *askPrinter) printJSON(transcript lua.LValue) {
+	b, err := value.Encode(transcript, value.EncodeOptions{Indent: "  "})
+	if err != nil {
+		fmt.Fprintf(p.err, "luagent: the transcript: %v\n", err)
+		return
+	}
+	var check any
+	if json.Unmarshal(b, &check) == nil {
+		fmt.Fprintln(p.out, p.redact(string(b)))
+	}
+}
+
+// failure prints why the ask failed, in one line with its kind, and
+// returns the exit code.
+func (p *askPrinter) failure(L *lua.LState, e lua.LValue) int {
+	kind, msg := "error", lua.LVAsString(e)
+	if t, ok := e.(*lua.LTable); ok {
+		if k := field(t, "kind"); k != "" {
+			kind = k
+		}
+		msg = field(t, "message")
+		if tr := t.RawGetString("transcript"); p.json && tr != lua.LNil {
+			p.printJSON(tr)
+		}
+	}
+	if p.printed && !p.lastNL && !p.json {
+		io.WriteString(p.out, "\n")
+	}
+	fmt.Fprintf(p.err, "luagent: %s: %s\n", kind, p.redact(oneLine(msg, 400)))
+	return host.ExitError
+}
