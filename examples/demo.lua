@@ -29,5 +29,20 @@ ok, err = task.pcall(function() pcall(task.sleep, 0.01) end)
 print(ok, tostring(err))
 print()
 
+print("== an agent calls a Lua MCP server's tool (the mock model: no keys, no network)")
+local dir = arg[0]:match("^(.*)/") or "."
+local hub = mcp.hub{ servers = { echo = { command = arg[-1], args = { "serve", dir .. "/echo.lua" } } } }
+local a = agent.new{ model = "mock", hub = hub }
+local answer = a:stream("echo a greeting", function(ev)
+  if ev.type == "tool_start" then
+    print("  -> " .. ev.call.server .. " › " .. ev.call.tool .. " " .. json.encode(ev.call.arguments))
+  elseif ev.type == "tool_end" then
+    print("  <- " .. ev.result.content[1].text)
+  end
+end)
+print("answer: " .. answer)
+hub:close()
+print()
+
 log.info("logs go to stderr; set LUAGENT_LOG=debug for more")
 print("demo finished")

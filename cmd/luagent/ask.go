@@ -312,7 +312,7 @@ func (p *askPrinter) event(L *lua.LState) int {
 	case "tool_end":
 		dur := ""
 		if d, ok := ev.RawGetString("duration").(lua.LNumber); ok {
-			dur = " " + (time.Duration(float64(d) * float64(time.Second))).Round(time.Millisecond).String()
+			dur = " " + roundDuration(time.Duration(float64(d) * float64(time.Second))).String()
 		}
 		if e, ok := ev.RawGetString("error").(*lua.LTable); ok {
 			fmt.Fprintf(p.err, "  ✗%s %s\n", dur, p.redact(oneLine(field(e, "message"), 100)))
@@ -395,4 +395,15 @@ func (p *askPrinter) failure(L *lua.LState, e lua.LValue) int {
 	}
 	fmt.Fprintf(p.err, "luagent: %s: %s\n", kind, p.redact(oneLine(msg, 400)))
 	return host.ExitError
+}
+
+// roundDuration keeps two or three significant digits: 1.2s, 15ms, 340µs.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Microsecond)
 }

@@ -44,6 +44,10 @@ c:close()`
 				return
 			}
 			args := []string{"run", f}
+			if strings.Contains(string(src), "return agent.new{") {
+				// An agent file: ask it.
+				args = []string{"ask", "--agent", f, "count the words in this sentence"}
+			}
 			if name == "conformance/client.lua" {
 				// The judge's client: make conformance runs every scenario;
 				// here it connects to the fixture served over HTTP.

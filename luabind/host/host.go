@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,6 +127,7 @@ func New(cfg Config) *Host {
 		h.Logger.Log(logmod.Warn, "["+server+"] "+line)
 	}})
 	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace})
+	preloadEmbedded(L, "agent")
 	for _, name := range []string{"json", "task", "log", "env"} {
 		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
 			panic(fmt.Sprintf("host: loading module %s: %v", name, err))
@@ -145,6 +147,25 @@ func New(cfg Config) *Host {
 	arg.RawSetInt(-1, lua.LString(Executable()))
 	L.SetGlobal("arg", arg)
 	return h
+}
+
+// preloadEmbedded makes require(name) load stdlib's name.lua before any
+// file: agent is built in, as mcp is, and a script's own agent.lua (an
+// agent file, say) must not shadow it.
+func preloadEmbedded(L *lua.LState, name string) {
+	L.PreloadModule(name, func(L *lua.LState) int {
+		src, err := fs.ReadFile(stdlib.FS, name+".lua")
+		if err != nil {
+			L.RaiseError("module %s: %v", name, err)
+		}
+		proto, err := vm.CompileCached(src, "luagent/"+name+".lua")
+		if err != nil {
+			L.RaiseError("%s", err.Error())
+		}
+		L.Push(L.NewFunctionFromProto(proto))
+		L.Call(0, 1)
+		return 1
+	})
 }
 
 // lazyLoader is the metatable key of a lazy global's loader (lazyGlobal).
