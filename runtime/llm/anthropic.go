@@ -4,20 +4,22 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
+	"io"
 	"net/http"
 	"strings"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/luagent/luagent/runtime/errs"
 )
 
-// anthropicModel speaks the Messages API through the official SDK.
+// anthropicVersion is the Messages API version sent.
+const anthropicVersion = "2023-06-01"
+
+// anthropicModel speaks the Messages API (POST {base}/v1/messages,
+// x-api-key and anthropic-version; streamed as server-sent events
+// message_start, content_block_start/delta/stop, message_delta,
+// message_stop, with ping and error between).
 type anthropicModel struct {
-	sdkModel
-	svc anthropic.MessageService
+	wireModel
 }
 
 func newAnthropic(spec string, mc ModelConfig, cfg *Config) (Model, error) {
@@ -29,54 +31,137 @@ func newAnthropic(spec string, mc ModelConfig, cfg *Config) (Model, error) {
 	if mc.APIKeyEnv != "" {
 		keyVar = mc.APIKeyEnv
 	}
-	m := &anthropicModel{sdkModel: sdkModel{name: spec, model: mc.Model, base: base, key: key, keyVar: keyVar, retries: cfg.retries(), maxWait: cfg.retryWait()}}
-	opts := []option.RequestOption{option.WithBaseURL(base), option.WithMaxRetries(m.retries)}
-	if key != "" {
-		// x-api-key, as the API reference documents (the SDK's
-		// WithAPIKey sends it as a bearer token).
-		opts = append(opts, option.WithHeader("x-api-key", key))
+	m := &anthropicModel{wireModel: newWireModel(spec, mc, cfg, base, key, keyVar)}
+	m.header = func(h http.Header) {
+		if m.key != "" {
+			h.Set("x-api-key", m.key)
+		}
+		h.Set("anthropic-version", anthropicVersion)
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	// The service alone, not anthropic.NewClient: the client would read
-	// ANTHROPIC_* from the process environment behind Config.Lookup.
-	m.svc = anthropic.NewMessageService(opts...)
 	return m, nil
 }
 
+// The wire's objects: what is sent, and what is read of the answers.
+type (
+	anRequest struct {
+		Model         string      `json:"model"`
+		MaxTokens     int         `json:"max_tokens"`
+		System        []anBlock   `json:"system,omitempty"`
+		Messages      []anMessage `json:"messages"`
+		Tools         []anTool    `json:"tools,omitempty"`
+		StopSequences []string    `json:"stop_sequences,omitempty"`
+		Temperature   *float64    `json:"temperature,omitempty"`
+		Stream        bool        `json:"stream,omitempty"`
+	}
+	anMessage struct {
+		Role    string    `json:"role"`
+		Content []anBlock `json:"content"`
+	}
+	// anBlock is a content block: text, image, tool_use or tool_result.
+	anBlock struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text,omitempty"`
+		Source    *anSource       `json:"source,omitempty"`
+		ID        string          `json:"id,omitempty"`
+		Name      string          `json:"name,omitempty"`
+		Input     json.RawMessage `json:"input,omitempty"`
+		ToolUseID string          `json:"tool_use_id,omitempty"`
+		Content   []anBlock       `json:"content,omitempty"`
+		IsError   bool            `json:"is_error,omitempty"`
+	}
+	anSource struct {
+		Type      string `json:"type"` // "base64"
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	}
+	anTool struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description,omitempty"`
+		InputSchema map[string]any `json:"input_schema"`
+	}
+	anUsage struct {
+		InputTokens         int `json:"input_tokens"`
+		OutputTokens        int `json:"output_tokens"`
+		CacheReadTokens     int `json:"cache_read_input_tokens"`
+		CacheCreationTokens int `json:"cache_creation_input_tokens"`
+	}
+	// anAnswer is a whole message (not streamed).
+	anAnswer struct {
+		Content    []anBlock `json:"content"`
+		StopReason string    `json:"stop_reason"`
+		Usage      anUsage   `json:"usage"`
+	}
+	// anEvent is one streamed event's data.
+	anEvent struct {
+		Type    string `json:"type"`
+		Index   int    `json:"index"`
+		Message struct {
+			Usage anUsage `json:"usage"`
+		} `json:"message"`
+		ContentBlock anBlock `json:"content_block"`
+		Delta        struct {
+			Type        string `json:"type"`
+			Text        string `json:"text"`
+			PartialJSON string `json:"partial_json"`
+			StopReason  string `json:"stop_reason"`
+		} `json:"delta"`
+		Usage anUsage `json:"usage"`
+	}
+)
+
+func (u anUsage) input() int { return u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens }
+
 func (m *anthropicModel) Stream(ctx context.Context, req *Request, on func(Event)) (*Response, error) {
-	params, opts, err := m.params(req)
+	body, err := m.request(req)
 	if err != nil {
 		return nil, err
 	}
-	rec := m.recorder()
-	opts = append(opts, option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		return rec.middleware(r, next)
-	}))
+	const path = "/v1/messages"
 	if on == nil {
-		msg, err := m.svc.New(ctx, params, opts...)
-		if err != nil {
-			return nil, m.failure(ctx, rec, m.streamError(err))
-		}
-		return m.response(msg), nil
+		return m.exchange(ctx, path, body, false, func(r io.Reader) (*Response, error) {
+			var msg anAnswer
+			if err := decodeJSON(r, &msg); err != nil {
+				return nil, err
+			}
+			return m.response(&msg), nil
+		})
 	}
-	stream := m.svc.NewStreaming(ctx, params, opts...)
-	defer stream.Close()
+	body.Stream = true
+	return m.exchange(ctx, path, body, true, func(r io.Reader) (*Response, error) { return m.stream(r, on) })
+}
+
+// stream reads the events up to message_stop: text as it comes, each
+// tool_use block once its content_block_stop arrives.
+func (m *anthropicModel) stream(r io.Reader, on func(Event)) (*Response, error) {
 	var (
-		resp    = Response{Message: Message{Role: RoleAssistant}}
-		text    strings.Builder
-		stop    string
-		stopped bool
-		blocks  = map[int64]*ToolCall{}
-		inputs  = map[int64]*strings.Builder{}
+		resp   = Response{Message: Message{Role: RoleAssistant}}
+		text   strings.Builder
+		stop   string
+		blocks = map[int]*ToolCall{}
+		inputs = map[int]*strings.Builder{}
 	)
-	for stream.Next() {
-		ev := stream.Current()
+	sr := newSSEReader(r, maxEvent)
+	for {
+		sse, err := sr.Next()
+		if err == io.EOF {
+			return nil, streamCut("message_stop")
+		}
+		if err != nil {
+			return nil, err
+		}
+		var ev anEvent
+		if err := json.Unmarshal(sse.Data, &ev); err != nil {
+			return nil, errs.New(errs.Server, "", "a stream event is not JSON: "+err.Error())
+		}
+		if ev.Type == "" {
+			ev.Type = sse.Event
+		}
 		switch ev.Type {
+		case "error":
+			return nil, streamError(sse.Data)
 		case "message_start":
-			resp.Usage.InputTokens = int(ev.Message.Usage.InputTokens + ev.Message.Usage.CacheReadInputTokens + ev.Message.Usage.CacheCreationInputTokens)
-			resp.Usage.OutputTokens = int(ev.Message.Usage.OutputTokens)
+			resp.Usage.InputTokens = ev.Message.Usage.input()
+			resp.Usage.OutputTokens = ev.Message.Usage.OutputTokens
 		case "content_block_start":
 			if ev.ContentBlock.Type == "tool_use" {
 				blocks[ev.Index] = &ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
@@ -103,54 +188,27 @@ func (m *anthropicModel) Stream(ctx context.Context, req *Request, on func(Event
 				delete(blocks, ev.Index)
 			}
 		case "message_delta":
-			stop = string(ev.Delta.StopReason)
+			stop = ev.Delta.StopReason
 			if ev.Usage.OutputTokens > 0 {
-				resp.Usage.OutputTokens = int(ev.Usage.OutputTokens)
+				resp.Usage.OutputTokens = ev.Usage.OutputTokens
 			}
 			if ev.Usage.InputTokens > 0 {
-				resp.Usage.InputTokens = int(ev.Usage.InputTokens + ev.Usage.CacheReadInputTokens + ev.Usage.CacheCreationInputTokens)
+				resp.Usage.InputTokens = ev.Usage.input()
 			}
 		case "message_stop":
-			stopped = true
+			if text.Len() > 0 {
+				resp.Message.Parts = []Part{Text(text.String())}
+			}
+			resp.StopReason = anthropicStop(stop, len(resp.Message.ToolCalls) > 0)
+			return &resp, nil
 		}
 	}
-	if err := stream.Err(); err != nil {
-		return nil, m.failure(ctx, rec, m.streamError(err))
-	}
-	if ctx.Err() != nil {
-		return nil, m.failure(ctx, rec, ctx.Err())
-	}
-	if !stopped {
-		return nil, m.failure(ctx, rec, streamCut("message_stop"))
-	}
-	if text.Len() > 0 {
-		resp.Message.Parts = []Part{Text(text.String())}
-	}
-	resp.StopReason = anthropicStop(stop, len(resp.Message.ToolCalls) > 0)
-	return &resp, nil
 }
 
-// streamError types an error event of a 200 stream (overloaded_error,
-// rate_limit_error, ...); HTTP errors are typed by the recorder.
-func (m *anthropicModel) streamError(err error) error {
-	var ae *anthropic.Error
-	if errors.As(err, &ae) && ae.StatusCode < 400 {
-		msg, typ := providerMessage([]byte(ae.RawJSON()))
-		if msg == "" {
-			msg = ae.Message
-		}
-		return errs.New(kindOfType(typ), "", msg)
-	}
-	return err
-}
-
-func (m *anthropicModel) response(msg *anthropic.Message) *Response {
+func (m *anthropicModel) response(msg *anAnswer) *Response {
 	resp := &Response{
 		Message: Message{Role: RoleAssistant},
-		Usage: Usage{
-			InputTokens:  int(msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens + msg.Usage.CacheCreationInputTokens),
-			OutputTokens: int(msg.Usage.OutputTokens),
-		},
+		Usage:   Usage{InputTokens: msg.Usage.input(), OutputTokens: msg.Usage.OutputTokens},
 	}
 	var text strings.Builder
 	for _, b := range msg.Content {
@@ -164,7 +222,7 @@ func (m *anthropicModel) response(msg *anthropic.Message) *Response {
 	if text.Len() > 0 {
 		resp.Message.Parts = []Part{Text(text.String())}
 	}
-	resp.StopReason = anthropicStop(string(msg.StopReason), len(resp.Message.ToolCalls) > 0)
+	resp.StopReason = anthropicStop(msg.StopReason, len(resp.Message.ToolCalls) > 0)
 	return resp
 }
 
@@ -183,113 +241,101 @@ func anthropicStop(s string, calls bool) string {
 	return StopEnd
 }
 
-func (m *anthropicModel) params(req *Request) (anthropic.MessageNewParams, []option.RequestOption, error) {
+func imageBlock(p Part) anBlock {
+	return anBlock{Type: "image", Source: &anSource{Type: "base64", MediaType: p.MIME, Data: base64.StdEncoding.EncodeToString(p.Data)}}
+}
+
+// request maps a Request to the wire.
+func (m *anthropicModel) request(req *Request) (*anRequest, error) {
 	model := req.Model
 	if model == "" {
 		model = m.model
 	}
-	p := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: DefaultAnthropicMaxTokens}
+	p := &anRequest{Model: model, MaxTokens: DefaultAnthropicMaxTokens, Messages: []anMessage{}, StopSequences: req.Stop, Temperature: req.Temperature}
 	if req.MaxTokens > 0 {
-		p.MaxTokens = int64(req.MaxTokens)
+		p.MaxTokens = req.MaxTokens
 	}
 	if req.System != "" {
-		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+		p.System = []anBlock{{Type: "text", Text: req.System}}
 	}
 	// Roles alternate in the Messages API: tool results are blocks of a
 	// user message, so consecutive messages of one role are merged.
-	add := func(role string, blocks []anthropic.ContentBlockParamUnion) {
-		if n := len(p.Messages); n > 0 {
-			last := &p.Messages[n-1]
-			if role == RoleUser && last.OfUser != nil {
-				last.OfUser.Content = append(last.OfUser.Content, blocks...)
-				return
-			}
-			if role == RoleAssistant && last.OfAssistant != nil {
-				last.OfAssistant.Content = append(last.OfAssistant.Content, blocks...)
-				return
-			}
+	add := func(role string, blocks []anBlock) {
+		if n := len(p.Messages); n > 0 && p.Messages[n-1].Role == role {
+			p.Messages[n-1].Content = append(p.Messages[n-1].Content, blocks...)
+			return
 		}
-		if role == RoleUser {
-			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
-		} else {
-			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
-		}
+		p.Messages = append(p.Messages, anMessage{Role: role, Content: append([]anBlock{}, blocks...)})
 	}
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case RoleUser:
-			var blocks []anthropic.ContentBlockParamUnion
+			var blocks []anBlock
 			for _, pt := range msg.Parts {
 				if pt.Type == "image" {
-					blocks = append(blocks, anthropic.NewImageBlockBase64(pt.MIME, base64.StdEncoding.EncodeToString(pt.Data)))
+					blocks = append(blocks, imageBlock(pt))
 				} else if pt.Text != "" {
-					blocks = append(blocks, anthropic.NewTextBlock(pt.Text))
+					blocks = append(blocks, anBlock{Type: "text", Text: pt.Text})
 				}
 			}
 			add(RoleUser, blocks)
 		case RoleAssistant:
-			var blocks []anthropic.ContentBlockParamUnion
+			var blocks []anBlock
 			if t := textOf(msg.Parts); t != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(t))
+				blocks = append(blocks, anBlock{Type: "text", Text: t})
 			}
 			for _, c := range msg.ToolCalls {
 				args := c.Arguments
 				if len(args) == 0 || !json.Valid(args) || args[0] != '{' {
 					args = json.RawMessage("{}")
 				}
-				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, args, c.Name))
+				blocks = append(blocks, anBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: args})
 			}
 			add(RoleAssistant, blocks)
 		case RoleTool:
-			tr := anthropic.ToolResultBlockParam{ToolUseID: msg.ToolCallID}
-			if msg.IsError {
-				tr.IsError = anthropic.Bool(true)
-			}
+			tr := anBlock{Type: "tool_result", ToolUseID: msg.ToolCallID, IsError: msg.IsError}
 			for _, pt := range msg.Parts {
 				if pt.Type == "image" {
-					img := anthropic.NewImageBlockBase64(pt.MIME, base64.StdEncoding.EncodeToString(pt.Data)).OfImage
-					tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: img})
+					tr.Content = append(tr.Content, imageBlock(pt))
 				} else if pt.Text != "" {
-					tr.Content = append(tr.Content, anthropic.ToolResultBlockParamContentUnion{OfText: &anthropic.TextBlockParam{Text: pt.Text}})
+					tr.Content = append(tr.Content, anBlock{Type: "text", Text: pt.Text})
 				}
 			}
-			add(RoleUser, []anthropic.ContentBlockParamUnion{{OfToolResult: &tr}})
+			add(RoleUser, []anBlock{tr})
 		default:
-			return p, nil, errs.Errorf(errs.Invalid, m.name, "message role %q (user, assistant, tool)", msg.Role)
+			return nil, errs.Errorf(errs.Invalid, m.name, "message role %q (user, assistant, tool)", msg.Role)
 		}
 	}
 	for _, t := range req.Tools {
+		// input_schema is an object schema: "type": "object" always,
+		// properties ({} when none), required when any, and the schema's
+		// other members as they are.
+		schema := map[string]any{}
 		var s struct {
-			Properties any      `json:"properties"`
-			Required   []string `json:"required"`
+			Properties json.RawMessage `json:"properties"`
+			Required   []string        `json:"required"`
 		}
-		var extra map[string]any
 		if len(t.Schema) > 0 {
+			var extra map[string]json.RawMessage
 			if err := json.Unmarshal(t.Schema, &s); err != nil {
-				return p, nil, errs.Errorf(errs.Invalid, m.name, "tool %s: the schema is not a JSON object: %v", t.Name, err)
+				return nil, errs.Errorf(errs.Invalid, m.name, "tool %s: the schema is not a JSON object: %v", t.Name, err)
 			}
 			_ = json.Unmarshal(t.Schema, &extra)
-			for _, k := range []string{"type", "properties", "required"} {
-				delete(extra, k)
+			for k, v := range extra {
+				schema[k] = v
 			}
 		}
-		tp := anthropic.ToolParam{Name: t.Name, InputSchema: anthropic.ToolInputSchemaParam{Properties: s.Properties, Required: s.Required, ExtraFields: extra}}
-		if tp.InputSchema.Properties == nil {
-			tp.InputSchema.Properties = map[string]any{}
+		schema["type"] = "object"
+		if len(s.Properties) == 0 || string(s.Properties) == "null" {
+			schema["properties"] = map[string]any{}
+		} else {
+			schema["properties"] = s.Properties
 		}
-		if t.Description != "" {
-			tp.Description = anthropic.String(t.Description)
+		delete(schema, "required")
+		if len(s.Required) > 0 {
+			schema["required"] = s.Required
 		}
-		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: &tp})
+		p.Tools = append(p.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
-	if len(req.Stop) > 0 {
-		p.StopSequences = req.Stop
-	}
-	var opts []option.RequestOption
-	if req.Temperature != nil {
-		// MessageNewParams of SDK v2 has no temperature field; the API
-		// still takes it.
-		opts = append(opts, option.WithJSONSet("temperature", *req.Temperature))
-	}
-	return p, opts, nil
+	return p, nil
 }

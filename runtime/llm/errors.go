@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
@@ -18,49 +17,6 @@ import (
 
 // maxErrorBody bounds the error body kept for the message.
 const maxErrorBody = 64 << 10
-
-// recorder is a per-call SDK middleware: it keeps the last error
-// response's status and body (so errors are typed from the wire, not from
-// the SDK's text) and refuses a retry whose retry-after exceeds the bound.
-type recorder struct {
-	maxWait time.Duration
-
-	mu     sync.Mutex
-	status int
-	body   []byte
-	asked  time.Duration // the retry-after of the last 429/5xx, if any
-	// answered says a response under 400 arrived: a later failure broke
-	// its body (a stream cut), not the connection.
-	answered bool
-}
-
-func (r *recorder) middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res == nil {
-		return res, err
-	}
-	if res.StatusCode < 400 {
-		r.mu.Lock()
-		r.answered = true
-		r.mu.Unlock()
-		return res, err
-	}
-	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	res.Body.Close()
-	res.Body = io.NopCloser(bytes.NewReader(body))
-	wait, ok := retryAfter(res.Header)
-	if ok && wait > r.maxWait {
-		// The SDKs honour x-should-retry over the status code.
-		res.Header.Set("x-should-retry", "false")
-	}
-	r.mu.Lock()
-	r.status, r.body, r.asked = res.StatusCode, body, 0
-	if ok {
-		r.asked = wait
-	}
-	r.mu.Unlock()
-	return res, nil
-}
 
 // retryAfter reads retry-after-ms, then retry-after (seconds or a date).
 func retryAfter(h http.Header) (time.Duration, bool) {
@@ -139,53 +95,33 @@ func providerMessage(body []byte) (msg, typ string) {
 	return string(line), ""
 }
 
-// failure turns whatever a call ended with into one typed line: the
-// context's end first, then the recorded HTTP error, then the rest.
-// key is scrubbed from the text whatever its origin.
-func (m *sdkModel) failure(ctx context.Context, rec *recorder, err error) error {
+// failure turns whatever a call ended with into one typed line naming
+// the model: the context's end first, then an error already typed (an
+// HTTP status, a stream error event, a stream cut short), and any other
+// error is a read that failed after the answer began. The key is
+// scrubbed from the text whatever its origin.
+func (m *wireModel) failure(ctx context.Context, err error) error {
 	var e *errs.Error
+	var ne net.Error
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
 		e = errs.New(errs.Timeout, m.name, "no answer before the deadline")
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		e = errs.New(errs.Cancelled, m.name, "cancelled")
 	case errors.As(err, &e):
-		// already typed (a stream cut, a stream error event)
 		e = &errs.Error{Kind: e.Kind, Op: m.name, Msg: e.Msg}
+	case errors.As(err, &ne) && ne.Timeout():
+		// the HTTP client's own timeout (Config.HTTPClient)
+		e = errs.New(errs.Timeout, m.name, "no answer in time: "+err.Error())
 	default:
-		rec.mu.Lock()
-		status, body, asked, answered := rec.status, rec.body, rec.asked, rec.answered
-		rec.mu.Unlock()
-		if status >= 400 {
-			msg, _ := providerMessage(body)
-			text := strconv.Itoa(status) + " " + http.StatusText(status)
-			if msg != "" {
-				text += ": " + msg
-			}
-			k := kindOfStatus(status)
-			if k == errs.RateLimit || k == errs.Server {
-				if asked > rec.maxWait {
-					text += fmt.Sprintf(" (the server asked to wait %s, more than the %s allowed)", asked.Round(time.Second), rec.maxWait)
-				} else if m.retries > 0 {
-					text += fmt.Sprintf(" (after %d retries)", m.retries)
-				}
-			}
-			if k == errs.Auth && m.keyVar != "" {
-				text += " (check " + m.keyVar + ")"
-			}
-			e = errs.New(k, m.name, text)
-		} else if answered {
-			e = errs.New(errs.Server, m.name, "the answer broke off: "+err.Error()+": it is incomplete")
-		} else {
-			e = errs.New(errs.Server, m.name, "cannot reach "+m.base+": "+err.Error())
-		}
+		e = errs.New(errs.Server, m.name, "the answer broke off: "+err.Error()+": it is incomplete")
 	}
 	e.Msg = m.scrub(e.Msg)
 	return e
 }
 
 // scrub makes msg one line and removes the key from it.
-func (m *sdkModel) scrub(msg string) string {
+func (m *wireModel) scrub(msg string) string {
 	if m.key != "" {
 		msg = strings.ReplaceAll(msg, m.key, "[key]")
 	}
@@ -201,20 +137,38 @@ func streamCut(what string) error {
 	return errs.New(errs.Server, "", "the stream ended before "+what+": the answer is incomplete")
 }
 
-// sdkModel is what the two SDK providers share.
-type sdkModel struct {
-	name    string // the spec
-	model   string // the provider's model name
-	base    string
-	key     string
-	keyVar  string // the variable the key came from (for messages)
-	retries int
-	maxWait time.Duration
+// streamError types an error a provider sent inside a 200 stream
+// ({"error": {"message", "type"}} in both APIs).
+func streamError(data []byte) error {
+	msg, typ := providerMessage(data)
+	if msg == "" {
+		msg = "the stream reported an error"
+	}
+	return errs.New(kindOfType(typ), "", msg)
 }
 
-func (m *sdkModel) Name() string { return m.name }
-
-func (m *sdkModel) recorder() *recorder { return &recorder{maxWait: m.maxWait} }
+// httpError types an HTTP error status with the provider's message.
+// retries is how many retries were made; asked is the retry-after the
+// server sent when it exceeded maxWait (0 otherwise).
+func (m *wireModel) httpError(status int, body []byte, retries int, asked time.Duration) error {
+	msg, _ := providerMessage(body)
+	text := strconv.Itoa(status) + " " + http.StatusText(status)
+	if msg != "" {
+		text += ": " + msg
+	}
+	k := kindOfStatus(status)
+	if k == errs.RateLimit || k == errs.Server {
+		if asked > 0 {
+			text += fmt.Sprintf(" (the server asked to wait %s, more than the %s allowed)", asked.Round(time.Second), m.maxWait)
+		} else if retries > 0 {
+			text += fmt.Sprintf(" (after %d retries)", retries)
+		}
+	}
+	if k == errs.Auth && m.keyVar != "" {
+		text += " (check " + m.keyVar + ")"
+	}
+	return errs.New(k, m.name, text)
+}
 
 // ctxError is the typed error of an ended context.
 func ctxError(op string, err error) error {

@@ -40,14 +40,14 @@ type ModelConfig struct {
 // Config is what New needs besides the spec.
 type Config struct {
 	// Lookup reads an environment variable (nil: os.LookupEnv). Keys and
-	// base URLs come only through it: the SDKs never read the process
+	// base URLs come only through it: the providers never read the process
 	// environment themselves.
 	Lookup func(string) (string, bool)
 	// Models are the configured models by name; a spec naming one uses it.
 	Models map[string]ModelConfig
-	// HTTPClient sends the requests (nil: a client of the SDK's).
+	// HTTPClient sends the requests (nil: http.DefaultClient).
 	HTTPClient *http.Client
-	// MaxRetries is how many times a 429, a 5xx or a failed connection is
+	// MaxRetries is how many times a 429, a 5xx (529 too), a 408, a 409 or a failed connection is
 	// retried, with exponential backoff or the server's retry-after
 	// (0: DefaultMaxRetries; negative: never).
 	MaxRetries int

@@ -5,22 +5,19 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/shared"
-
 	"github.com/luagent/luagent/runtime/errs"
 )
 
-// openaiModel speaks Chat Completions through the official SDK.
+// openaiModel speaks Chat Completions (POST {base}/chat/completions,
+// bearer auth; streamed as server-sent events of chat.completion.chunk
+// objects ending in "data: [DONE]").
 type openaiModel struct {
-	sdkModel
-	svc openai.ChatCompletionService
+	wireModel
 	// maxCompletion sends max_completion_tokens (OpenAI's own endpoint,
 	// where reasoning models refuse max_tokens); compatible servers get
 	// max_tokens, which they all know.
@@ -43,58 +40,133 @@ func newOpenAI(spec string, mc ModelConfig, cfg *Config) (Model, error) {
 		keyVar = mc.APIKeyEnv
 	}
 	m := &openaiModel{
-		sdkModel:      sdkModel{name: spec, model: mc.Model, base: base, key: key, keyVar: keyVar, retries: cfg.retries(), maxWait: cfg.retryWait()},
+		wireModel:     newWireModel(spec, mc, cfg, base, key, keyVar),
 		maxCompletion: strings.TrimSuffix(base, "/") == DefaultOpenAIBaseURL,
 	}
-	opts := []option.RequestOption{option.WithBaseURL(base), option.WithMaxRetries(m.retries), option.WithMaxRetryDelay(m.maxWait)}
-	if key != "" {
-		opts = append(opts, option.WithAPIKey(key))
+	m.header = func(h http.Header) {
+		if m.key != "" {
+			h.Set("Authorization", "Bearer "+m.key)
+		}
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
-	// The service alone, not openai.NewClient: the client would read
-	// OPENAI_* from the process environment behind Config.Lookup.
-	m.svc = openai.NewChatCompletionService(opts...)
 	return m, nil
 }
 
+// The wire's objects: what is sent, and what is read of the answers.
+type (
+	oaRequest struct {
+		Model               string           `json:"model"`
+		Messages            []oaMessage      `json:"messages"`
+		Tools               []oaTool         `json:"tools,omitempty"`
+		MaxCompletionTokens int              `json:"max_completion_tokens,omitempty"`
+		MaxTokens           int              `json:"max_tokens,omitempty"`
+		Temperature         *float64         `json:"temperature,omitempty"`
+		Stop                []string         `json:"stop,omitempty"`
+		Stream              bool             `json:"stream,omitempty"`
+		StreamOptions       *oaStreamOptions `json:"stream_options,omitempty"`
+	}
+	oaStreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	}
+	oaMessage struct {
+		Role string `json:"role"`
+		// Content is a string, or a list of oaPart for a user message
+		// with images; an assistant's with only calls has none.
+		Content    any          `json:"content,omitempty"`
+		ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
+		ToolCallID string       `json:"tool_call_id,omitempty"`
+	}
+	oaPart struct {
+		Type     string      `json:"type"` // "text" or "image_url"
+		Text     string      `json:"text,omitempty"`
+		ImageURL *oaImageURL `json:"image_url,omitempty"`
+	}
+	oaImageURL struct {
+		URL string `json:"url"`
+	}
+	oaToolCall struct {
+		Index    int        `json:"index,omitempty"` // of a stream's delta only (decoded, never sent)
+		ID       string     `json:"id,omitempty"`
+		Type     string     `json:"type,omitempty"`
+		Function oaFunction `json:"function"`
+	}
+	oaFunction struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	}
+	oaTool struct {
+		Type     string        `json:"type"`
+		Function oaFunctionDef `json:"function"`
+	}
+	oaFunctionDef struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	oaUsage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	}
+	// oaAnswer is a chat.completion (Message) or a chat.completion.chunk
+	// (Delta); Error is a stream's error event.
+	oaAnswer struct {
+		Choices []struct {
+			Index   int `json:"index"`
+			Message struct {
+				Content   string       `json:"content"`
+				ToolCalls []oaToolCall `json:"tool_calls"`
+			} `json:"message"`
+			Delta struct {
+				Content   string       `json:"content"`
+				ToolCalls []oaToolCall `json:"tool_calls"`
+			} `json:"delta"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *oaUsage        `json:"usage"`
+		Error json.RawMessage `json:"error"`
+	}
+)
+
 func (m *openaiModel) Stream(ctx context.Context, req *Request, on func(Event)) (*Response, error) {
-	params, err := m.params(req)
+	body, err := m.request(req)
 	if err != nil {
 		return nil, err
 	}
-	rec := m.recorder()
-	mw := option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		return rec.middleware(r, next)
-	})
+	const path = "/chat/completions"
 	if on == nil {
-		cc, err := m.svc.New(ctx, params, mw)
-		if err != nil {
-			return nil, m.failure(ctx, rec, err)
-		}
-		return m.response(cc)
+		return m.exchange(ctx, path, body, false, func(r io.Reader) (*Response, error) {
+			var cc oaAnswer
+			if err := decodeJSON(r, &cc); err != nil {
+				return nil, err
+			}
+			return m.response(&cc)
+		})
 	}
-	params.StreamOptions = openai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)}
-	stream := m.svc.NewStreaming(ctx, params, mw)
-	defer stream.Close()
+	body.Stream = true
+	body.StreamOptions = &oaStreamOptions{IncludeUsage: true}
+	return m.exchange(ctx, path, body, true, func(r io.Reader) (*Response, error) { return m.stream(r, on) })
+}
+
+// stream reads the chunks: text deltas are sent as they come, and each
+// tool call once whole (when a call of a higher index begins, or at the
+// end).
+func (m *openaiModel) stream(r io.Reader, on func(Event)) (*Response, error) {
 	var (
 		resp     Response
 		text     strings.Builder
 		finish   string
-		calls    = map[int64]*ToolCall{}
-		args     = map[int64]*strings.Builder{}
-		sent     = map[int64]bool{}
-		maxIndex = int64(-1)
+		calls    = map[int]*ToolCall{}
+		args     = map[int]*strings.Builder{}
+		sent     = map[int]bool{}
+		maxIndex = -1
 	)
-	flush := func(below int64) {
-		idx := make([]int64, 0, len(calls))
+	flush := func(below int) {
+		idx := make([]int, 0, len(calls))
 		for i := range calls {
 			if i < below && !sent[i] {
 				idx = append(idx, i)
 			}
 		}
-		sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
+		sort.Ints(idx)
 		for _, i := range idx {
 			sent[i] = true
 			c := calls[i]
@@ -102,10 +174,27 @@ func (m *openaiModel) Stream(ctx context.Context, req *Request, on func(Event)) 
 			on(Event{ToolCall: c})
 		}
 	}
-	for stream.Next() {
-		chunk := stream.Current()
-		if chunk.JSON.Usage.Valid() {
-			resp.Usage = Usage{InputTokens: int(chunk.Usage.PromptTokens), OutputTokens: int(chunk.Usage.CompletionTokens)}
+	sr := newSSEReader(r, maxEvent)
+	for {
+		ev, err := sr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if string(ev.Data) == "[DONE]" {
+			break
+		}
+		var chunk oaAnswer
+		if err := json.Unmarshal(ev.Data, &chunk); err != nil {
+			return nil, errs.New(errs.Server, "", "a stream chunk is not JSON: "+err.Error())
+		}
+		if len(chunk.Error) > 0 && string(chunk.Error) != "null" {
+			return nil, streamError(ev.Data)
+		}
+		if chunk.Usage != nil {
+			resp.Usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {
@@ -138,25 +227,19 @@ func (m *openaiModel) Stream(ctx context.Context, req *Request, on func(Event)) 
 			}
 		}
 	}
-	if err := stream.Err(); err != nil {
-		return nil, m.failure(ctx, rec, m.streamError(err))
-	}
-	if ctx.Err() != nil {
-		return nil, m.failure(ctx, rec, ctx.Err())
-	}
 	if finish == "" {
-		return nil, m.failure(ctx, rec, streamCut("its finish_reason"))
+		return nil, streamCut("its finish_reason")
 	}
 	flush(maxIndex + 1)
 	resp.Message = Message{Role: RoleAssistant}
 	if text.Len() > 0 {
 		resp.Message.Parts = []Part{Text(text.String())}
 	}
-	idx := make([]int64, 0, len(calls))
+	idx := make([]int, 0, len(calls))
 	for i := range calls {
 		idx = append(idx, i)
 	}
-	sort.Slice(idx, func(a, b int) bool { return idx[a] < idx[b] })
+	sort.Ints(idx)
 	for i, n := range idx {
 		c := calls[n]
 		if c.ID == "" {
@@ -168,26 +251,13 @@ func (m *openaiModel) Stream(ctx context.Context, req *Request, on func(Event)) 
 	return &resp, nil
 }
 
-// streamError types an error event inside a 200 stream.
-func (m *openaiModel) streamError(err error) error {
-	s := err.Error()
-	if i := strings.Index(s, "{"); i >= 0 && strings.Contains(s, "received error while streaming") {
-		var e struct{ Message, Type, Code string }
-		if json.Unmarshal([]byte(s[i:]), &e) == nil && e.Message != "" {
-			t := e.Type
-			if t == "" {
-				t = e.Code
-			}
-			return errs.New(kindOfType(t), "", e.Message)
-		}
+func (m *openaiModel) response(cc *oaAnswer) (*Response, error) {
+	if len(cc.Error) > 0 && string(cc.Error) != "null" {
+		return nil, streamError([]byte(`{"error":` + string(cc.Error) + `}`))
 	}
-	return err
-}
-
-func (m *openaiModel) response(cc *openai.ChatCompletion) (*Response, error) {
-	resp := &Response{
-		Message: Message{Role: RoleAssistant},
-		Usage:   Usage{InputTokens: int(cc.Usage.PromptTokens), OutputTokens: int(cc.Usage.CompletionTokens)},
+	resp := &Response{Message: Message{Role: RoleAssistant}}
+	if cc.Usage != nil {
+		resp.Usage = Usage{InputTokens: cc.Usage.PromptTokens, OutputTokens: cc.Usage.CompletionTokens}
 	}
 	if len(cc.Choices) == 0 {
 		return nil, errs.New(errs.Server, m.name, "the answer has no choices")
@@ -232,90 +302,89 @@ func argsJSON(s string) json.RawMessage {
 	return b
 }
 
-func (m *openaiModel) params(req *Request) (openai.ChatCompletionNewParams, error) {
+// request maps a Request to the wire.
+func (m *openaiModel) request(req *Request) (*oaRequest, error) {
 	model := req.Model
 	if model == "" {
 		model = m.model
 	}
-	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
+	p := &oaRequest{Model: model, Messages: []oaMessage{}}
 	if req.System != "" {
-		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
+		p.Messages = append(p.Messages, oaMessage{Role: "system", Content: req.System})
 	}
 	for _, msg := range req.Messages {
 		switch msg.Role {
 		case RoleUser:
-			var parts []openai.ChatCompletionContentPartUnionParam
+			if len(msg.Parts) == 1 && msg.Parts[0].Type != "image" {
+				p.Messages = append(p.Messages, oaMessage{Role: "user", Content: msg.Parts[0].Text})
+				continue
+			}
+			parts := []oaPart{}
 			for _, pt := range msg.Parts {
 				switch pt.Type {
 				case "image":
-					parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL(pt)}))
+					parts = append(parts, oaPart{Type: "image_url", ImageURL: &oaImageURL{URL: dataURL(pt)}})
 				default:
-					parts = append(parts, openai.TextContentPart(pt.Text))
+					parts = append(parts, oaPart{Type: "text", Text: pt.Text})
 				}
 			}
-			if len(parts) == 1 && msg.Parts[0].Type != "image" {
-				p.Messages = append(p.Messages, openai.UserMessage(msg.Parts[0].Text))
-			} else {
-				p.Messages = append(p.Messages, openai.UserMessage(parts))
-			}
+			p.Messages = append(p.Messages, oaMessage{Role: "user", Content: parts})
 		case RoleAssistant:
-			a := openai.ChatCompletionAssistantMessageParam{}
+			a := oaMessage{Role: "assistant"}
 			if t := textOf(msg.Parts); t != "" {
-				a.Content.OfString = param.NewOpt(t)
+				a.Content = t
 			}
 			for _, c := range msg.ToolCalls {
 				args := string(c.Arguments)
 				if args == "" {
 					args = "{}"
 				}
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       c.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: args},
-					}})
+				a.ToolCalls = append(a.ToolCalls, oaToolCall{ID: c.ID, Type: "function", Function: oaFunction{Name: c.Name, Arguments: args}})
 			}
-			p.Messages = append(p.Messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+			p.Messages = append(p.Messages, a)
 		case RoleTool:
 			// The tool role takes text only: an image is described.
 			t := describeParts(msg.Parts)
 			if msg.IsError && !strings.HasPrefix(t, "error") {
 				t = "error: " + t
 			}
-			p.Messages = append(p.Messages, openai.ToolMessage(t, msg.ToolCallID))
+			p.Messages = append(p.Messages, oaMessage{Role: "tool", Content: t, ToolCallID: msg.ToolCallID})
 		default:
-			return p, errs.Errorf(errs.Invalid, m.name, "message role %q (user, assistant, tool)", msg.Role)
+			return nil, errs.Errorf(errs.Invalid, m.name, "message role %q (user, assistant, tool)", msg.Role)
 		}
 	}
 	for _, t := range req.Tools {
-		var schema map[string]any
-		if len(t.Schema) > 0 {
-			if err := json.Unmarshal(t.Schema, &schema); err != nil {
-				return p, errs.Errorf(errs.Invalid, m.name, "tool %s: the schema is not a JSON object: %v", t.Name, err)
-			}
+		schema, err := objectSchema(m.name, t)
+		if err != nil {
+			return nil, err
 		}
-		if schema == nil {
-			schema = map[string]any{"type": "object", "properties": map[string]any{}}
-		}
-		fd := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(schema)}
-		if t.Description != "" {
-			fd.Description = param.NewOpt(t.Description)
-		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fd))
+		p.Tools = append(p.Tools, oaTool{Type: "function", Function: oaFunctionDef{Name: t.Name, Description: t.Description, Parameters: schema}})
 	}
 	if req.MaxTokens > 0 {
 		if m.maxCompletion {
-			p.MaxCompletionTokens = param.NewOpt(int64(req.MaxTokens))
+			p.MaxCompletionTokens = req.MaxTokens
 		} else {
-			p.MaxTokens = param.NewOpt(int64(req.MaxTokens))
+			p.MaxTokens = req.MaxTokens
 		}
 	}
-	if req.Temperature != nil {
-		p.Temperature = param.NewOpt(*req.Temperature)
-	}
-	if len(req.Stop) > 0 {
-		p.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: req.Stop}
-	}
+	p.Temperature = req.Temperature
+	p.Stop = req.Stop
 	return p, nil
+}
+
+// objectSchema is a tool's schema, checked to be a JSON object (none is
+// an object schema without properties).
+func objectSchema(model string, t Tool) (json.RawMessage, error) {
+	var schema map[string]json.RawMessage
+	if len(t.Schema) > 0 {
+		if err := json.Unmarshal(t.Schema, &schema); err != nil {
+			return nil, errs.Errorf(errs.Invalid, model, "tool %s: the schema is not a JSON object: %v", t.Name, err)
+		}
+	}
+	if schema == nil {
+		return json.RawMessage(`{"type":"object","properties":{}}`), nil
+	}
+	return t.Schema, nil
 }
 
 func dataURL(p Part) string {
