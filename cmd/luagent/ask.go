@@ -312,7 +312,7 @@ func (p *askPrinter) event(L *lua.LState) int {
 	case "tool_end":
 		dur := ""
 		if d, ok := ev.RawGetString("duration").(lua.LNumber); ok {
-			dur = " " + roundDuration(time.Duration(float64(d) * float64(time.Second))).String()
+			dur = " " + roundDuration(time.Duration(float64(d)*float64(time.Second))).String()
 		}
 		if e, ok := ev.RawGetString("error").(*lua.LTable); ok {
 			fmt.Fprintf(p.err, "  ✗%s %s\n", dur, p.redact(oneLine(field(e, "message"), 100)))
