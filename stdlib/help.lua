@@ -9,6 +9,8 @@ modules (globals, no require needed):
   mcp      mcp.connect{command=..., args={...}} or {url=...} is a client of an
            MCP server (c:tools(), c:call(name, args)); mcp.server{name=...}
            writes one (s:tool{...}), served by `luagent serve FILE`
+  agent    agent.new{model="mock", hub=mcp.hub()} is a model with the hub's
+           tools: a:ask("...") answers, calling tools under an approval policy
   task     task.spawn, task.sleep, task.all, task.timeout, task.pcall: tasks
            that wait without blocking each other
   json     json.encode, json.decode, json.null, json.array
@@ -20,7 +22,7 @@ modules (globals, no require needed):
 keys: Tab completes, Ctrl-C cancels the running line, Ctrl-D exits
 commands: /help (this text), /exit
 docs: README.md (the tour and the Lua reference) and docs/;
-  `luagent --help` for the command line]]
+  `luagent --help` for the command line (luagent ask "..." asks an agent)]]
 
 local function names(t)
   local fns, others = {}, {}
