@@ -55,7 +55,7 @@ function M.new(opts)
   end
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
-  if o.model == nil then o.model = "mock" end
+  -- o.model nil: LUAGENT_MODEL, else the catalog's "model", else mock.
   if o.hub == nil then o.hub = the_hub() end
   if o.hub == false then o.hub = nil end
   if o.tools then

@@ -79,14 +79,23 @@ func parseAsk(o options, rest []string, stdout, stderr io.Writer) (options, int,
 // askModel is the one place that decides which model `luagent ask` uses:
 // --model, else LUAGENT_MODEL, else the catalog's "model" (when
 // runtime/catalog has it), else the offline mock with a note saying so.
-func askModel(flag string, getenv func(string) string) (spec, note string) {
+func askModel(flag string, getenv func(string) string, home string) (spec, note string, err error) {
 	if flag != "" {
-		return flag, ""
+		return flag, "", nil
 	}
 	if m := getenv("LUAGENT_MODEL"); m != "" {
-		return m, ""
+		return m, "", nil
 	}
-	return "mock", "luagent: no model configured (--model, LUAGENT_MODEL); answering with the offline mock model"
+	if home != "" {
+		c, err := catalog.Load(catalog.Path(home))
+		if err != nil {
+			return "", "", err
+		}
+		if c.DefaultModel != "" {
+			return c.DefaultModel, "", nil
+		}
+	}
+	return "mock", "luagent: no model configured (--model, LUAGENT_MODEL or \"model\" in config.json); answering with the offline mock model", nil
 }
 
 // askChunk runs in the host: it builds (or loads) the agent, streams its
@@ -178,7 +187,11 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 			t.RawSetString("model", lua.LString(a.model))
 		}
 	} else {
-		spec, note := askModel(a.model, os.Getenv)
+		spec, note, err := askModel(a.model, os.Getenv, host.Home())
+		if err != nil {
+			fmt.Fprintf(stderr, "luagent: %v\n", err)
+			return host.ExitError
+		}
 		if note != "" {
 			fmt.Fprintln(stderr, note)
 		}

@@ -323,3 +323,45 @@ func TestAskUsage(t *testing.T) {
 		t.Errorf("the mock fallback: exit %d\nstdout: %q\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// The catalog's "models" and "model": a configured model is the default
+// of ask and of agent.new{} without a model; --model NAME names one; the
+// key comes from the variable the entry names.
+func TestAskConfiguredModel(t *testing.T) {
+	home, _ := askHome(t)
+	var log wireLog
+	ep := openAIEndpoint(t, &log)
+	raw, _ := os.ReadFile(filepath.Join(home, "config.json"))
+	var cfg map[string]any
+	json.Unmarshal(raw, &cfg)
+	cfg["models"] = map[string]any{"local": map[string]any{"provider": "openai", "baseUrl": ep.URL + "/v1", "apiKeyEnv": "LOCAL_KEY", "model": "gpt-local"}}
+	cfg["model"] = "local"
+	b, _ := json.Marshal(cfg)
+	os.WriteFile(filepath.Join(home, "config.json"), b, 0o600)
+	env := []string{"LUAGENT_HOME=" + home, "LOCAL_KEY=sk-local-SECRET", "OPENAI_API_KEY=", "LUAGENT_MODEL="}
+	seen := func() ([]string, []string) {
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		return append([]string(nil), log.bodies...), append([]string(nil), log.auth...)
+	}
+	for _, args := range [][]string{
+		{"ask", "please", "echo", "hi"},
+		{"ask", "--model", "local", "please", "echo", "hi"},
+		{"-e", `print((agent.new{}:ask("please echo hi")))`},
+	} {
+		before, _ := seen()
+		n := len(before)
+		r := luagent(t, "", env, args...)
+		if r.code != 0 || r.stdout != "the server said pong:hi\n" || strings.Contains(r.stderr, "mock") {
+			t.Errorf("%v: %+v", args, r)
+			continue
+		}
+		bodies, auth := seen()
+		if len(bodies) != n+2 || !strings.Contains(bodies[n], `"model":"gpt-local"`) || auth[n] != "Bearer sk-local-SECRET" {
+			t.Errorf("%v: the configured model was not used: %d requests, %v", args, len(bodies)-n, auth[n:])
+		}
+		if strings.Contains(r.stdout+r.stderr, "SECRET") {
+			t.Errorf("%v: the key was printed", args)
+		}
+	}
+}

@@ -21,7 +21,9 @@ import (
 	taskmod "github.com/luagent/luagent/luabind/mod/task"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
+	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/stdlib"
 	lua "github.com/yuin/gopher-lua"
@@ -69,6 +71,23 @@ type Host struct {
 
 	// unobserved counts task failures nobody waited for.
 	unobserved int
+}
+
+// CatalogModels reads the "models" of the catalog in home (none when
+// there is no catalog) as the providers take them, and its default model.
+func CatalogModels(home string) (map[string]llm.ModelConfig, string, error) {
+	if home == "" {
+		return nil, "", nil
+	}
+	c, err := catalog.Load(catalog.Path(home))
+	if err != nil {
+		return nil, "", err
+	}
+	out := make(map[string]llm.ModelConfig, len(c.Models))
+	for _, m := range c.Models {
+		out[m.Name] = llm.ModelConfig{Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model}
+	}
+	return out, c.DefaultModel, nil
 }
 
 // Home returns luagent's folder: $LUAGENT_HOME, else ~/.luagent.
@@ -126,7 +145,9 @@ func New(cfg Config) *Host {
 	}, Warn: func(server, line string) {
 		h.Logger.Log(logmod.Warn, "["+server+"] "+line)
 	}})
-	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace})
+	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Models: func() (map[string]llm.ModelConfig, string, error) {
+		return CatalogModels(cfg.Home)
+	}})
 	preloadEmbedded(L, "agent")
 	for _, name := range []string{"json", "task", "log", "env"} {
 		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {

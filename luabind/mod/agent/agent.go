@@ -24,6 +24,7 @@ import (
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -33,6 +34,10 @@ type Config struct {
 	// URLs (nil: the process environment).
 	Lookup func(string) (string, bool)
 	Trace  trace.Sink
+	// Models returns the configured models (the catalog's "models") and
+	// its default ("model"), read when a model is named or left out; nil
+	// means none.
+	Models func() (models map[string]llm.ModelConfig, def string, err error)
 }
 
 type module struct {

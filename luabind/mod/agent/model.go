@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -140,7 +141,16 @@ func (m *module) funcModel(fn *lua.LFunction) llm.Model {
 func (m *module) resolveModel(L *lua.LState, v lua.LValue) (llm.Model, error) {
 	switch v := v.(type) {
 	case lua.LString:
-		return llm.New(string(v), llm.Config{Lookup: m.cfg.Lookup})
+		cfg := llm.Config{Lookup: m.cfg.Lookup}
+		if m.cfg.Models != nil && !strings.Contains(string(v), ":") && string(v) != "mock" {
+			// A bare name may be a configured model: read the catalog.
+			models, _, err := m.cfg.Models()
+			if err != nil {
+				return nil, err
+			}
+			cfg.Models = models
+		}
+		return llm.New(string(v), cfg)
 	case *lua.LFunction:
 		return m.funcModel(v), nil
 	case *lua.LUserData:
@@ -148,9 +158,30 @@ func (m *module) resolveModel(L *lua.LState, v lua.LValue) (llm.Model, error) {
 			return lm.m, nil
 		}
 	case *lua.LNilType:
-		return nil, errs.New(errs.Invalid, "agent.new", "model is required (\"mock\", \"openai:gpt-4.1-mini\", a configured name, or a function)")
+		// No model named: LUAGENT_MODEL, else the catalog's default, else
+		// the offline mock.
+		if spec, ok := m.lookup("LUAGENT_MODEL"); ok && spec != "" {
+			return m.resolveModel(L, lua.LString(spec))
+		}
+		if m.cfg.Models != nil {
+			_, def, err := m.cfg.Models()
+			if err != nil {
+				return nil, err
+			}
+			if def != "" {
+				return m.resolveModel(L, lua.LString(def))
+			}
+		}
+		return m.resolveModel(L, lua.LString("mock"))
 	}
 	return nil, errs.Errorf(errs.Invalid, "agent.new", "model must be a name, a function or agent.model(...), not %s", v.Type())
+}
+
+func (m *module) lookup(name string) (string, bool) {
+	if m.cfg.Lookup != nil {
+		return m.cfg.Lookup(name)
+	}
+	return os.LookupEnv(name)
 }
 
 // agent.model(spec | fn) -> model
