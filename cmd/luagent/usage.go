@@ -58,7 +58,8 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.
 
 options:
   --model M        the model: mock, openai:MODEL, anthropic:MODEL, ollama:MODEL or a
-                   configured name (default: $LUAGENT_MODEL, else mock, with a note)
+                   configured name (default: $LUAGENT_MODEL, else config.json's
+                   "model", else mock, with a note)
   --agent FILE     ask the agent FILE returns (return agent.new{...}); --model,
                    --server and --yes override its own settings
   --server NAME    offer only this catalog server's tools (repeatable)
