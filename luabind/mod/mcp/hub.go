@@ -277,7 +277,8 @@ func (m *module) hubStatus(L *lua.LState) int {
 	return 1
 }
 
-// hub:on("status" | "tools", fn): fn(state) runs as a task per event.
+// hub:on("status" | "tools", fn): fn(state) runs as a task per event;
+// "status" starts with each server's status now.
 func (m *module) hubOn(L *lua.LState) int {
 	hb := m.checkHub(L)
 	ev := L.CheckString(2)
@@ -295,6 +296,14 @@ func (m *module) hubOn(L *lua.LState) int {
 		})
 	})
 	m.lp.OnClose(cancel)
+	if ev == hub.EventStatus {
+		// fn hears each server's status now, then every change: a handler
+		// registered after a server settled (mcp.hub() may wait) misses
+		// nothing. A change racing this may be heard twice.
+		for _, st := range hb.h.Status() {
+			m.lp.Spawn(fn, []lua.LValue{stateTable(L, st)}, sched.SpawnOptions{Name: "hub " + ev})
+		}
+	}
 	return 0
 }
 

@@ -175,6 +175,13 @@ test("hub: a script's mcp.hub() waits for the servers (mcpInitStrategy auto, not
   expect.eq(st.one.status, "ready")
   expect.eq(st.crash.status, "failed")
   expect.eq(hub:call("two__echo", { message = "no wait() needed" }).content[1].text, "no wait() needed")
+  -- A status handler registered after the servers settled hears where
+  -- each one is now.
+  local heard = {}
+  hub:on("status", function(s) heard[s.name] = s.status end)
+  eventually(function() return heard.one and heard.crash end)
+  expect.eq(heard.one, "ready")
+  expect.eq(heard.crash, "failed")
   hub:close()
 end)
 
