@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/errs"
 )
 
 // The verbs that read and edit the saved catalog ($LUAGENT_HOME/config.json):
@@ -65,13 +67,9 @@ func newListEntry(s *catalog.Server) listEntry {
 	return e
 }
 
+// envKeys are the entry's variable names, sorted ([] when none: list --json).
 func envKeys(s *catalog.Server) []string {
-	keys := make([]string, 0, len(s.Env))
-	for k := range s.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return append([]string{}, slices.Sorted(maps.Keys(s.Env))...)
 }
 
 func writeJSON(w io.Writer, v any) {
@@ -292,7 +290,7 @@ func oneName(verb string, args []string, stderr io.Writer) (string, bool) {
 }
 
 func notFound(name string) error {
-	return fmt.Errorf("no server named %s in %s (luagent mcp list shows the names)", name, catalogPath())
+	return errs.Errorf(errs.NotFound, "catalog", "no server named %s in %s (luagent mcp list shows the names)", name, catalogPath())
 }
 
 func mcpRemove(args []string, stdout, stderr io.Writer) int {
@@ -437,7 +435,7 @@ func mcpGet(args []string, stdout, stderr io.Writer) int {
 	row("transport", s.Transport())
 	if s.URL != "" {
 		row("url", s.URL)
-		for _, k := range sortedKeys(g.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(g.Headers)) {
 			row("header", k+": "+g.Headers[k])
 		}
 		if o := g.OAuth; o != nil {
@@ -485,13 +483,4 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -100,7 +100,9 @@ func mcpImport(args []string, stdout, stderr io.Writer) int {
 				notes = append(notes, fmt.Sprintf("%s: %s: a server of that name is saved already; skipped (luagent mcp remove %s first to take this one)", f.src.format, f.s.Name, f.s.Name))
 				continue
 			}
-			c.Add(f.s, false)
+			if err := c.Add(f.s, false); err != nil {
+				return err
+			}
 			added = append(added, f)
 		}
 		return nil

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+
+	"github.com/luagent/luagent/luabind/host"
 )
 
 // The usage texts: `luagent --help` lists the commands and the options
@@ -301,5 +303,5 @@ func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "help" }
 // printUsage writes text to w and returns the exit code of a help request.
 func printUsage(w io.Writer, text string) int {
 	fmt.Fprint(w, text)
-	return 0
+	return host.ExitOK
 }

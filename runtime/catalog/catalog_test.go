@@ -6,12 +6,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonscan"
+	"github.com/luagent/luagent/runtime/mcp"
 )
 
 func readFixture(t testing.TB, name string) []byte {
@@ -431,5 +433,13 @@ func TestAddRemove(t *testing.T) {
 	}
 	if !c.Remove("a") || c.Remove("a") || c.Server("a") != nil {
 		t.Error("Remove")
+	}
+}
+
+// The catalog keeps its own copy of MCP's log levels (it stays below
+// runtime/mcp in the layering); they must not drift apart.
+func TestLogLevelsAreMCPs(t *testing.T) {
+	if !slices.Equal(logLevels, mcp.LogLevels) {
+		t.Errorf("catalog %v, mcp %v", logLevels, mcp.LogLevels)
 	}
 }

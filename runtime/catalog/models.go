@@ -34,21 +34,6 @@ type Model struct {
 	raw   map[string]json.RawMessage
 }
 
-// Resolve is what --model NAME means: "" is the file's default (its
-// "model" member); a configured name gives its entry; anything else is a
-// spec for the provider ("openai:gpt-4.1-mini", "mock") and gives nil.
-func (c *Config) Resolve(name string) (string, *Model) {
-	if name == "" {
-		name = c.DefaultModel
-	}
-	for _, m := range c.Models {
-		if m != nil && m.Name == name {
-			return name, m
-		}
-	}
-	return name, nil
-}
-
 func modelPath(name string) string {
 	if nameRE.MatchString(name) {
 		return "models." + name

@@ -76,22 +76,6 @@ func TestModelsRoundTrip(t *testing.T) {
 	}
 }
 
-func TestModelsResolve(t *testing.T) {
-	c := mustParse(t, []byte(modelsFile))
-	if name, m := c.Resolve(""); name != "fast" || m == nil || m.Model != "gpt-4.1-mini" {
-		t.Fatalf("default: %s %+v", name, m)
-	}
-	if name, m := c.Resolve("work"); name != "work" || m == nil || m.Provider != "anthropic" {
-		t.Fatalf("work: %s %+v", name, m)
-	}
-	if name, m := c.Resolve("anthropic:claude-haiku-4-5"); name != "anthropic:claude-haiku-4-5" || m != nil {
-		t.Fatalf("a spec: %s %+v", name, m)
-	}
-	if name, m := (&Config{}).Resolve(""); name != "" || m != nil {
-		t.Fatalf("none: %q %+v", name, m)
-	}
-}
-
 func TestModelsValidate(t *testing.T) {
 	for _, tt := range []struct{ file, path string }{
 		{`{"models": {"a": {"provider": "gemini", "model": "x"}}}`, "models.a.provider"},

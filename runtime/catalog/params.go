@@ -75,17 +75,7 @@ func ParseSet(arg string) (name, value string, err error) {
 	return k, v, nil
 }
 
-func validParam(s string) bool {
-	if s == "" || len(s) > 128 {
-		return false
-	}
-	for _, c := range s {
-		if !(c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
+func validParam(s string) bool { return paramRE.MatchString(s) }
 
 // syntaxOnly keeps a JSON error's position and drops any quoted input.
 func syntaxOnly(err error) string {

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -9,8 +10,6 @@ import (
 	"time"
 
 	"golang.org/x/net/http/httpguts"
-
-	"github.com/luagent/luagent/runtime/mcp"
 )
 
 var (
@@ -21,10 +20,6 @@ var (
 	// paramRE is a parameter's name (--set NAME=VALUE).
 	paramRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 )
-
-// ValidName reports whether name is a valid entry name:
-// ^[A-Za-z0-9_-]{1,64}$.
-func ValidName(name string) bool { return nameRE.MatchString(name) }
 
 // Validate checks every rule of the format and returns one error of kind
 // invalid listing every problem (errors.As gives the Problems), each with
@@ -147,8 +142,8 @@ func (s *Server) validate(p *problems) {
 	default:
 		at("protocol", fmt.Sprintf(`must be "auto", "legacy" or "modern", not %q`, s.Protocol))
 	}
-	if s.LogLevel != "" && !slices.Contains(mcp.LogLevels, s.LogLevel) {
-		at("logLevel", fmt.Sprintf("must be one of %s (or left out), not %q", strings.Join(mcp.LogLevels, ", "), s.LogLevel))
+	if s.LogLevel != "" && !slices.Contains(logLevels, s.LogLevel) {
+		at("logLevel", fmt.Sprintf("must be one of %s (or left out), not %q", strings.Join(logLevels, ", "), s.LogLevel))
 	}
 	for _, f := range []struct {
 		name string
@@ -163,11 +158,8 @@ func (s *Server) validate(p *problems) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// logLevels are MCP's log levels (runtime/mcp.LogLevels; a test keeps them
+// equal): the catalog stays below the MCP client in the layering.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
