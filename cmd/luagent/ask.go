@@ -77,25 +77,19 @@ func parseAsk(o options, rest []string, stdout, stderr io.Writer) (options, int,
 }
 
 // askModel is the one place that decides which model `luagent ask` uses:
-// --model, else LUAGENT_MODEL, else the catalog's "model" (when
-// runtime/catalog has it), else the offline mock with a note saying so.
-func askModel(flag string, getenv func(string) string, home string) (spec, note string, err error) {
+// --model, else LUAGENT_MODEL, else the catalog's "model", else the
+// offline mock with a note saying so.
+func askModel(flag string, getenv func(string) string, cfg *catalog.Config) (spec, note string) {
 	if flag != "" {
-		return flag, "", nil
+		return flag, ""
 	}
 	if m := getenv("LUAGENT_MODEL"); m != "" {
-		return m, "", nil
+		return m, ""
 	}
-	if home != "" {
-		c, err := catalog.Load(catalog.Path(home))
-		if err != nil {
-			return "", "", err
-		}
-		if c.DefaultModel != "" {
-			return c.DefaultModel, "", nil
-		}
+	if cfg.DefaultModel != "" {
+		return cfg.DefaultModel, ""
 	}
-	return "mock", "luagent: no model configured (--model, LUAGENT_MODEL or \"model\" in config.json); answering with the offline mock model", nil
+	return "mock", "luagent: no model configured (--model, LUAGENT_MODEL or \"model\" in config.json); answering with the offline mock model"
 }
 
 // askChunk runs in the host: it builds (or loads) the agent, streams its
@@ -154,12 +148,14 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "luagent: ask needs a prompt: luagent ask \"what is in README.md?\" (or on stdin)")
 		return host.ExitUsage
 	}
+	// One read of the catalog for the checks here (the hub reads it again
+	// when it starts: that is the Lua side's own load).
+	cfg, err := catalog.Load(catalog.Path(host.Home()))
+	if err != nil {
+		fmt.Fprintf(stderr, "luagent: %v\n", err)
+		return host.ExitError
+	}
 	if len(a.servers) > 0 && a.agent == "" {
-		cfg, err := catalog.Load(catalog.Path(host.Home()))
-		if err != nil {
-			fmt.Fprintf(stderr, "luagent: %v\n", err)
-			return host.ExitError
-		}
 		for _, name := range a.servers {
 			if !hasServer(cfg, name) {
 				fmt.Fprintf(stderr, "luagent: no server %q in the catalog (luagent mcp list shows them)\n", name)
@@ -187,11 +183,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 			t.RawSetString("model", lua.LString(a.model))
 		}
 	} else {
-		spec, note, err := askModel(a.model, os.Getenv, host.Home())
-		if err != nil {
-			fmt.Fprintf(stderr, "luagent: %v\n", err)
-			return host.ExitError
-		}
+		spec, note := askModel(a.model, os.Getenv, cfg)
 		if note != "" {
 			fmt.Fprintln(stderr, note)
 		}

@@ -199,10 +199,7 @@ func (h *Host) renderResults(vals []lua.LValue) string {
 				continue
 			}
 		}
-		parts[i] = sched.Message(h.L, v)
-		if _, isStr := v.(lua.LString); !isStr {
-			parts[i] = vm.ToString(h.L, v)
-		}
+		parts[i] = vm.ToString(h.L, v)
 	}
 	return strings.Join(parts, "\t")
 }

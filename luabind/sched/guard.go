@@ -60,8 +60,6 @@ func classify(fn string) frameKind {
 		return fkXpcall
 	case "lValueArraySorter.Less":
 		return fkSort
-	case "strGsubFunc":
-		return fkGsub
 	case "loRequire":
 		return fkRequire
 	case "(*LState).ToStringMeta":

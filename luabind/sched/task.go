@@ -457,8 +457,10 @@ func Message(L *lua.LState, v lua.LValue) (s string) {
 	switch x := v.(type) {
 	case lua.LString:
 		return string(x)
-	case lua.LNumber:
+	case lua.LNumber, lua.LBool:
 		return vm.ToString(L, x)
+	case *lua.LFunction:
+		return vm.ToString(L, x) // inspect's <function 1> says less
 	case *lua.LTable:
 		if L.GetMetaField(x, "__tostring") != lua.LNil {
 			return vm.ToString(L, x)
