@@ -69,6 +69,27 @@ func TestTimeout(t *testing.T) {
 	})
 }
 
+// The caller's own deadline, or a typed cause (a Lua task.timeout), is
+// not the agent's timeout: the error says which it was.
+func TestCallerDeadlineIsNotTheAgentsTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := script(blockUntilDone(nil))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, tr, err := New(Config{Model: m, Timeout: time.Hour}).Ask(ctx, "wait")
+		if errs.KindOf(err) != errs.Timeout || tr.End != EndTimeout || !strings.Contains(err.Error(), "caller's deadline") {
+			t.Fatalf("caller deadline: %v %s", err, tr.End)
+		}
+		cause := errs.New(errs.Timeout, "task.timeout", "task.timeout: timed out after 1s")
+		ctx, cancel = context.WithTimeoutCause(context.Background(), time.Second, cause)
+		defer cancel()
+		_, tr, err = New(Config{Model: m}).Ask(ctx, "wait")
+		if errs.KindOf(err) != errs.Timeout || tr.End != EndTimeout || !strings.Contains(err.Error(), "task.timeout: timed out after 1s") {
+			t.Fatalf("typed cause: %v %s", err, tr.End)
+		}
+	})
+}
+
 // Cancelling ctx stops the model stream: the loop ends cancelled.
 func TestCancelModelStream(t *testing.T) {
 	started := make(chan struct{})

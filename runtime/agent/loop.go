@@ -123,10 +123,20 @@ func (a *Agent) loop(ctx context.Context, tr *Transcript, text *string) (EndReas
 	}
 }
 
-// ctxEnd says how an ended context ends the loop.
+// ctxEnd says how an ended context ends the loop: the agent's own Timeout,
+// a caller's typed cause (a Lua task.timeout says timeout) or deadline, or
+// a cancel.
 func ctxEnd(ctx context.Context) (EndReason, error) {
-	if context.Cause(ctx) == errAgentTimeout || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return EndTimeout, errs.New(errs.Timeout, "agent", "the agent's time ran out (timeout)")
+	cause := context.Cause(ctx)
+	switch k := errs.KindOf(cause); {
+	case cause == errAgentTimeout:
+		return EndTimeout, errs.New(errs.Timeout, "agent", "the agent's time ran out (its timeout)")
+	case k == errs.Timeout:
+		return EndTimeout, &errs.Error{Kind: k, Op: "agent", Msg: "the agent was stopped: " + cause.Error(), Err: cause}
+	case k != errs.Unknown:
+		return EndCancelled, &errs.Error{Kind: k, Op: "agent", Msg: "the agent was stopped: " + cause.Error(), Err: cause}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return EndTimeout, errs.New(errs.Timeout, "agent", "the caller's deadline passed while the agent ran")
 	}
 	return EndCancelled, errs.New(errs.Cancelled, "agent", "the agent was cancelled")
 }
