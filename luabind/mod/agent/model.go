@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -96,16 +97,11 @@ func (r *respJSON) response() *llm.Response {
 		}
 		id := tc.ID
 		if id == "" {
-			id = "call_" + itoa(i+1)
+			id = "call_" + strconv.Itoa(i+1)
 		}
 		out.Message.ToolCalls = append(out.Message.ToolCalls, llm.ToolCall{ID: id, Name: tc.Name, Arguments: args})
 	}
 	return out
-}
-
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
 }
 
 // funcModel adapts a Lua function to a model: fn(request) -> response.
@@ -295,8 +291,7 @@ func respOut(r *llm.Response) json.RawMessage {
 		}
 	}
 	out := map[string]any{"text": text.String(), "stop_reason": r.StopReason,
-		"usage":      map[string]int{"input_tokens": r.Usage.InputTokens, "output_tokens": r.Usage.OutputTokens},
-		"tool_calls": []ragent.ToolCall{}}
+		"usage": map[string]int{"input_tokens": r.Usage.InputTokens, "output_tokens": r.Usage.OutputTokens}}
 	calls := []ragent.ToolCall{}
 	for _, tc := range r.Message.ToolCalls {
 		calls = append(calls, ragent.ToolCall(tc))
