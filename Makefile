@@ -79,9 +79,10 @@ $(PEERS_STAMP): test/peers/package-lock.json test/peers/package.json
 judges: $(JUDGES_STAMPS)
 
 # nginx for test/scaleout (replicas behind a round-robin proxy): Debian's
-# package, installed when missing (with sudo when not root).
+# package, installed when missing (with sudo when not root);
+# LUAGENT_SKIP_NGINX=1 skips both the install and that test.
 nginx:
-	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { \
+	@[ "$$LUAGENT_SKIP_NGINX" = 1 ] || command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { \
 	  sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 	  echo "installing nginx (Debian's package) for test/scaleout"; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq nginx >/dev/null; }
