@@ -29,6 +29,7 @@ func (h *Hub) startLocked(s *server) {
 	s.stop = cancel
 	s.stderr = &ring{}
 	s.clearTools()
+	h.renameLocked() // the qualified names must not point into the old list
 	h.setLocked(s, Connecting, nil)
 	go h.connect(ctx, cancel, s, gen)
 }

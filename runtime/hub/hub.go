@@ -315,6 +315,7 @@ func (h *Hub) stopLocked(s *server) *mcp.Client {
 	c := s.client
 	s.client = nil
 	s.clearTools()
+	h.renameLocked()
 	if s.state.Status != Disabled {
 		h.setLocked(s, Stopped, nil)
 	}

@@ -364,3 +364,28 @@ func TestServerThatDiesAfterReady(t *testing.T) {
 	}
 	until(t, ch, "alpha ready again", func(e Event) bool { return e.Kind == EventStatus && e.State.Status == Ready })
 }
+
+// A call made while its server restarts fails with not_found (the server
+// is connecting); it used to index the old tool list and panic.
+func TestCallDuringRestart(t *testing.T) {
+	h := New([]*catalog.Server{luaServer(t, "alpha")}, Options{})
+	t.Cleanup(func() { h.Close() })
+	h.Start()
+	ctx, stop := context.WithTimeout(context.Background(), 60*time.Second)
+	defer stop()
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Restart("alpha"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Call(ctx, "alpha__echo", json.RawMessage(`{"message":"x"}`), CallOptions{}); errs.KindOf(err) != errs.NotFound {
+		t.Fatalf("a call during the restart: %v", err)
+	}
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := h.Call(ctx, "alpha__echo", json.RawMessage(`{"message":"back"}`), CallOptions{}); err != nil || r.Text() != "back" {
+		t.Fatalf("after the restart: %v %v", r, err)
+	}
+}
