@@ -301,6 +301,11 @@ func (p *askPrinter) event(L *lua.LState) int {
 		}
 		fmt.Fprintf(p.err, "%s%s\n", name, p.redact(args))
 	case "approval":
+		if field(call, "kind") == "sampling" {
+			// A server asking the user's model is worth a line either way.
+			fmt.Fprintf(p.err, "  %s asks the model (sampling): %s: %s\n", field(call, "server"), field(ev, "decision"), p.redact(field(ev, "reason")))
+			break
+		}
 		if d := field(ev, "decision"); d != "allow" {
 			fmt.Fprintf(p.err, "  %s: %s\n", d, p.redact(field(ev, "reason")))
 		}

@@ -212,9 +212,13 @@ const (
 )
 
 // DefaultApprove is the policy when Config.Approve is nil: tools marked
-// readOnlyHint: true (and the meta-tools) run; every other call is Ask.
+// readOnlyHint: true (and the meta-tools) run; every other call, and a
+// server's sampling request, is Ask.
 // stdlib's default Lua policy matches it.
 func DefaultApprove(_ context.Context, c Call) (Decision, string) {
+	if c.Kind == KindSampling {
+		return Ask, "the server asks to use the model"
+	}
 	if c.ReadOnly {
 		return Allow, "the tool is marked read-only"
 	}

@@ -177,9 +177,11 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 			return h.opts.Elicit(ctx, name, p)
 		}
 	}
-	if cfg.Sampling && h.opts.Sample != nil {
+	if cfg.Sampling {
+		// Advertised whenever the entry opts in: the sampler may be set
+		// after the server connects (an agent made over a started hub).
 		o.Sample = func(ctx context.Context, p json.RawMessage) (json.RawMessage, error) {
-			return h.opts.Sample(ctx, name, p)
+			return h.sample(ctx, name, p)
 		}
 	}
 	if cfg.Roots && h.opts.Roots != nil {

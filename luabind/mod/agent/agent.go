@@ -167,6 +167,12 @@ func (m *module) newAgent(L *lua.LState) int {
 	hooks, _ := opts.RawGetString("hooks").(*lua.LTable)
 	m.bindHooks(hooks, &cfg)
 	la.a = ragent.New(cfg)
+	if cfg.Hub != nil {
+		// The hub's servers with "sampling": true sample through this
+		// agent's model and policy, unless the hub has an on_sample (or an
+		// earlier agent) already.
+		cfg.Hub.SetSampler(la.a.Sample)
+	}
 	ud := L.NewUserData()
 	ud.Value = la
 	ud.Metatable = m.agentMT(L)

@@ -209,6 +209,7 @@ test("the default policy matches runtime/agent.DefaultApprove", function()
     { tool = "w2", annotations = { destructiveHint = true } },
     { tool = "plain", annotations = {} },
     { tool = "titled", annotations = { title = "T", readOnlyHint = true, openWorldHint = true } },
+    { tool = "sampling/createMessage", kind = "sampling", server = "notes" },
   }
   for _, c in ipairs(calls) do
     local d1, r1 = agent.default_policy(c)
@@ -217,6 +218,41 @@ test("the default policy matches runtime/agent.DefaultApprove", function()
   end
   expect.eq(agent.default_policy(calls[1]), "allow")
   expect.eq(agent.default_policy(calls[2]), "ask")
+  expect.eq(agent.default_policy(calls[6]), "ask")
+end)
+
+test("sampling: a server with sampling = true asks the agent's model through its policy", function()
+  local h = mcp.hub{ servers = { notes = { command = LUAGENT, args = { "serve", SERVER }, startupTimeoutSeconds = 20, sampling = true } } }
+  local seen = {}
+  local model = function(req)
+    seen[#seen + 1] = req
+    if req.system == "one line" then return { text = "short" } end
+    if #seen == 1 then return { tool_calls = { { name = "notes__summarize", arguments = { text = "a long story" } } } } end
+    return { text = "done" }
+  end
+  local asked, allow_sampling = {}, true
+  local policy = function(call)
+    asked[#asked + 1] = call
+    if call.kind == "sampling" then return allow_sampling and "allow" or "deny", "sampling decided by the test" end
+    return agent.default_policy(call)
+  end
+  local a = agent.new{ model = model, hub = h, approve = policy }
+  local _, tr = a:ask("summarize")
+  expect.eq(tr.tool_calls[1].result.content[1].text, "model said: short")
+  expect.eq(#asked, 2)
+  expect.eq(asked[2].kind, "sampling")
+  expect.eq(asked[2].server, "notes")
+  expect.eq(asked[2].arguments.messages[1].content.text, "summarize: a long story")
+  expect.eq(seen[2].messages[1].parts[1].text, "summarize: a long story")
+
+  -- denied: the server's tool fails with the policy's reason; no sampling call
+  allow_sampling = false
+  seen = {}
+  a:reset()
+  _, tr = a:ask("summarize")
+  expect.match(tr.tool_calls[1].error, "sampling decided by the test", true)
+  expect.eq(#seen, 2) -- the two agent turns, no sampling call
+  h:close()
 end)
 
 test("a:with: a new agent with options changed", function()

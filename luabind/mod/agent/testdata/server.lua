@@ -12,4 +12,11 @@ s:tool{ name = "write", description = "Write a note", input = { text = "string" 
 s:tool{ name = "notes", description = "List the notes written", annotations = { readOnlyHint = true },
   handler = function() return table.concat(notes, ",") end }
 
+-- summarize asks the client's model (MCP sampling) while it runs.
+s:tool{ name = "summarize", description = "Summarize a text with the client's model", input = { text = "string" },
+  annotations = { readOnlyHint = true }, handler = function(a, ctx)
+    local r = ctx:sample{ messages = "summarize: " .. a.text, maxTokens = 20, systemPrompt = "one line" }
+    return "model said: " .. r.content.text
+  end }
+
 return s
