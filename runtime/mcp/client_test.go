@@ -151,11 +151,22 @@ func TestLateProbeAnswerIsIgnored(t *testing.T) {
 	// The legacy server answers discover only after the probe timeout; the
 	// client has moved to initialize and must not be confused by it.
 	cmd, _ := fakeServer(t, "-era", "legacy", "-probe", "late", "-late", "400ms")
-	c := connect(t, mcp.Options{Command: cmd, ProbeTimeout: 100 * time.Millisecond})
+	late := make(chan struct{})
+	var once sync.Once
+	sink := sinkFunc(func(e trace.Event) {
+		if e.Kind == trace.JunkSkipped && strings.Contains(e.Message, "unknown or abandoned") {
+			once.Do(func() { close(late) })
+		}
+	})
+	c := connect(t, mcp.Options{Command: cmd, ProbeTimeout: 100 * time.Millisecond, Trace: sink})
 	if c.Info().Era != mcp.EraLegacy {
 		t.Fatalf("era %v", c.Info().Era)
 	}
-	time.Sleep(500 * time.Millisecond)
+	select { // the late discover answer has arrived and was set aside
+	case <-late:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the late discover answer never arrived")
+	}
 	r, err := c.CallTool(context.Background(), "echo", json.RawMessage(`{"message":"still fine"}`), mcp.CallOptions{})
 	if err != nil || r.Text() != "still fine" {
 		t.Fatalf("%v %v", r, err)
@@ -715,3 +726,8 @@ func TestRestartBacksOff(t *testing.T) {
 		t.Errorf("restart delays %v", gaps)
 	}
 }
+
+// sinkFunc is a trace.Sink of one function.
+type sinkFunc func(trace.Event)
+
+func (f sinkFunc) Emit(e trace.Event) { f(e) }
