@@ -56,7 +56,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./runtime/catalog/
 	$(GO) test -run='^$$' -fuzz=FuzzImport -fuzztime=$(FUZZTIME) ./runtime/catalog/
 	$(GO) test -run='^$$' -fuzz=FuzzExampleArguments -fuzztime=$(FUZZTIME) ./runtime/llm/
-	$(GO) test -run='^$$' -fuzz=FuzzSSE -fuzztime=$(FUZZTIME) ./runtime/llm/
+	$(GO) test -run='^$$' -fuzz=FuzzReader -fuzztime=$(FUZZTIME) ./runtime/sse/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

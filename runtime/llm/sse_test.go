@@ -27,37 +27,6 @@ func readAll(in []byte, max int) ([]sseOut, error) {
 	}
 }
 
-// sseReference is the standard's algorithm over the whole input at once,
-// for lines ending in "\n" or "\r\n": the reader must agree with it.
-func sseReference(in []byte) []sseOut {
-	lines := strings.Split(string(in), "\n")
-	lines = lines[:len(lines)-1] // the last has no newline: dropped
-	var out []sseOut
-	var event string
-	var data []string
-	for _, l := range lines {
-		l = strings.TrimSuffix(l, "\r")
-		switch {
-		case l == "":
-			if data != nil {
-				out = append(out, sseOut{event, strings.Join(data, "\n")})
-			}
-			event, data = "", nil
-		case l[0] == ':':
-		default:
-			f, v, _ := strings.Cut(l, ":")
-			v = strings.TrimPrefix(v, " ")
-			switch f {
-			case "event":
-				event = v
-			case "data":
-				data = append(data, v)
-			}
-		}
-	}
-	return out
-}
-
 func TestSSE(t *testing.T) {
 	in := ": a comment\n" +
 		"event: message_start\ndata: {\"a\":1}\n\n" +
@@ -109,31 +78,6 @@ func TestSSEReadError(t *testing.T) {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
-func FuzzSSE(f *testing.F) {
-	f.Add([]byte("event: a\ndata: 1\n\ndata: 2\ndata: 3\n\n"))
-	f.Add([]byte(": c\r\ndata:x\r\n\r\nevent\ndata\n\n"))
-	f.Add([]byte("data: " + strings.Repeat("z", 300) + "\n\n"))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		const max = 256
-		got, err := readAll(in, max)
-		if err != io.EOF {
-			if !errs.Is(err, errs.Server) {
-				t.Fatalf("error %v", err)
-			}
-			return // over the bound: the reference has no bound
-		}
-		want := sseReference(in)
-		if len(got) != len(want) {
-			t.Fatalf("%q: got %q, want %q", in, got, want)
-		}
-		for i := range want {
-			if got[i] != want[i] || len(got[i].Data) > max {
-				t.Fatalf("%q: event %d: got %q, want %q", in, i, got[i], want[i])
-			}
-		}
-	})
-}
 
 // A failed connection is retried after the backoff, which grows and is
 // bounded by MaxRetryWait; then the error says the server is unreachable.

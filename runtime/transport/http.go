@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -11,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonscan"
+	"github.com/luagent/luagent/runtime/sse"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -678,72 +677,27 @@ type sseEvent struct {
 }
 
 // events parses an SSE body, calling f per event; it returns why the body
-// ended (nil at a clean EOF).
+// ended (nil at a clean EOF). One event is bounded by MaxMessage: a server
+// that never ends one costs that, not the client's memory.
 func (h *HTTP) events(body io.Reader, f func(sseEvent)) error {
-	br := bufio.NewReaderSize(body, 64<<10)
-	var ev sseEvent
-	var data bytes.Buffer
-	hasData := false
+	r := sse.NewReader(body, h.opts.MaxMessage)
 	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			// A long data line: gather it whole (bounded).
-			long := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull && len(long) <= h.opts.MaxMessage {
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if len(line) == 0 && err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-		l := bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(l) == 0:
-			if hasData || ev.id != "" || ev.retry > 0 || ev.event != "" {
-				ev.data = append([]byte(nil), data.Bytes()...)
-				if bytes.IndexByte(ev.data, '\n') >= 0 {
-					// One message spread over several data: lines.
-					var c bytes.Buffer
-					if json.Compact(&c, ev.data) == nil {
-						ev.data = c.Bytes()
-					}
-				}
-				f(ev)
-			}
-			ev, hasData = sseEvent{}, false
-			data.Reset()
-		case l[0] == ':':
-		default:
-			field, value, _ := bytes.Cut(l, []byte(":"))
-			value = bytes.TrimPrefix(value, []byte(" "))
-			switch string(field) {
-			case "data":
-				if hasData {
-					data.WriteByte('\n')
-				}
-				data.Write(value)
-				hasData = true
-			case "event":
-				ev.event = string(value)
-			case "id":
-				ev.id = string(value)
-			case "retry":
-				if ms, err := strconv.Atoi(string(value)); err == nil && ms >= 0 {
-					ev.retry = time.Duration(ms) * time.Millisecond
-				}
-			}
+		e, err := r.Next()
+		if err == io.EOF {
+			return nil
 		}
 		if err != nil {
-			if err == io.EOF {
-				return nil
-			}
 			return err
 		}
+		ev := sseEvent{event: e.Type, id: e.ID, retry: e.Retry, data: append([]byte(nil), e.Data...)}
+		if bytes.IndexByte(ev.data, '\n') >= 0 {
+			// One message spread over several data: lines.
+			var c bytes.Buffer
+			if json.Compact(&c, ev.data) == nil {
+				ev.data = c.Bytes()
+			}
+		}
+		f(ev)
 	}
 }
 

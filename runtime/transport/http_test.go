@@ -444,3 +444,25 @@ func TestHTTPAuthorizeHook(t *testing.T) {
 		t.Errorf("hook calls %q", calls)
 	}
 }
+
+// A server that streams data lines without ever ending the event costs
+// the client one MaxMessage, then the call fails as a broken stream.
+func TestHTTPEndlessEventIsBounded(t *testing.T) {
+	rec := &recorder{reply: func(w http.ResponseWriter, r *http.Request, method, body string) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		line := "data: " + strings.Repeat("x", 1000) + "\n"
+		for i := 0; i < 64<<10 && r.Context().Err() == nil; i++ { // at most 64 MB, if nothing stops it
+			if _, err := io.WriteString(w, line); err != nil {
+				return
+			}
+		}
+	}}
+	ts := httptest.NewServer(rec)
+	t.Cleanup(ts.Close)
+	h := NewHTTP(ts.URL+"/mcp", HTTPOptions{Name: "endless", MaxMessage: 1 << 20})
+	t.Cleanup(func() { h.Close() })
+	h.Write([]byte(fmt.Sprintf(modernCall, "t", "r")))
+	if m := read(t, h); !strings.Contains(m, `"id":3,"error"`) || !strings.Contains(m, "larger than the limit") {
+		t.Errorf("endless event: %s", m)
+	}
+}
