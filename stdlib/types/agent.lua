@@ -1,0 +1,240 @@
+---@meta agent
+-- agent: a model with MCP tools, an approval policy and hooks. The loop
+-- offers the model the hub's tools (server__tool), the hub's resources as
+-- meta-tools (mcp_list_resources, mcp_read_resource; mcp_search_tools
+-- instead of the tools when there are more than 40), and the agent's own
+-- tools; it runs the calls the model asks for and feeds the results back
+-- until the model answers or a limit ends the ask. Policies, hooks, tools
+-- and Lua models run as tasks and may wait.
+
+---@alias agent.Decision "allow"|"deny"|"ask"
+
+---A tool call as the policy and the hooks see it.
+---@class agent.Call
+---@field id string the model's id of the call
+---@field name string what the model called (server__tool for a hub tool)
+---@field tool string the server's own tool name (the name for local and meta tools)
+---@field kind "mcp"|"local"|"meta"|"sampling" where it runs; "sampling" is a server asking for the agent's model
+---@field server? string the hub server (mcp, sampling)
+---@field qualified? string the hub's qualified name
+---@field arguments table the tool's arguments (sampling: the request); before_tool may change them
+---@field annotations mcp.Annotations always a table; readOnlyHint is true for every call counted read-only (the meta-tools too)
+
+---Decides a call: "allow", "deny" or "ask" (true/false for allow/deny),
+---and a reason. "ask" goes to the agent's ask function; without one it is
+---denied unless yes is set. A policy that fails denies, saying why.
+---@alias agent.Policy fun(call: agent.Call): (agent.Decision|boolean), string?
+
+---A tool the agent runs itself.
+---@class agent.ToolDef
+---@field name string ^[a-zA-Z0-9_-]{1,64}$
+---@field description? string
+---@field input? mcp.Schema the arguments as mcp.server's shorthand (or a JSON Schema)
+---@field schema? table a JSON Schema, used as written (instead of input)
+---@field annotations? mcp.Annotations readOnlyHint = true lets the default policy run it
+---@field handler fun(args: table): any a string (one text block), a table with content (an MCP result as it is), or any value (its JSON as text; a table also as structuredContent); an error is an error result
+
+---@class agent.Hooks
+---@field before_tool? fun(call: agent.Call): table|false|nil, string? change call.arguments in place or return new arguments; return false[, reason] (or raise) to deny
+---@field after_tool? fun(call: agent.Call, result: agent.Result): agent.Result|nil change the result the model sees in place, or return a new one
+---@field before_model? fun(request: agent.Request): table|nil change request.system in place, or return a table with system
+---@field after_model? fun(response: agent.Response) sees each response
+
+---@class agent.Options
+---@field name? string
+---@field description? string
+---@field model? string|agent.Model|(fun(request: agent.Request): agent.Response|string) "mock", "openai:MODEL", "anthropic:MODEL", "ollama:MODEL", a name from config.json's models, agent.model(...), or a Lua function (default: LUAGENT_MODEL, else config.json's model, else mock)
+---@field system? string the system prompt; each ready server's instructions are appended
+---@field hub? mcp.Hub|false the MCP tools (default: mcp.hub() of the user's catalog, shared by the agents that take the default; false: none)
+---@field servers? string[] only these hub servers' tools (default: all)
+---@field tools? agent.ToolDef[] the agent's own tools (a name also used by a hub tool shadows it)
+---@field approve? agent.Policy decides each call (default: agent.default_policy)
+---@field ask? agent.Policy asks a person when the policy says "ask"
+---@field yes? boolean allow every "ask" without asking
+---@field hooks? agent.Hooks
+---@field max_turns? integer model calls per ask (default 20)
+---@field token_budget? integer input + output tokens per ask (default: no bound)
+---@field timeout? number seconds per ask (default: none)
+
+---@class agent.Part
+---@field type "text"|"image"|string
+---@field text? string
+---@field mime? string
+---@field data? string base64
+
+---@class agent.ToolCall
+---@field id string
+---@field name string
+---@field arguments table
+
+---A conversation message (the transcript's shape).
+---@class agent.Message
+---@field role "system"|"user"|"assistant"|"tool"
+---@field parts? agent.Part[]
+---@field tool_calls? agent.ToolCall[]
+---@field tool_call_id? string (role tool)
+---@field is_error? boolean (role tool)
+
+---A tool's result as MCP has it.
+---@class agent.Result
+---@field content mcp.Content[]
+---@field structuredContent? table
+---@field isError? boolean
+
+---@class agent.Usage
+---@field input_tokens integer
+---@field output_tokens integer
+
+---A model request: a Lua model's argument, before_model's.
+---@class agent.Request
+---@field system? string
+---@field messages agent.Message[]
+---@field tools {name: string, description?: string, schema?: table}[]
+---@field max_tokens? integer
+---@field temperature? number
+---@field stop? string[]
+
+---A model's answer: what a Lua model returns (a string is {text = it})
+---and model:complete gives.
+---@class agent.Response
+---@field text? string
+---@field tool_calls? {id?: string, name: string, arguments: table|string}[]
+---@field stop_reason? string
+---@field usage? agent.Usage
+
+---model:complete's request: messages in the transcript's shape or
+---{role =, content = "text"} (role defaults to "user").
+---@class agent.CompleteRequest
+---@field system? string
+---@field messages (agent.Message|{role?: string, content: string})[]
+---@field tools? {name: string, description?: string, schema?: table}[]
+---@field max_tokens? integer
+---@field temperature? number
+---@field stop? string[]
+
+---One model call of an ask.
+---@class agent.Turn
+---@field turn integer
+---@field start string RFC 3339
+---@field duration_ns integer
+---@field stop_reason? string
+---@field usage agent.Usage
+---@field tool_calls integer
+
+---One tool call of an ask: what was asked, decided and answered.
+---@class agent.ToolCallRecord
+---@field turn integer
+---@field id string
+---@field name string
+---@field server? string
+---@field tool? string
+---@field kind "mcp"|"local"|"meta"|"sampling"
+---@field arguments table
+---@field decision agent.Decision
+---@field reason? string
+---@field result? agent.Result
+---@field error? string
+---@field error_kind? luagent.ErrorKind
+---@field start string RFC 3339
+---@field duration_ns integer
+
+---What one ask did (the JSON `luagent ask --json` prints).
+---@class agent.Transcript
+---@field model string
+---@field start string RFC 3339
+---@field duration_ns integer
+---@field ["end"] "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"
+---@field error? string why it ended, when not with an answer
+---@field error_kind? luagent.ErrorKind
+---@field messages agent.Message[] the messages this ask added
+---@field turns agent.Turn[]
+---@field tool_calls agent.ToolCallRecord[]
+---@field usage agent.Usage
+
+---One thing the loop did, as on_event sees it.
+---@class agent.Event
+---@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"end"
+---@field turn integer the 1-based model turn
+---@field text? string a delta of the model's text (text)
+---@field call? agent.Call (tool_start, approval, tool_progress, tool_end)
+---@field decision? agent.Decision (approval)
+---@field reason? string (approval)
+---@field progress? number (tool_progress)
+---@field total? number (tool_progress)
+---@field message? string (tool_progress)
+---@field result? agent.Result (tool_end)
+---@field duration? number seconds (tool_end)
+---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended
+---@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error" (end)
+
+---A model on its own (agent.model).
+---@class agent.Model
+local Model = {}
+
+---One model call, streamed to completion.
+---@param request agent.CompleteRequest
+---@return agent.Response
+function Model:complete(request) end
+
+---@return string
+function Model:name() end
+
+---An agent: a model, tools and a conversation that persists across asks
+---until reset. Asks on one agent run one at a time.
+---@class agent.Agent
+---@field name? string
+---@field description? string
+local Agent = {}
+
+---Asks and returns the answer and what the ask did. A failed ask raises a
+---luagent.Error with the transcript so far.
+---@param prompt string
+---@param opts? {on_event?: fun(event: agent.Event)} on_event sees each event, in order, before ask returns
+---@return string text
+---@return agent.Transcript transcript
+function Agent:ask(prompt, opts) end
+
+---`a:stream(prompt, on_event)` is `a:ask(prompt, {on_event = on_event})`.
+---@param prompt string
+---@param on_event fun(event: agent.Event)
+---@return string text
+---@return agent.Transcript transcript
+function Agent:stream(prompt, on_event) end
+
+---Forgets the conversation.
+function Agent:reset() end
+
+---The conversation so far.
+---@return agent.Message[]
+function Agent:messages() end
+
+---A new agent (a fresh conversation) with these options changed.
+---@param changes agent.Options
+---@return agent.Agent
+function Agent:with(changes) end
+
+---@class luagent.agent
+agent = {}
+
+---@param opts agent.Options
+---@return agent.Agent
+function agent.new(opts) end
+
+---A model by spec, name or Lua function (as agent.new's model).
+---@param spec string|(fun(request: agent.Request): agent.Response|string)
+---@return agent.Model
+function agent.model(spec) end
+
+---The default policy: tools the server marks readOnlyHint run ("allow");
+---everything else, and a server's sampling request, is "ask".
+---@param call agent.Call
+---@return agent.Decision decision
+---@return string reason
+function agent.default_policy(call) end
+
+---Reports whether v is an agent.
+---@param v any
+---@return boolean
+function agent.is(v) end
+
+return agent

@@ -1,0 +1,31 @@
+---@meta
+-- Shapes every module shares: the error tables luagent raises.
+
+---@alias luagent.ErrorKind
+---| "invalid"     # a bad argument or value (names the field)
+---| "syntax"      # Lua that does not compile
+---| "runtime"     # a Lua error without a kind of its own
+---| "not_found"   # no such tool, resource, server, variable, file
+---| "timeout"     # a request, task.timeout or agent timeout ran out (says which)
+---| "cancelled"   # the task or request was cancelled
+---| "process"     # a server process could not start or died
+---| "protocol"    # the peer broke the protocol
+---| "tool"        # a tool reported an error
+---| "auth"        # authorization is needed or was refused
+---| "internal"    # a bug in luagent
+---| "closed"      # the connection or host is closed
+---| "limit"       # a limit was reached (max_turns, token_budget, sizes)
+---| "rate_limit"  # the model provider is rate limiting
+---| "bad_request" # the model provider refused the request
+---| "server"      # the model provider failed
+---| "unknown"
+
+---What luagent raises: a table that prints as its message. Catch it with
+---task.pcall (or pcall, when nothing waits) and branch on `kind`, not on
+---the text.
+---@class luagent.Error
+---@field kind luagent.ErrorKind
+---@field message string one line: what failed and what to do
+---@field code? integer the JSON-RPC error code, when a server answered with an error
+---@field data? any the JSON-RPC error's data
+---@field transcript? agent.Transcript a failed a:ask's transcript so far
