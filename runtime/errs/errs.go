@@ -36,6 +36,7 @@ const (
 	RateLimit       // a model provider refused for too many requests (HTTP 429), after retries
 	BadRequest      // a model provider rejected the request itself (HTTP 400, 404, 422)
 	Server          // a model provider failed on its side (HTTP 5xx), after retries
+	Integrity       // content failed its published check (a skill's digest, size or front matter)
 )
 
 var kindNames = [...]string{
@@ -56,6 +57,7 @@ var kindNames = [...]string{
 	RateLimit:  "rate_limit",
 	BadRequest: "bad_request",
 	Server:     "server",
+	Integrity:  "integrity",
 }
 
 // String returns the kind's name as Lua code sees it ("timeout", "not_found").

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/runtime/transport"
 )
@@ -64,6 +67,10 @@ type Options struct {
 	Elicit func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
 	Sample func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
 	Roots  func(ctx context.Context) ([]Root, error)
+	// Extensions are declared in the client's capabilities.extensions (both
+	// eras), keyed by extension id, each with its settings object (nil is
+	// {}): e.g. the skills extension, which the caller then speaks itself.
+	Extensions map[string]json.RawMessage
 
 	// OnNotification receives the server's notifications that are not tied
 	// to one request: list changes, resource updates, log messages. It is
@@ -417,8 +424,8 @@ func ctxError(ctx context.Context, op, server string) error {
 }
 
 // capabilities returns the client capabilities to advertise: only those
-// with a callback.
-func (c *Client) capabilities(era Era) json.RawMessage {
+// with a callback, and the declared extensions (tasks too when asked).
+func (c *Client) capabilities(era Era, tasks bool) json.RawMessage {
 	var parts []string
 	if c.opts.Roots != nil {
 		if era == EraLegacy {
@@ -432,6 +439,23 @@ func (c *Client) capabilities(era Era) json.RawMessage {
 	}
 	if c.opts.Elicit != nil {
 		parts = append(parts, `"elicitation":{"form":{},"url":{}}`)
+	}
+	var ext []string
+	for _, id := range slices.Sorted(maps.Keys(c.opts.Extensions)) {
+		if tasks && id == TasksExtension {
+			continue
+		}
+		settings := c.opts.Extensions[id]
+		if len(settings) == 0 {
+			settings = json.RawMessage("{}")
+		}
+		ext = append(ext, jsonscan.Quote(id)+":"+string(settings))
+	}
+	if tasks {
+		ext = append(ext, `"`+TasksExtension+`":{}`)
+	}
+	if len(ext) > 0 {
+		parts = append(parts, `"extensions":{`+strings.Join(ext, ",")+"}")
 	}
 	return json.RawMessage("{" + strings.Join(parts, ",") + "}")
 }

@@ -535,6 +535,34 @@ func TestCapabilitiesOnlyWithCallbacks(t *testing.T) {
 	}
 }
 
+// Declared extensions reach the server in both eras: in initialize's
+// capabilities, and in every modern request's clientCapabilities, where a
+// tool call that may become a task adds the tasks extension beside them.
+func TestExtensionsDeclared(t *testing.T) {
+	eachEra(t, func(t *testing.T, era string) {
+		cmd, log := fakeServer(t, "-era", era)
+		c := connect(t, mcp.Options{Command: cmd, Extensions: map[string]json.RawMessage{"io.modelcontextprotocol/skills": nil, "com.example/x": json.RawMessage(`{"a":1}`)}})
+		if _, err := c.CallTool(context.Background(), "echo", json.RawMessage(`{"message":"x"}`), mcp.CallOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		want := `"extensions":{"com.example/x":{"a":1},"io.modelcontextprotocol/skills":{}}`
+		if era == "legacy" {
+			if init := waitWire(t, log, "initialize"); !strings.Contains(string(init["params"]), want) {
+				t.Errorf("initialize: %s", init["params"])
+			}
+			return
+		}
+		call := waitWire(t, log, "tools/call")
+		withTasks := `"extensions":{"com.example/x":{"a":1},"io.modelcontextprotocol/skills":{},"io.modelcontextprotocol/tasks":{}}`
+		if !strings.Contains(string(call["params"]), withTasks) {
+			t.Errorf("tools/call: %s", call["params"])
+		}
+		if list := waitWire(t, log, "tools/list"); !strings.Contains(string(list["params"]), want) {
+			t.Errorf("tools/list: %s", list["params"])
+		}
+	})
+}
+
 func TestTasks(t *testing.T) {
 	eachEra(t, func(t *testing.T, era string) {
 		var calls []string

@@ -275,7 +275,7 @@ func (c *Client) initialize(ctx context.Context, s *session) error {
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ClientInfo      Implementation  `json:"clientInfo"`
-	}{LegacyVersion, c.capabilities(EraLegacy), c.opts.ClientInfo})
+	}{LegacyVersion, c.capabilities(EraLegacy, false), c.opts.ClientInfo})
 	res, err := c.roundTrip(ctx, s, "initialize", params, "", reqOpts{noCancel: true, timeout: c.opts.StartupTimeout})
 	if err != nil {
 		if je, ok := ServerError(err); ok && IsModernErrorCode(je.Code) {

@@ -196,13 +196,8 @@ func (c *Client) params(s *session, fields json.RawMessage, tok string, tasks bo
 		sep()
 		b = append(b, `"_meta":{`...)
 		b = append(b, s.envelope...)
-		if tasks && s.info.Capabilities.Extensions[TasksExtension] != nil {
-			b = append(b, `,"`+MetaClientCapabilities+`":`...)
-			b = append(b, c.capabilitiesWithTasks()...)
-		} else {
-			b = append(b, `,"`+MetaClientCapabilities+`":`...)
-			b = append(b, c.capabilities(EraModern)...)
-		}
+		b = append(b, `,"`+MetaClientCapabilities+`":`...)
+		b = append(b, c.capabilities(EraModern, tasks && s.info.Capabilities.Extensions[TasksExtension] != nil)...)
 		if lvl := c.requestLogLevel(); lvl != "" {
 			b = append(b, `,"`+MetaLogLevel+`":`...)
 			b = jsonscan.AppendString(b, lvl)
@@ -230,15 +225,6 @@ func (c *Client) params(s *session, fields json.RawMessage, tok string, tasks bo
 		b = append(b, e...)
 	}
 	return append(b, '}')
-}
-
-func (c *Client) capabilitiesWithTasks() json.RawMessage {
-	caps := c.capabilities(EraModern)
-	ext := `"extensions":{"` + TasksExtension + `":{}}`
-	if len(caps) == 2 {
-		return json.RawMessage("{" + ext + "}")
-	}
-	return json.RawMessage(string(caps[:len(caps)-1]) + "," + ext + "}")
 }
 
 // envelope is the constant part of the modern _meta: version and client info.
