@@ -4,6 +4,7 @@
 //	luagent run FILE [ARGS...]   run a script (FILE "-" reads stdin)
 //	luagent FILE.lua [ARGS...]   the same
 //	luagent -e 'CODE'            run CODE and exit
+//	luagent --types DIR          write the Lua modules' type stubs for editors
 //
 // This file only parses flags and wires packages together.
 package main
@@ -108,6 +109,13 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 			o.trace = argv[i]
 		case a == "-i":
 			o.interactive = true
+		case a == "--types" || strings.HasPrefix(a, "--types="):
+			v, ok := optValue(argv, &i, "--types")
+			if !ok {
+				fmt.Fprintln(stderr, "luagent: --types needs a folder: luagent --types .luagent/types")
+				return o, host.ExitUsage, false
+			}
+			return o, writeTypes(v, stdout, stderr), false
 		case a == "--set" || strings.HasPrefix(a, "--set="):
 			v, ok := optValue(argv, &i, "--set")
 			if !ok {

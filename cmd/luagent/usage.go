@@ -37,6 +37,7 @@ options:
   --set NAME=VALUE     a parameter for the catalog's {"param": NAME} env references (repeatable)
   --params-file FILE   parameters from a JSON object or NAME=VALUE lines (--set wins)
   --trace FILE write protocol and process events to FILE as JSON lines
+  --types DIR  write type stubs of the Lua modules to DIR for editors (lua-language-server), then exit
   -v           print protocol and process events to stderr
   --version    print the version
   -h, --help   this help
