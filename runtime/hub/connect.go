@@ -54,6 +54,10 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	if err == nil && c.Info().Capabilities.Tools != nil {
 		tools, err = c.Tools(ctx)
 	}
+	var sk *serverSkills
+	if err == nil {
+		sk = h.listSkills(ctx, cfg.Name, c)
+	}
 	if err != nil && ctx.Err() != nil && errs.KindOf(err) != errs.Auth {
 		err = errs.Errorf(errs.Timeout, "hub", "server %q did not start within %v (startupTimeoutSeconds): %v", cfg.Name, startupTimeout(cfg), err)
 	}
@@ -78,7 +82,7 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 		h.setLocked(s, Failed, err)
 		return
 	}
-	s.client = c
+	s.client, s.skills = c, sk
 	s.setTools(tools)
 	h.renameLocked()
 	s.state.Info = c.Info()
@@ -110,6 +114,9 @@ func (h *Hub) regained(s *server, gen int, info mcp.Info) {
 	s.dirty = true
 	s.state.Info = info
 	h.setLocked(s, Ready, nil)
+	if s.client != nil {
+		go h.relistSkills(s, gen, s.client)
+	}
 }
 
 func startupTimeout(cfg *catalog.Server) any {
@@ -142,6 +149,7 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		StartupTimeout: cfg.StartupTimeout,
 		ClientInfo:     h.opts.ClientInfo,
 		Trace:          h.opts.Trace,
+		Extensions:     skillsExtension(),
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = catalog.DefaultRequestTimeout

@@ -150,6 +150,8 @@ type server struct {
 	index      *shard
 	dirty      bool // a tools/list_changed arrived since the last refresh
 	refreshing bool
+
+	skills *serverSkills // nil: the server declares no skills extension
 }
 
 // New returns a hub over servers (catalog order is kept). Nothing starts
