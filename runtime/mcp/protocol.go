@@ -12,6 +12,21 @@
 //	tools, err := c.Tools(ctx)
 //	res, err := c.CallTool(ctx, "read_text_file", json.RawMessage(`{"path":"README.md"}`), mcp.CallOptions{})
 //
+// The Server answers both eras on any number of connections (ServeStream
+// for stdio, runtime/mcphttp for Streamable HTTP). What it offers is
+// registered with Go handlers — AddTool, AddResource, AddResourceTemplate,
+// AddPrompt, SetCompletion, and their Remove counterparts — and it lists
+// them, checks arguments against each tool's input schema, encodes results
+// and tells clients when a list changes. A handler gets the request and
+// answers once, from any goroutine, so it never holds up the connection;
+// AddToolFunc serves a tool from a plain function instead:
+//
+//	srv := mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "calc", Version: "1.0.0"}})
+//	mcp.AddToolFunc(srv, mcp.Tool{Name: "add"}, func(ctx context.Context, in struct{ A, B float64 }) (*mcp.CallToolResult, error) {
+//		return mcp.TextResult(strconv.FormatFloat(in.A+in.B, 'g', -1, 64)), nil
+//	})
+//	srv.ServeStream(ctx, transport.NewStdio(os.Stdin, os.Stdout, 0))
+//
 // No package of runtime/ imports Lua: a Go program can use this alone.
 package mcp
 
@@ -139,24 +154,28 @@ type Info struct {
 }
 
 // Tool is one entry of tools/list. Raw is the whole object as the server
-// sent it, for callers that want every field (the Lua binding).
+// sent it, for callers that want every field (the Lua binding); given to
+// Server.AddTool, it is listed as is.
 type Tool struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  *struct {
-		Title           string `json:"title,omitempty"`
-		ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
-		DestructiveHint *bool  `json:"destructiveHint,omitempty"`
-		IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
-		OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
-	} `json:"annotations,omitempty"`
-	Execution *struct {
+	Name         string           `json:"name"`
+	Title        string           `json:"title,omitempty"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Execution    *struct {
 		TaskSupport string `json:"taskSupport,omitempty"`
 	} `json:"execution,omitempty"`
 	Raw json.RawMessage `json:"-"`
+}
+
+// ToolAnnotations are a tool's hints about its behaviour.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
 // Root is a filesystem root the client exposes.
@@ -165,7 +184,8 @@ type Root struct {
 	Name string `json:"name,omitempty"`
 }
 
-// CallToolResult is a tools/call result. Raw is the whole result object.
+// CallToolResult is a tools/call result. Raw is the whole result object:
+// as received (client), or sent as is when set (server).
 type CallToolResult struct {
 	Content           []json.RawMessage `json:"content"`
 	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`

@@ -289,6 +289,13 @@ func withoutNulls(m map[string]any) map[string]any {
 // the root's properties. An annotation anywhere else makes the tool
 // invalid, as does a property of another type carrying one.
 func ParamHeaders(schema json.RawMessage) (map[string]string, error) {
+	// Most schemas have none, and decoding one (reflection, the first
+	// time) was a third of a Lua s:tool's time. Without a backslash the key
+	// can only be spelt as itself, in any case (json matches field names
+	// without regard to case).
+	if !bytes.ContainsRune(schema, '\\') && !mayContainFold(schema, "x-mcp-header") {
+		return nil, nil
+	}
 	var root struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
@@ -365,6 +372,22 @@ func ParamHeaders(schema json.RawMessage) (map[string]string, error) {
 	return out, nil
 }
 
+// mayContainFold reports whether b may contain s (ASCII, lower case) in
+// any mix of cases: it can answer true wrongly (a '\r' passes for a '-'),
+// never false.
+func mayContainFold(b []byte, s string) bool {
+	for i := 0; i+len(s) <= len(b); i++ {
+		j := 0
+		for j < len(s) && b[i+j]|0x20 == s[j] {
+			j++
+		}
+		if j == len(s) {
+			return true
+		}
+	}
+	return false
+}
+
 // isToken reports whether s is an RFC 9110 token.
 func isToken(s string) bool {
 	if s == "" {
@@ -419,6 +442,9 @@ func simpleOf(raw json.RawMessage) *simpleSchema {
 	for k, v := range top {
 		switch k {
 		case "title", "description":
+			if len(v) == 0 || v[0] != '"' {
+				return nil // not a schema that surely compiles
+			}
 		case "$schema":
 			var d string
 			json.Unmarshal(v, &d)
@@ -453,6 +479,9 @@ func simpleOf(raw json.RawMessage) *simpleSchema {
 				for pk, pv := range ps {
 					switch pk {
 					case "title", "description":
+						if len(pv) == 0 || pv[0] != '"' {
+							return nil
+						}
 					case "type":
 						if json.Unmarshal(pv, &typ) != nil || !simpleTypes[typ] {
 							return nil

@@ -22,10 +22,12 @@ import (
 // opens a legacy session on that connection (always, even with modern
 // _meta, and the era is never locked by a failed request); requests without
 // the envelope belong to that session. What the server offers — tools,
-// resources, prompts, completion — comes from a ServerHandler (the Lua
-// binding); this file does the protocol around it.
+// resources, prompts, completion — comes from its registry (AddTool,
+// AddResource, ...: registry.go) or from a ServerHandler of its own; this
+// file does the protocol around it.
 
-// ServerHandler provides a server's features.
+// ServerHandler provides a server's features itself, instead of the
+// registry (ServerOptions.Handler).
 type ServerHandler interface {
 	// Capabilities reports what the server offers now (tools, resources,
 	// prompts, completions); logging is always offered.
@@ -66,7 +68,14 @@ type CacheHints struct {
 type ServerOptions struct {
 	Info         Implementation
 	Instructions string
-	Handler      ServerHandler
+	// Handler, when set, offers the server's features instead of the
+	// registry (whose Add and Remove methods then fail).
+	Handler ServerHandler
+	// Capabilities are offered from the start even while nothing of the
+	// kind is registered: a server that adds tools (or resources, prompts)
+	// later says so, since modern clients listen only for changes of what
+	// discover listed. Registry only.
+	Capabilities HandlerCapabilities
 	// StateKey signs modern requestState (HMAC-SHA256). Replicas that share
 	// it accept each other's state. Nil: a random key per process.
 	StateKey []byte
@@ -86,6 +95,9 @@ type Server struct {
 	ctx   context.Context
 	stop  context.CancelFunc
 	infoJ []byte // serverInfo as JSON
+
+	handler ServerHandler
+	reg     *registry // nil with a Handler of the options'
 
 	mu    sync.Mutex
 	conns map[*serverConn]bool
@@ -145,7 +157,11 @@ func NewServer(opts ServerOptions) *Server {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	info, _ := json.Marshal(opts.Info)
-	s := &Server{opts: opts, ctx: ctx, stop: stop, infoJ: info, conns: map[*serverConn]bool{}}
+	s := &Server{opts: opts, ctx: ctx, stop: stop, infoJ: info, conns: map[*serverConn]bool{}, handler: opts.Handler}
+	if s.handler == nil {
+		s.reg = &registry{srv: s, declared: opts.Capabilities}
+		s.handler = s.reg
+	}
 	s.deadlines = deadlines{timeout: opts.HandlerTimeout, expire: s.expire}
 	return s
 }
@@ -275,8 +291,17 @@ func (s *Server) Close() {
 	}
 }
 
-// ParamHeaders is the tool's x-mcp-header map (see ParamHeaderer).
+// ParamHeaders maps a tool's x-mcp-header names to the arguments they
+// mirror (nil when it has none), for the HTTP server's Mcp-Param-* checks.
 func (s *Server) ParamHeaders(tool string) map[string]string {
+	if reg := s.reg; reg != nil {
+		reg.mu.RLock()
+		defer reg.mu.RUnlock()
+		if t := reg.tools.get(tool); t != nil {
+			return t.headers
+		}
+		return nil
+	}
 	if ph, ok := s.opts.Handler.(ParamHeaderer); ok {
 		return ph.ParamHeaders(tool)
 	}
@@ -379,7 +404,7 @@ func knownMethod(m string) bool {
 
 // capabilities is the server's capabilities object for an era.
 func (s *Server) capabilities(era Era) json.RawMessage {
-	hc := s.opts.Handler.Capabilities()
+	hc := s.handler.Capabilities()
 	caps := map[string]any{"logging": map[string]any{}}
 	if hc.Tools {
 		caps["tools"] = map[string]any{"listChanged": true}
@@ -558,7 +583,7 @@ func (sc *serverConn) newRequest(m *jsonrpc.Message, era Era, version string) *R
 // dispatch hands the request to the handler under the handler timeout.
 func (sc *serverConn) dispatch(r *Request) {
 	sc.srv.deadlines.add(r)
-	sc.srv.opts.Handler.Handle(r)
+	sc.srv.handler.Handle(r)
 }
 
 // expire answers a request whose handler ran past the handler timeout, and

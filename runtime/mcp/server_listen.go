@@ -33,7 +33,7 @@ func (sc *serverConn) listen(m *jsonrpc.Message) {
 		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidParams, "subscriptions/listen needs params.notifications", nil))
 		return
 	}
-	hc := sc.srv.opts.Handler.Capabilities()
+	hc := sc.srv.handler.Capabilities()
 	f := *p.Notifications
 	honored := listenFilter{
 		ToolsListChanged:     f.ToolsListChanged && hc.Tools,
@@ -70,8 +70,17 @@ func (ls *listenStream) notify(sc *serverConn, method string, fields map[string]
 }
 
 // ListChanged tells every client that a list changed: kind is "tools",
-// "prompts" or "resources".
+// "prompts" or "resources". The registry says so itself when what it holds
+// changes; this is for a list that changed otherwise (its cached encoding
+// is dropped too).
 func (s *Server) ListChanged(kind string) {
+	if s.reg != nil {
+		s.reg.dropLists(kind)
+	}
+	s.notifyListChanged(kind)
+}
+
+func (s *Server) notifyListChanged(kind string) {
 	method := "notifications/" + kind + "/list_changed"
 	for _, sc := range s.connections() {
 		sc.mu.Lock()
