@@ -1,6 +1,7 @@
 // Package agent is the loop between a model and tools: it offers the
 // model a hub's MCP tools (under their qualified names, server__tool),
-// the hub's resources as two meta-tools, and tools of its own; it runs the
+// the hub's resources as two meta-tools, skills (Config.Skills) by name
+// with two tools that load them, and tools of its own; it runs the
 // calls the model asks for through hooks and an approval policy, several
 // at once when the model asks for several, and feeds the results back
 // until the model answers or a limit ends the loop. It knows nothing of
@@ -21,6 +22,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/skills"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -48,6 +50,11 @@ type Config struct {
 	// Tools are the agent's own tools, offered beside the hub's. A name
 	// also used by a hub tool shadows it.
 	Tools []LocalTool
+	// Skills are offered by name and description in the system prompt,
+	// with load_skill and read_skill_file (nil: none). A server's skills
+	// outside Servers are left out. Nothing is read until the model loads
+	// a skill.
+	Skills skills.Source
 
 	// Approve decides each call (nil: DefaultApprove); it runs
 	// concurrently for the calls of one turn. Ask is how an interactive

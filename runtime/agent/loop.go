@@ -68,7 +68,7 @@ func (a *Agent) loop(ctx context.Context, tr *Transcript, text *string) (EndReas
 			return EndMaxTurns, errs.Errorf(errs.Limit, "agent", "the model took %d turns without answering (max_turns %d)", a.cfg.MaxTurns, a.cfg.MaxTurns)
 		}
 		ts := a.toolset()
-		req := &llm.Request{System: a.system(), Messages: slices.Clone(a.messages), Tools: ts.tools}
+		req := &llm.Request{System: withSkills(a.system(), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
 		if a.cfg.BeforeModel != nil {
 			a.cfg.BeforeModel(ctx, req)
 		}

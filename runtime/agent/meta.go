@@ -14,6 +14,10 @@ import (
 // runMeta runs a meta-tool. Found tools are returned to be added to the
 // offered list (by the caller, under the agent's lock).
 func (a *Agent) runMeta(ctx context.Context, name string, args json.RawMessage) (Result, []string, error) {
+	if isSkillTool(name) {
+		r, err := a.runSkill(ctx, name, args)
+		return r, nil, err
+	}
 	h := a.cfg.Hub
 	if h == nil {
 		return Result{}, nil, errs.New(errs.NotFound, name, "the agent has no hub")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/skills"
 )
 
 // The meta-tools' names.
@@ -42,7 +43,8 @@ type entry struct {
 type toolset struct {
 	tools  []llm.Tool
 	byName map[string]entry
-	search bool // meta mode: mcp_search_tools stands for the hub's tools
+	search bool          // meta mode: mcp_search_tools stands for the hub's tools
+	skills []skills.Info // offered with the skill tools
 }
 
 // servers is the subset of the hub's servers the agent uses (nil: all).
@@ -94,6 +96,7 @@ func (a *Agent) toolset() *toolset {
 		}
 		ts.add(llm.Tool{Name: t.Name, Description: t.Description, Schema: schema}, entry{kind: KindLocal, local: t})
 	}
+	ts.addSkillTools(a.skillList())
 	return ts
 }
 
