@@ -18,6 +18,7 @@
 ---| "rate_limit"  # the model provider is rate limiting
 ---| "bad_request" # the model provider refused the request
 ---| "server"      # the model provider failed
+---| "integrity"   # content failed its published check (a skill's digest, size or front matter)
 ---| "unknown"
 
 ---What luagent raises: a table that prints as its message. Catch it with

@@ -252,6 +252,36 @@ function Conn:log_level(level) end
 ---@return any
 function Conn:request(method, params) end
 
+---A skill the server publishes (the skills extension), as it lists it.
+---@class mcp.Skill
+---@field name string the skill's name (its front matter's)
+---@field uri string its SKILL.md's URI
+---@field description string
+---@field frontmatter table the listing's copy of SKILL.md's front matter
+---@field resources {uri: string, digest: string, size: integer}[]|"dynamic" its files (SKILL.md included), or "dynamic" when the server lists none
+
+---The server's skills (skills/list). Reads no skill file.
+---@return mcp.Skill[] skills
+---@return string[] problems the entries left out, and why, one line each
+function Conn:skills() end
+
+---Loads a skill: reads its SKILL.md and verifies it against the listing
+---(size, sha256 digest, then the front matter field by field). Refused,
+---it returns nil and the error: kind "integrity" when the content failed
+---its check.
+---@param name string the skill's name, or its SKILL.md's URI
+---@return string? body SKILL.md after its front matter
+---@return string[]|luagent.Error files_or_err its other files (relative to its folder), or why it was refused
+function Conn:load_skill(name) end
+
+---Reads a file of a loaded skill (one its listing names, verified the
+---same way; any file of its folder when its resources are "dynamic").
+---@param name string the skill's name, or its SKILL.md's URI
+---@param path string the file's path relative to the skill's folder, or its URI
+---@return string? content the text (a blob's bytes)
+---@return string|luagent.Error mime_or_err its MIME type, or why it was not read
+function Conn:read_skill_file(name, path) end
+
 ---@return mcp.ConnInfo
 function Conn:info() end
 
@@ -400,6 +430,29 @@ function Hub:server(name) end
 ---Each ready server's instructions.
 ---@return table<string, string>
 function Hub:instructions() end
+
+---A ready server's skill, by its qualified name.
+---@class mcp.HubSkill: mcp.Skill
+---@field name string SERVER__NAME (what load_skill takes)
+---@field server string
+---@field skill string the skill's own name
+
+---The ready servers' skills, listed when each connected (no file read).
+---@return mcp.HubSkill[]
+function Hub:skills() end
+
+---conn:load_skill for a skill by its qualified name.
+---@param name string SERVER__NAME
+---@return string? body
+---@return string[]|luagent.Error files_or_err
+function Hub:load_skill(name) end
+
+---conn:read_skill_file for a skill by its qualified name.
+---@param name string SERVER__NAME
+---@param path string
+---@return string? content
+---@return string|luagent.Error mime_or_err
+function Hub:read_skill_file(name, path) end
 
 ---@param name string
 function Hub:restart(name) end

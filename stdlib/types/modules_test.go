@@ -121,6 +121,9 @@ var notCompared = []string{
 	"mcp.AuthOptions", "mcp.ElicitRequest", "mcp.ElicitURLRequest", "mcp.ElicitResult",
 	"mcp.SampleRequest", "mcp.SampleResult", "mcp.AskSpec",
 	"agent.ToolDef", "agent.Hooks", "agent.Options", "agent.CompleteRequest",
+	// Only a server publishing skills lists them (luabind/mod/mcp's
+	// skills_test.lua checks their keys).
+	"mcp.Skill", "mcp.HubSkill",
 }
 
 // The stubs name exactly what the modules define: every function of every

@@ -66,6 +66,7 @@ func (m *module) hubMT(L *lua.LState) *lua.LTable {
 	} {
 		methods.RawSetString(name, lp.Async("hub:"+name, fn))
 	}
+	m.hubSkillMethods(methods)
 	L.SetFuncs(methods, map[string]lua.LGFunction{
 		"status":       m.hubStatus,
 		"on":           m.hubOn,

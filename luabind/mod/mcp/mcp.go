@@ -22,6 +22,7 @@ import (
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/skills"
 	"github.com/luagent/luagent/runtime/trace"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -72,6 +73,9 @@ type conn struct {
 	handlers map[string][]*lua.LFunction // loop goroutine only
 	ud       *lua.LUserData
 	borrowed bool // a hub's connection (hub:server): the hub closes it
+
+	skillsOnce sync.Once
+	skills     *skills.Remote // see remote
 }
 
 // Preload registers `mcp` so require("mcp") returns it.
@@ -136,6 +140,7 @@ func (m *module) connMT(L *lua.LState) *lua.LTable {
 	} {
 		methods.RawSetString(name, lp.Async("conn:"+name, fn))
 	}
+	m.skillMethods(methods)
 	L.SetFuncs(methods, map[string]lua.LGFunction{
 		"info":  m.info,
 		"on":    m.on,
@@ -259,7 +264,8 @@ func optSeconds(t *lua.LTable, key string) (time.Duration, error) {
 
 // options reads connect's option table, naming the bad field on error.
 func (m *module) options(L *lua.LState, t *lua.LTable) (rmcp.Options, error) {
-	o := rmcp.Options{Trace: m.cfg.Trace, Name: optString(t, "name")}
+	o := rmcp.Options{Trace: m.cfg.Trace, Name: optString(t, "name"),
+		Extensions: map[string]json.RawMessage{skills.Extension: nil}} // conn:skills() speaks it
 	o.Command.Path = optString(t, "command")
 	o.URL = optString(t, "url")
 	switch {

@@ -14,8 +14,11 @@ import (
 
 func TestLua(t *testing.T) {
 	fake := testbin.Build(t, "internal/testserver/fake")
+	skills := testbin.Build(t, "internal/testserver/skills")
 	luatest.RunDir(t, "testdata", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
 		h.L.SetGlobal("FAKE", lua.LString(fake))
+		h.L.SetGlobal("SKILLS", lua.LString(skills))
+		h.L.SetGlobal("SKILLS_DIR", lua.LString(filepath.Join(testbin.Root(), "internal", "testserver", "skills", "testdata")))
 	}})
 }
 
