@@ -145,7 +145,7 @@ func New(cfg Config) *Host {
 	}, Warn: func(server, line string) {
 		h.Logger.Log(logmod.Warn, "["+server+"] "+line)
 	}})
-	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Models: func() (map[string]llm.ModelConfig, string, error) {
+	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
 		return CatalogModels(cfg.Home)
 	}})
 	preloadEmbedded(L, "agent")

@@ -48,6 +48,7 @@
 ---@field hub? mcp.Hub|false the MCP tools (default: mcp.hub() of the user's catalog, shared by the agents that take the default; false: none)
 ---@field servers? string[] only these hub servers' tools (default: all)
 ---@field tools? agent.ToolDef[] the agent's own tools (a name also used by a hub tool shadows it)
+---@field skills? boolean|string[] skills offered by name and description, loaded when the model asks (load_skill, read_skill_file): true (default) the local ones (LUAGENT_HOME/skills, then ./.luagent/skills, which wins a shared name) and the hub's servers' (SERVER__NAME); false none; a list of names only those
 ---@field approve? agent.Policy decides each call (default: agent.default_policy)
 ---@field ask? agent.Policy asks a person when the policy says "ask"
 ---@field yes? boolean allow every "ask" without asking

@@ -38,6 +38,9 @@ type Config struct {
 	// its default ("model"), read when a model is named or left out; nil
 	// means none.
 	Models func() (models map[string]llm.ModelConfig, def string, err error)
+	// Home is luagent's folder: the user's skills are in Home/skills (""
+	// for none).
+	Home string
 }
 
 type module struct {
@@ -163,6 +166,9 @@ func (m *module) newAgent(L *lua.LState) int {
 	}
 	if fn := optFunc(opts, "ask"); fn != nil {
 		cfg.Ask = m.decider(fn, "ask")
+	}
+	if cfg.Skills, err = m.skillSource(opts.RawGetString("skills"), cfg.Hub); err != nil {
+		fail(err)
 	}
 	hooks, _ := opts.RawGetString("hooks").(*lua.LTable)
 	m.bindHooks(hooks, &cfg)
