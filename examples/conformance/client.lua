@@ -159,5 +159,35 @@ scenarios["json-schema-2020-12-preservation"] = function()
   c:close()
 end
 
+-- The skills extension (SEP-2640): list the server's skills; with load,
+-- load each as a model using it would and, when it loads, read its other
+-- files. Nothing is read before a skill loads. A skill that fails its
+-- checks is refused (written to stderr; the run still succeeds: refusing
+-- it is the point) and none of its files is read.
+local function skills(load)
+  local c = connect()
+  local list, problems = c:skills()
+  for _, p in ipairs(problems) do io.stderr:write("skill left out: ", p, "\n") end
+  for _, s in ipairs(list) do
+    print("skill", s.name, s.description)
+    if load then
+      local body, files = c:load_skill(s.uri)
+      if body == nil then
+        io.stderr:write("skill refused: ", tostring(files), "\n")
+      else
+        for _, f in ipairs(files) do
+          local text, err = c:read_skill_file(s.uri, f)
+          io.stderr:write(text and ("read " .. f .. "\n") or ("file refused: " .. tostring(err) .. "\n"))
+        end
+      end
+    end
+  end
+  c:close()
+end
+scenarios["sep-2640-client-no-prefetch"] = function() skills(false) end
+for _, check in ipairs({ "digest", "size", "frontmatter" }) do
+  scenarios["sep-2640-client-verify-" .. check] = function() skills(true) end
+end
+
 local run = scenarios[scenario] or exercise
 run()

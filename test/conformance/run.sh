@@ -8,7 +8,9 @@
 # and the Lua conformance client (examples/conformance/client.lua) against
 # each judge's mock servers, one scenario at a time (sse-retry is timing-
 # sensitive): 0.1.16 every client scenario, 0.2.0-alpha.12 the client
-# scenarios each revision requires (and its unscored non-auth ones).
+# scenarios each revision requires (and its unscored non-auth ones), and on
+# 2026-07-28 the skills extension's four client scenarios (sep-2640-client-*,
+# in no requirements file), which pass only when their check says SUCCESS.
 # Scenarios known not to pass are in expected-failures.yml (a reason each);
 # any other failure, or a listed scenario that passes, fails the run.
 # Usage: test/conformance/run.sh [BIN]   (from anywhere; BIN default bin/luagent)
@@ -71,7 +73,8 @@ client_leg() { # client_leg NAME JUDGE SPEC SCENARIOS...
     [ -n "$spec" ] && args+=(--spec-version "$spec" --force)
     if PATH="$PWD/test/conformance/$judge/node_modules/.bin:$PATH" \
         conformance client --command "$CLIENT" "${args[@]}" \
-        --expected-failures "$baseline" >"$LOG/client.txt" 2>&1; then
+        --expected-failures "$baseline" >"$LOG/client.txt" 2>&1 &&
+        succeeded "$s" "$LOG/client.txt"; then
       if grep -q "^  - $s\( \|$\)" <(sed -n '/^client:/,/^[a-z]/p' "$baseline"); then
         expected=$((expected + 1))
       else
@@ -79,7 +82,7 @@ client_leg() { # client_leg NAME JUDGE SPEC SCENARIOS...
       fi
     else
       failed+=("$s")
-      { echo "--- client $name: $s"; sed -n '/^Stderr:/,/^Checks:/p; /^Test Results:/,$p' "$LOG/client.txt"; } >>"$LOG/client-failures.txt"
+      { echo "--- client $name: $s"; sed -n '/^Stderr:/,/^Checks:/p; /^Test Results:/,$p' "$LOG/client.txt"; checks "$LOG/client.txt"; } >>"$LOG/client-failures.txt"
     fi
   done
   if [ ${#failed[@]} -eq 0 ]; then
@@ -89,6 +92,19 @@ client_leg() { # client_leg NAME JUDGE SPEC SCENARIOS...
     echo "conformance: client $name FAILED: ${failed[*]}"
   fi
 }
+# The judge counts a scenario whose checks are all SKIPPED as passed: a
+# client that never calls skills/list "passes" the skills scenarios. Ours
+# pass only when every sep-2640 check line says SUCCESS.
+checks() { # checks OUTPUT: the sep-2640 check lines, colours stripped
+  sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^[^ ]+ \[sep-2640-[a-z-]+\] ' || true
+}
+succeeded() { # succeeded SCENARIO OUTPUT
+  case $1 in sep-2640-*) ;; *) return 0 ;; esac
+  local lines
+  lines=$(checks "$2")
+  [ -n "$lines" ] && ! grep -qv '\] SUCCESS ' <<<"$lines"
+}
+skills="sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter"
 # Scenario lists from the judges themselves: 0.1.16 lists its client
 # scenarios; 0.2's requirements files name what each revision requires.
 legacy_client=$(PATH="$PWD/test/conformance/legacy/node_modules/.bin:$PATH" conformance list --client | sed -n 's/^  - \([^ ]*\).*/\1/p')
@@ -99,7 +115,7 @@ required() { # required REVISION: the scored client scenarios, then the unscored
 }
 client_leg "0.1.16" legacy "" $legacy_client
 client_leg "0.2.0-alpha.12 2025-11-25" modern 2025-11-25 $(required 2025-11-25)
-client_leg "0.2.0-alpha.12 2026-07-28" modern 2026-07-28 $(required 2026-07-28)
+client_leg "0.2.0-alpha.12 2026-07-28" modern 2026-07-28 $(required 2026-07-28) $skills
 [ -f "$LOG/client-failures.txt" ] && cat "$LOG/client-failures.txt"
 
 if ! kill -0 $SERVER 2>/dev/null; then
