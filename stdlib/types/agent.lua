@@ -2,8 +2,8 @@
 -- agent: a model with MCP tools, an approval policy and hooks. The loop
 -- offers the model the hub's tools (server__tool), the hub's resources as
 -- meta-tools (mcp_list_resources, mcp_read_resource; mcp_search_tools
--- instead of the tools when there are more than 40), and the agent's own
--- tools; it runs the calls the model asks for and feeds the results back
+-- instead of the tools when there are more than 40), the skills as
+-- load_skill and read_skill_file, and the agent's own tools; it runs the calls the model asks for and feeds the results back
 -- until the model answers or a limit ends the ask. Policies, hooks, tools
 -- and Lua models run as tasks and may wait.
 

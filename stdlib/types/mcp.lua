@@ -374,13 +374,15 @@ function Hub:status() end
 ---@param fn fun(state: mcp.ServerStatus)
 function Hub:on(event, fn) end
 
----Every ready server's tools; partial is true while a server is still
----connecting or has failed.
+---Every ready server's tools, sorted by qualified name; partial is true
+---while a server is still connecting (more tools may come).
 ---@return mcp.HubTool[] tools
 ---@return boolean partial
 function Hub:tools() end
 
----Tools ranked for a query.
+---Tools ranked for a query (BM25 over names, titles, descriptions and
+---argument names; "readFile" finds read_file); an empty query lists them
+---by name.
 ---@param query string
 ---@param opts? mcp.SearchOptions
 ---@return mcp.HubTool[] tools
