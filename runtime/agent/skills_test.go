@@ -3,14 +3,13 @@ package agent
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/internal/skilltest"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
@@ -18,23 +17,10 @@ import (
 	"github.com/luagent/luagent/runtime/skills"
 )
 
-// skillsServer serves internal/testserver/skills/testdata: pdf-processing
-// (with references/FORMS.md) and evil, whose SKILL.md is tampered with.
+// skillsServer is the skilltest fixture as the catalog entry "docs".
 func skillsServer(t testing.TB) (*catalog.Server, string) {
-	log := filepath.Join(t.TempDir(), "wire.log")
-	dir := filepath.Join(testbin.Root(), "internal", "testserver", "skills", "testdata")
-	return &catalog.Server{Name: "docs", Enabled: true, Command: testbin.Build(t, "internal/testserver/skills"),
-		Args: []string{"-dir", dir, "-tamper", "evil", "-log", log}, StartupTimeout: 30 * time.Second}, log
-}
-
-// localHome is a LUAGENT_HOME with one skill, notes.
-func localHome(t testing.TB) string {
-	home := t.TempDir()
-	dir := filepath.Join(home, "skills", "notes")
-	os.MkdirAll(filepath.Join(dir, "templates"), 0o755)
-	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: notes\ndescription: Take meeting notes\n---\nUse templates/meeting.md.\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "templates", "meeting.md"), []byte("# Meeting\n"), 0o644)
-	return home
+	cmd, args, log := skilltest.Server(t)
+	return &catalog.Server{Name: "docs", Enabled: true, Command: cmd, Args: args, StartupTimeout: 30 * time.Second}, log
 }
 
 func wireHas(t testing.TB, log, method string) bool {
@@ -52,7 +38,7 @@ func wireHas(t testing.TB, log, method string) bool {
 func TestSkillsLoadedByTheModel(t *testing.T) {
 	srv, log := skillsServer(t)
 	h := startHub(t, hub.Options{}, srv)
-	src := skills.Join(&skills.Local{Dirs: skills.LocalDirs(localHome(t), "")}, h.SkillSource())
+	src := skills.Join(&skills.Local{Dirs: skills.LocalDirs(skilltest.Home(t), "")}, h.SkillSource())
 
 	pdf, notes := tc(ToolLoadSkill, `{"name":"docs__pdf-processing"}`), tc(ToolLoadSkill, `{"name":"notes"}`)
 	forms, tmpl := tc(ToolReadSkillFile, `{"name":"docs__pdf-processing","path":"references/FORMS.md"}`), tc(ToolReadSkillFile, `{"name":"notes","path":"templates/meeting.md"}`)
@@ -137,7 +123,7 @@ func TestSkillsLoadedByTheModel(t *testing.T) {
 func TestSkillsOffered(t *testing.T) {
 	srv, _ := skillsServer(t)
 	h := startHub(t, hub.Options{}, srv)
-	local := &skills.Local{Dirs: skills.LocalDirs(localHome(t), "")}
+	local := &skills.Local{Dirs: skills.LocalDirs(skilltest.Home(t), "")}
 	tests := []struct {
 		name  string
 		cfg   Config

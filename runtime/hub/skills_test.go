@@ -4,25 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/internal/skilltest"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/skills"
 )
 
-// skillsServer is an entry serving internal/testserver/skills/testdata
-// (pdf-processing, and evil, tampered), logging what it receives.
+// skillsServer is an entry serving the skilltest fixture, logging what it
+// receives.
 func skillsServer(t testing.TB, name, protocol string) (*catalog.Server, string) {
-	log := filepath.Join(t.TempDir(), "wire.log")
-	dir := filepath.Join(testbin.Root(), "internal", "testserver", "skills", "testdata")
-	return &catalog.Server{Name: name, Enabled: true, Protocol: protocol, Command: testbin.Build(t, "internal/testserver/skills"),
-		Args: []string{"-dir", dir, "-tamper", "evil", "-log", log}, StartupTimeout: 30 * time.Second}, log
+	cmd, args, log := skilltest.Server(t)
+	return &catalog.Server{Name: name, Enabled: true, Protocol: protocol, Command: cmd, Args: args, StartupTimeout: 30 * time.Second}, log
 }
 
 // received lists the methods a server's log has (each params too).

@@ -137,29 +137,24 @@ func scalar(n *yaml.Node) (any, error) {
 	case "!!null":
 		return nil, nil
 	case "!!bool":
-		var b bool
-		if err := n.Decode(&b); err != nil {
-			return nil, err
-		}
-		return b, nil
+		return decodeAs[bool](n)
 	case "!!int":
-		var i int64
-		if err := n.Decode(&i); err == nil {
+		if i, err := decodeAs[int64](n); err == nil {
 			return i, nil
 		}
-		var f float64 // beyond int64: as JSON numbers are, a float
-		if err := n.Decode(&f); err != nil {
-			return nil, err
-		}
-		return f, nil
+		return decodeAs[float64](n) // beyond int64: as JSON numbers are, a float
 	case "!!float":
-		var f float64
-		if err := n.Decode(&f); err != nil {
-			return nil, err
-		}
-		return f, nil
+		return decodeAs[float64](n)
 	}
 	return n.Value, nil
+}
+
+func decodeAs[T any](n *yaml.Node) (any, error) {
+	var v T
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 func keyString(k any) string {

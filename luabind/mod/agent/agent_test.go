@@ -1,10 +1,10 @@
 package agent_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/luagent/luagent/internal/skilltest"
 	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/luatest"
@@ -28,14 +28,9 @@ func TestLua(t *testing.T) {
 // Skills from Lua: a local one in the host's home and a server's, through
 // agent.new's skills option (testdata/skills.lua).
 func TestSkills(t *testing.T) {
-	home := t.TempDir()
-	dir := filepath.Join(home, "skills", "notes")
-	os.MkdirAll(filepath.Join(dir, "templates"), 0o755)
-	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: notes\ndescription: Take meeting notes\n---\nUse templates/meeting.md.\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "templates", "meeting.md"), []byte("# Meeting\n"), 0o644)
-	server := testbin.Build(t, "internal/testserver/skills")
-	luatest.RunFile(t, "testdata/skills.lua", luatest.Options{Config: host.Config{Home: home, Clean: true}, Setup: func(t *testing.T, h *host.Host) {
-		h.L.SetGlobal("SKILLS", lua.LString(server))
-		h.L.SetGlobal("SKILLS_DIR", lua.LString(filepath.Join(testbin.Root(), "internal", "testserver", "skills", "testdata")))
+	cmd, _, _ := skilltest.Server(t)
+	luatest.RunFile(t, "testdata/skills.lua", luatest.Options{Config: host.Config{Home: skilltest.Home(t), Clean: true}, Setup: func(t *testing.T, h *host.Host) {
+		h.L.SetGlobal("SKILLS", lua.LString(cmd))
+		h.L.SetGlobal("SKILLS_DIR", lua.LString(skilltest.Dir()))
 	}})
 }

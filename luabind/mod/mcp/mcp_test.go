@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/luagent/luagent/internal/peers"
+	"github.com/luagent/luagent/internal/skilltest"
 	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/luatest"
@@ -14,11 +15,11 @@ import (
 
 func TestLua(t *testing.T) {
 	fake := testbin.Build(t, "internal/testserver/fake")
-	skills := testbin.Build(t, "internal/testserver/skills")
+	skills, _, _ := skilltest.Server(t)
 	luatest.RunDir(t, "testdata", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
 		h.L.SetGlobal("FAKE", lua.LString(fake))
 		h.L.SetGlobal("SKILLS", lua.LString(skills))
-		h.L.SetGlobal("SKILLS_DIR", lua.LString(filepath.Join(testbin.Root(), "internal", "testserver", "skills", "testdata")))
+		h.L.SetGlobal("SKILLS_DIR", lua.LString(skilltest.Dir()))
 	}})
 }
 

@@ -5,15 +5,7 @@ local function the_hub()
   return mcp.hub{ servers = { notes = { command = LUAGENT, args = { "serve", SERVER }, startupTimeoutSeconds = 20 } } }
 end
 
--- scripted(turns) is a Lua model answering turns[i] on its i-th call and
--- recording each request it got.
-local function scripted(turns)
-  local seen = {}
-  return function(req)
-    seen[#seen + 1] = req
-    return turns[#seen] or { text = "done" }
-  end, seen
-end
+local scripted = require("scripted") -- a Lua model that records its requests
 
 test("mock: calls the server's read-only tool and quotes the result", function()
   local h = the_hub()

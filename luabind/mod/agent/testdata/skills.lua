@@ -6,13 +6,7 @@ local function the_hub()
   return mcp.hub{ servers = { docs = { command = SKILLS, args = { "-dir", SKILLS_DIR, "-tamper", "evil" } } } }
 end
 
-local function scripted(turns)
-  local seen = {}
-  return function(req)
-    seen[#seen + 1] = req
-    return turns[#seen] or { text = "done" }
-  end, seen
-end
+local scripted = require("scripted")
 
 local function tool_names(req)
   local names = {}
