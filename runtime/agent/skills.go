@@ -60,8 +60,34 @@ func (ts *toolset) addSkillTools(list []skills.Info) {
 		return
 	}
 	for _, t := range skillTools {
+		if len(list) <= maxPromptSkills {
+			t.Schema = withNameEnum(t.Schema, list)
+		}
 		ts.add(t, entry{kind: KindMeta})
 	}
+}
+
+// withNameEnum gives a skill tool's name the listed names as its enum, so
+// a model (the mock's example arguments too) picks a real one.
+func withNameEnum(schema json.RawMessage, list []skills.Info) json.RawMessage {
+	var s map[string]any
+	if json.Unmarshal(schema, &s) != nil {
+		return schema
+	}
+	names := make([]string, len(list))
+	for i, in := range list {
+		names[i] = in.Name
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		if name, ok := props["name"].(map[string]any); ok {
+			name["enum"] = names
+		}
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return schema
+	}
+	return b
 }
 
 // withSkills appends the skills' list to a system prompt.

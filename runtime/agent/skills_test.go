@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -158,6 +159,24 @@ func TestSkillsOffered(t *testing.T) {
 			slices.Sort(want)
 			if !slices.Equal(listed, want) {
 				t.Errorf("listed %v, want %v", listed, want)
+			}
+			for _, tool := range req.Tools {
+				if !isSkillTool(tool.Name) {
+					continue
+				}
+				var s struct {
+					Properties struct {
+						Name struct {
+							Enum []string `json:"enum"`
+						} `json:"name"`
+					} `json:"properties"`
+				}
+				json.Unmarshal(tool.Schema, &s)
+				enum := slices.Clone(s.Properties.Name.Enum)
+				slices.Sort(enum)
+				if !slices.Equal(enum, want) {
+					t.Errorf("%s: name enum %v, want %v", tool.Name, enum, want)
+				}
 			}
 		})
 	}
