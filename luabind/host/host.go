@@ -148,6 +148,7 @@ func New(cfg Config) *Host {
 	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
 		return CatalogModels(cfg.Home)
 	}})
+	preloadEmbedded(L, "mcp")
 	preloadEmbedded(L, "agent")
 	for _, name := range []string{"json", "task", "log", "env"} {
 		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
@@ -171,8 +172,9 @@ func New(cfg Config) *Host {
 }
 
 // preloadEmbedded makes require(name) load stdlib's name.lua before any
-// file: agent is built in, as mcp is, and a script's own agent.lua (an
-// agent file, say) must not shadow it.
+// file: mcp and agent are built in (over their native mcp._native and
+// agent._native), and a script's own agent.lua (an agent file, say) must
+// not shadow them.
 func preloadEmbedded(L *lua.LState, name string) {
 	L.PreloadModule(name, func(L *lua.LState) int {
 		src, err := fs.ReadFile(stdlib.FS, name+".lua")

@@ -46,7 +46,7 @@ func (h *Host) Serve(ctx context.Context, s Script, in io.Reader, out io.Writer)
 		}
 		if ok1 && term.IsTerminal(int(fin.Fd())) {
 			// A person ran it by hand: say what it is doing.
-			fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s over stdio (%s): an MCP client speaks JSON-RPC on stdin and stdout\n", srv.Name(), mcpmod.Summary(srv))
+			fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s over stdio (%s): an MCP client speaks JSON-RPC on stdin and stdout\n", srv.Name(), summary(srv))
 			fmt.Fprintf(h.cfg.Stderr, "luagent: Ctrl-C or Ctrl-D stops it; --http serves over HTTP; to try it: npx @modelcontextprotocol/inspector %s serve %s\n", Executable(), s.Name)
 		}
 		// The replies of a loop tick go out together.
@@ -145,7 +145,7 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 			workers = fmt.Sprintf("; %d workers", len(srvs))
 		}
 		// The URL ends the line: scripts read it from there.
-		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s (%s%s) at %s\n", srv.Name(), mcpmod.Summary(srv), workers, url)
+		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s (%s%s) at %s\n", srv.Name(), summary(srv), workers, url)
 		fmt.Fprintln(h.cfg.Stderr, "luagent: Ctrl-C stops it")
 		if auth != nil {
 			fmt.Fprintf(h.cfg.Stderr, "luagent: requests need a bearer token (metadata: %s://%s%s)\n", scheme, ln.Addr(), auth.MetadataPath())
@@ -261,4 +261,24 @@ func (h *Host) serve(ctx context.Context, s Script, run func(context.Context, *r
 		return ExitOK
 	}
 	return code
+}
+
+// summary counts what a server offers, for a start-up line: "3 tools,
+// 1 resource, 2 prompts".
+func summary(srv *rmcp.Server) string {
+	o := srv.Offered()
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		noun string
+	}{{o.Tools, "tool"}, {o.Resources, "resource"}, {o.ResourceTemplates, "resource template"}, {o.Prompts, "prompt"}} {
+		if c.n > 0 || c.noun == "tool" {
+			p := fmt.Sprintf("%d %s", c.n, c.noun)
+			if c.n != 1 {
+				p += "s"
+			}
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

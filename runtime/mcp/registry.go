@@ -106,6 +106,44 @@ func (reg *registry) change(kind string, f func() bool) {
 	}
 }
 
+// add puts v under key in the entries of kind (list picks them), first
+// dropping key's completions of type ref ("" for none), and notifies.
+func add[T any](s *Server, kind string, list func(*registry) *entries[T], ref, key string, v T) error {
+	reg := s.reg
+	if reg == nil {
+		return errCustomHandler
+	}
+	reg.change(kind, func() bool {
+		list(reg).put(key, v)
+		reg.dropCompletions(ref, key)
+		return true
+	})
+	return nil
+}
+
+// remove takes keys (and their completions of type ref) out of the
+// entries of kind and says how many were there.
+func remove[T any](s *Server, kind string, list func(*registry) *entries[T], ref string, keys []string) int {
+	reg := s.reg
+	if reg == nil {
+		return 0
+	}
+	n := 0
+	reg.change(kind, func() bool {
+		n = list(reg).remove(keys...)
+		for _, k := range keys {
+			reg.dropCompletions(ref, k)
+		}
+		return n > 0
+	})
+	return n
+}
+
+func toolEntries(r *registry) *entries[*serverTool]         { return &r.tools }
+func resourceEntries(r *registry) *entries[*serverResource] { return &r.resources }
+func templateEntries(r *registry) *entries[*serverTemplate] { return &r.templates }
+func promptEntries(r *registry) *entries[*serverPrompt]     { return &r.prompts }
+
 // dropLists forgets the encoded lists of kind ("" for all).
 func (reg *registry) dropLists(kind string) {
 	reg.mu.Lock()

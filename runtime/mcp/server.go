@@ -39,15 +39,6 @@ type ServerHandler interface {
 	Handle(req *Request)
 }
 
-// ParamHeaderer is implemented by handlers whose tools mirror arguments into
-// HTTP headers (an inputSchema property annotated "x-mcp-header": NAME is
-// sent as Mcp-Param-NAME by 2026-07-28 HTTP clients).
-type ParamHeaderer interface {
-	// ParamHeaders maps a tool's header names (as annotated) to the
-	// arguments they mirror; nil when the tool has none.
-	ParamHeaders(tool string) map[string]string
-}
-
 // HandlerCapabilities says which features a handler offers.
 type HandlerCapabilities struct {
 	Tools, Resources, Prompts, Completions bool
@@ -291,28 +282,24 @@ func (s *Server) Close() {
 	}
 }
 
-// ParamHeaders maps a tool's x-mcp-header names to the arguments they
-// mirror (nil when it has none), for the HTTP server's Mcp-Param-* checks.
+// ParamHeaders maps a registered tool's x-mcp-header names to the
+// arguments they mirror (nil when it has none), for the HTTP server's
+// Mcp-Param-* checks. A server with its own Handler mirrors none.
 func (s *Server) ParamHeaders(tool string) map[string]string {
-	if reg := s.reg; reg != nil {
-		reg.mu.RLock()
-		defer reg.mu.RUnlock()
-		if t := reg.tools.get(tool); t != nil {
-			return t.headers
-		}
+	reg := s.reg
+	if reg == nil {
 		return nil
 	}
-	if ph, ok := s.opts.Handler.(ParamHeaderer); ok {
-		return ph.ParamHeaders(tool)
+	reg.mu.RLock()
+	defer reg.mu.RUnlock()
+	if t := reg.tools.get(tool); t != nil {
+		return t.headers
 	}
 	return nil
 }
 
 // Name is the server's name (serverInfo.name).
 func (s *Server) Name() string { return s.opts.Info.Name }
-
-// Handler returns the handler the server was made with.
-func (s *Server) Handler() ServerHandler { return s.opts.Handler }
 
 // cancelAll cancels the connection's requests in flight with cause.
 func (sc *serverConn) cancelAll(cause error) {

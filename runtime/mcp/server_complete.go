@@ -62,9 +62,12 @@ func (s *Server) SetCompletion(ref CompletionRef, h CompletionHandler) error {
 	return nil
 }
 
-// dropCompletions forgets the completions of a prompt or template; the
-// lock is held.
+// dropCompletions forgets the completions of a prompt or template (none
+// for typ ""); the lock is held.
 func (reg *registry) dropCompletions(typ, key string) {
+	if typ == "" {
+		return
+	}
 	maps.DeleteFunc(reg.completions, func(r CompletionRef, _ CompletionHandler) bool {
 		return r.Type == typ && (r.Name == key && typ == "ref/prompt" || r.URI == key && typ == "ref/resource")
 	})

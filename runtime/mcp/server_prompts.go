@@ -63,8 +63,7 @@ type serverPrompt struct {
 // where it stands in the list (and drops its completions: set them again).
 // Errors are of kind Invalid.
 func (s *Server) AddPrompt(p Prompt, h PromptHandler) error {
-	reg := s.reg
-	if reg == nil {
+	if s.reg == nil {
 		return errCustomHandler
 	}
 	if err := rawFields(p.Raw, &p); err != nil {
@@ -83,30 +82,13 @@ func (s *Server) AddPrompt(p Prompt, h PromptHandler) error {
 	if sp.def, err = definition(p.Raw, p); err != nil {
 		return err
 	}
-	reg.change("prompts", func() bool {
-		reg.prompts.put(p.Name, sp)
-		reg.dropCompletions("ref/prompt", p.Name)
-		return true
-	})
-	return nil
+	return add(s, "prompts", promptEntries, "ref/prompt", p.Name, sp)
 }
 
 // RemovePrompts removes the named prompts (and their completions) and says
 // how many there were.
 func (s *Server) RemovePrompts(names ...string) int {
-	reg := s.reg
-	if reg == nil {
-		return 0
-	}
-	n := 0
-	reg.change("prompts", func() bool {
-		n = reg.prompts.remove(names...)
-		for _, name := range names {
-			reg.dropCompletions("ref/prompt", name)
-		}
-		return n > 0
-	})
-	return n
+	return remove(s, "prompts", promptEntries, "ref/prompt", names)
 }
 
 // Return answers the get once: with res (nil is no messages), or, when

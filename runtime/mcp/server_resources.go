@@ -103,8 +103,7 @@ func rawFields(raw json.RawMessage, v any) error {
 // AddResource registers r, read by h, or replaces the resource of that
 // URI where it stands in the list. Errors are of kind Invalid.
 func (s *Server) AddResource(r Resource, h ResourceHandler) error {
-	reg := s.reg
-	if reg == nil {
+	if s.reg == nil {
 		return errCustomHandler
 	}
 	if err := rawFields(r.Raw, &r); err != nil {
@@ -120,21 +119,13 @@ func (s *Server) AddResource(r Resource, h ResourceHandler) error {
 	if err != nil {
 		return err
 	}
-	sr := &serverResource{def: def, mime: r.MIMEType, handler: h}
-	reg.change("resources", func() bool { reg.resources.put(r.URI, sr); return true })
-	return nil
+	return add(s, "resources", resourceEntries, "", r.URI, &serverResource{def: def, mime: r.MIMEType, handler: h})
 }
 
 // RemoveResources removes the resources of those URIs and says how many
 // there were.
 func (s *Server) RemoveResources(uris ...string) int {
-	reg := s.reg
-	if reg == nil {
-		return 0
-	}
-	n := 0
-	reg.change("resources", func() bool { n = reg.resources.remove(uris...); return n > 0 })
-	return n
+	return remove(s, "resources", resourceEntries, "", uris)
 }
 
 // templateVar compiles on first use, not at every start.
@@ -146,8 +137,7 @@ var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // segment; other RFC 6570 operators are not expanded and match literally.
 // Errors are of kind Invalid.
 func (s *Server) AddResourceTemplate(t ResourceTemplate, h ResourceHandler) error {
-	reg := s.reg
-	if reg == nil {
+	if s.reg == nil {
 		return errCustomHandler
 	}
 	if err := rawFields(t.Raw, &t); err != nil {
@@ -171,30 +161,13 @@ func (s *Server) AddResourceTemplate(t ResourceTemplate, h ResourceHandler) erro
 		last = loc[1]
 	}
 	st.pattern = regexp.MustCompile(pat + regexp.QuoteMeta(t.URITemplate[last:]) + "$")
-	reg.change("resources", func() bool {
-		reg.templates.put(t.URITemplate, st)
-		reg.dropCompletions("ref/resource", t.URITemplate)
-		return true
-	})
-	return nil
+	return add(s, "resources", templateEntries, "ref/resource", t.URITemplate, st)
 }
 
 // RemoveResourceTemplates removes the templates of those uriTemplates (and
 // their completions) and says how many there were.
 func (s *Server) RemoveResourceTemplates(uriTemplates ...string) int {
-	reg := s.reg
-	if reg == nil {
-		return 0
-	}
-	n := 0
-	reg.change("resources", func() bool {
-		n = reg.templates.remove(uriTemplates...)
-		for _, u := range uriTemplates {
-			reg.dropCompletions("ref/resource", u)
-		}
-		return n > 0
-	})
-	return n
+	return remove(s, "resources", templateEntries, "ref/resource", uriTemplates)
 }
 
 // Return answers the read once: with res, or not found (-32602 modern,

@@ -49,8 +49,7 @@ var defaultInput = json.RawMessage(`{"type":"object"}`)
 // x-mcp-header annotations that 2026-07-28 does not allow. Errors are of
 // kind Invalid.
 func (s *Server) AddTool(t Tool, h ToolHandler) error {
-	reg := s.reg
-	if reg == nil {
+	if s.reg == nil {
 		return errCustomHandler
 	}
 	if t.Raw != nil {
@@ -85,20 +84,11 @@ func (s *Server) AddTool(t Tool, h ToolHandler) error {
 	if st.def, err = definition(t.Raw, t); err != nil {
 		return err
 	}
-	reg.change("tools", func() bool { reg.tools.put(t.Name, st); return true })
-	return nil
+	return add(s, "tools", toolEntries, "", t.Name, st)
 }
 
 // RemoveTools removes the named tools and says how many there were.
-func (s *Server) RemoveTools(names ...string) int {
-	reg := s.reg
-	if reg == nil {
-		return 0
-	}
-	n := 0
-	reg.change("tools", func() bool { n = reg.tools.remove(names...); return n > 0 })
-	return n
-}
+func (s *Server) RemoveTools(names ...string) int { return remove(s, "tools", toolEntries, "", names) }
 
 // AddToolFunc registers a tool served by f, a plain function: each call
 // runs f on a goroutine of its own, with the arguments decoded into In and

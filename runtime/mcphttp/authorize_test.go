@@ -7,14 +7,13 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/httpauth"
-	"github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/mcphttp"
 )
 
 // Options.Authorize guards every method of both eras, after the Host and
 // Origin checks.
 func TestAuthorize(t *testing.T) {
-	srv := mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "go-test", Version: "1"}, Handler: handler{}})
+	srv := goServer("go-test")
 	auth, err := httpauth.New(httpauth.Config{Path: "/", Validate: httpauth.StaticToken("tok")})
 	if err != nil {
 		t.Fatal(err)

@@ -20,8 +20,12 @@ type worker struct {
 	held    chan int
 }
 
-func (worker) Capabilities() mcp.HandlerCapabilities      { return mcp.HandlerCapabilities{Tools: true} }
-func (worker) ParamHeaders(tool string) map[string]string { return nil }
+func (worker) Capabilities() mcp.HandlerCapabilities { return mcp.HandlerCapabilities{Tools: true} }
+
+func text(s string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"content": []any{map[string]string{"type": "text", "text": s}}})
+	return b
+}
 
 func (w worker) Handle(r *mcp.Request) {
 	if r.Method != "tools/call" {
@@ -133,7 +137,7 @@ func TestPoolLegacySessionsStick(t *testing.T) {
 
 // A proxy that forwards its own name as Host is refused unless allowed.
 func TestAllowHosts(t *testing.T) {
-	srv := mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "h", Version: "1"}, Handler: handler{}})
+	srv := goServer("h")
 	defer srv.Close()
 	for _, tc := range []struct {
 		allow []string

@@ -14,73 +14,54 @@ import (
 	"github.com/luagent/luagent/runtime/mcphttp"
 )
 
-// handler is a small Go server: echo (its message argument mirrored into
-// Mcp-Param-Msg), slow (progress and a log line first), ask (elicits).
-type handler struct{}
-
-func (handler) Capabilities() mcp.HandlerCapabilities {
-	return mcp.HandlerCapabilities{Tools: true}
-}
-
-func (handler) ParamHeaders(tool string) map[string]string {
-	if tool == "echo" {
-		return map[string]string{"Msg": "message", "N": "n"}
+// goServer is a small Go server: echo (its message argument mirrored into
+// Mcp-Param-Msg, n into Mcp-Param-N), later (answers when the test says),
+// slow (progress and a log line first), ask (elicits).
+func goServer(name string) *mcp.Server {
+	srv := mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: name, Version: "1"}})
+	add := func(tool, schema string, h mcp.ToolHandler) {
+		if err := srv.AddTool(mcp.Tool{Name: tool, InputSchema: json.RawMessage(schema)}, h); err != nil {
+			panic(err)
+		}
 	}
-	return nil
-}
-
-func text(s string) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"content": []any{map[string]string{"type": "text", "text": s}}})
-	return b
-}
-
-func (handler) Handle(r *mcp.Request) {
-	switch r.Method {
-	case "tools/list":
-		r.Reply(json.RawMessage(`{"tools":[{"name":"echo","inputSchema":{"type":"object","properties":{"message":{"type":"string","x-mcp-header":"Msg"},"n":{"type":"integer","x-mcp-header":"N"}}}}]}`))
-	case "tools/call":
-		var p struct {
-			Name      string `json:"name"`
-			Arguments struct {
+	add("echo", `{"type":"object","properties":{"message":{"type":"string","x-mcp-header":"Msg"},"n":{"type":"integer","x-mcp-header":"N"}}}`,
+		func(c *mcp.ToolCall) {
+			var args struct {
 				Message string `json:"message"`
-			} `json:"arguments"`
-		}
-		json.Unmarshal(r.Params, &p)
-		switch p.Name {
-		case "echo":
-			r.Reply(text(p.Arguments.Message))
-		case "later":
-			// Progress now, the answer when the test lets it go.
-			total := 1.0
-			r.Progress(0, &total, "started")
-			go func() {
-				select {
-				case answered := <-laterAnswers:
-					r.Reply(text("later done"))
-					close(answered)
-				case <-r.Context().Done():
-				}
-			}()
-		case "slow":
-			total := 2.0
-			r.Progress(1, &total, "half")
-			r.Log("info", "", json.RawMessage(`"working"`))
-			r.Progress(2, &total, "done")
-			r.Reply(text("slow done"))
-		case "ask":
-			r.Ask("elicitation/create", json.RawMessage(`{"message":"name?","requestedSchema":{"type":"object","properties":{}}}`), func(a json.RawMessage, err error) {
-				if err != nil {
-					r.Fail(err)
-					return
-				}
-				r.Reply(text("answer " + string(a)))
-			})
-		default:
-			r.Fail(&mcpError{})
-		}
-	default:
-		r.Reply(json.RawMessage(`{}`))
-	}
+			}
+			json.Unmarshal(c.Arguments, &args)
+			c.Return(mcp.TextResult(args.Message), nil)
+		})
+	add("later", "", func(c *mcp.ToolCall) {
+		// Progress now, the answer when the test lets it go.
+		total := 1.0
+		c.Progress(0, &total, "started")
+		go func() {
+			select {
+			case answered := <-laterAnswers:
+				c.Return(mcp.TextResult("later done"), nil)
+				close(answered)
+			case <-c.Context().Done():
+			}
+		}()
+	})
+	add("slow", "", func(c *mcp.ToolCall) {
+		total := 2.0
+		c.Progress(1, &total, "half")
+		c.Log("info", "", json.RawMessage(`"working"`))
+		c.Progress(2, &total, "done")
+		c.Return(mcp.TextResult("slow done"), nil)
+	})
+	add("ask", "", func(c *mcp.ToolCall) {
+		c.Ask("elicitation/create", json.RawMessage(`{"message":"name?","requestedSchema":{"type":"object","properties":{}}}`), func(a json.RawMessage, err error) {
+			if err != nil {
+				c.Fail(err)
+				return
+			}
+			c.Return(mcp.TextResult("answer "+string(a)), nil)
+		})
+	})
+	return srv
 }
 
 // laterAnswers lets the "later" tool answer: each call waits for a channel
@@ -99,13 +80,9 @@ func answerLater(t *testing.T) {
 	}
 }
 
-type mcpError struct{}
-
-func (*mcpError) Error() string { return "unknown tool" }
-
 func start(t *testing.T) (*testServer, *mcp.Server) {
 	t.Helper()
-	srv := mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "go-test", Version: "1"}, Handler: handler{}})
+	srv := goServer("go-test")
 	h := mcphttp.NewHandler(srv, mcphttp.Options{Limits: mcphttp.Limits{MaxBody: 1 << 16}, KeepAlive: 50 * time.Millisecond})
 	ts := newTestServer(t, h)
 	t.Cleanup(func() { h.Close(); ts.Close(); srv.Close() })

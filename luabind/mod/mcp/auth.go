@@ -14,18 +14,11 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Bearer-token auth for a Lua server served over HTTP:
-//
-//	s:auth(function(token, req) return token == env.MY_TOKEN end)
-//	s:auth{ validate = function(token, req) ... end,
-//	  authorization_servers = { "https://auth.example.com" },
-//	  scopes_supported = { "notes:read" },
-//	  resource = "https://mcp.example.com/mcp" }   -- the public URL, behind a proxy
-//
-// validate runs as a task for every HTTP request: true (or a table of
-// claims) accepts; false, nil or `nil, "reason"` refuses (401
-// invalid_token, the reason as error_description); an error answers 500 and
-// is logged. The checking itself is runtime/httpauth's.
+// Bearer-token auth for a Lua server served over HTTP (s:auth, in
+// stdlib/mcp.lua): the validator runs as a task for every HTTP request:
+// true (or a table of claims) accepts; false, nil or `nil, "reason"`
+// refuses (401 invalid_token, the reason as error_description); an error
+// answers 500 and is logged. The checking itself is runtime/httpauth's.
 
 type authDef struct {
 	validate *lua.LFunction
@@ -38,87 +31,44 @@ type authDef struct {
 // maxValidatorTime bounds one validation (less when --handler-timeout is).
 const maxValidatorTime = 10 * time.Second
 
-// s:auth(fn) or s:auth{validate, authorization_servers, scopes_supported, resource}
+// set_auth(s, validate, servers, scopes, resource): stdlib/mcp.lua's
+// s:auth has read its options; the servers' URLs are checked here.
 func (m *module) setAuth(L *lua.LState) int {
-	s := m.checkServer(L)
-	a := &authDef{timeout: maxValidatorTime}
+	s := checkServer(L)
+	a := &authDef{timeout: maxValidatorTime, resource: L.OptString(5, "")}
 	if HandlerTimeout > 0 && HandlerTimeout < a.timeout {
 		a.timeout = HandlerTimeout
 	}
-	switch v := L.Get(2).(type) {
-	case *lua.LFunction:
-		a.validate = v
-	case *lua.LTable:
-		var bad string
-		v.ForEach(func(k, val lua.LValue) {
-			if bad != "" {
-				return
-			}
-			switch k.String() {
-			case "validate":
-				fn, ok := val.(*lua.LFunction)
-				if !ok {
-					bad = "validate must be a function(token, req)"
-				}
-				a.validate = fn
-			case "authorization_servers":
-				a.servers, bad = stringList(val, "authorization_servers")
-				for _, u := range a.servers {
-					if err := httpauth.CheckServerURL(u); err != nil && bad == "" {
-						bad = err.Error()
-					}
-				}
-			case "scopes_supported":
-				a.scopes, bad = stringList(val, "scopes_supported")
-			case "resource":
-				r, ok := val.(lua.LString)
-				if !ok || !strings.Contains(string(r), "://") {
-					bad = "resource must be the endpoint's public URL, e.g. \"https://mcp.example.com/mcp\""
-				}
-				a.resource = string(r)
-			default:
-				bad = "unknown field " + k.String() + " (s:auth takes validate, authorization_servers, scopes_supported, resource)"
-			}
-		})
-		if bad != "" {
-			L.ArgError(2, bad)
+	a.validate, _ = L.Get(2).(*lua.LFunction)
+	for i, list := range []*[]string{&a.servers, &a.scopes} {
+		t := L.CheckTable(3 + i)
+		for j := 1; j <= t.Len(); j++ {
+			*list = append(*list, lua.LVAsString(t.RawGetInt(j)))
 		}
-	default:
-		L.ArgError(2, "a validator function(token, req) or a table {validate = ..., authorization_servers = {...}} expected")
+	}
+	for _, u := range a.servers {
+		if err := httpauth.CheckServerURL(u); err != nil {
+			return registered(L, err)
+		}
 	}
 	s.mu.Lock()
 	s.auth = a
 	s.mu.Unlock()
-	return 0
-}
-
-func stringList(v lua.LValue, field string) ([]string, string) {
-	t, ok := v.(*lua.LTable)
-	if !ok {
-		return nil, field + " must be a list of strings"
-	}
-	var out []string
-	for i := 1; i <= t.Len(); i++ {
-		s, ok := t.RawGetInt(i).(lua.LString)
-		if !ok || s == "" {
-			return nil, field + " must be a list of strings"
-		}
-		out = append(out, string(s))
-	}
-	return out, ""
+	return registered(L, nil)
 }
 
 // AuthConfig returns what the script set with s:auth on srv: the
 // validator (nil when it set none), authorization servers, scopes and
 // public resource URL. ok is false when it called no s:auth.
 func AuthConfig(srv *rmcp.Server) (cfg httpauth.Config, ok bool) {
-	s, isLua := srv.Handler().(*luaServer)
+	v, isLua := luaServers.Load(srv)
 	if !isLua {
 		return cfg, false
 	}
-	s.mu.RLock()
+	s := v.(*luaServer)
+	s.mu.Lock()
 	a := s.auth
-	s.mu.RUnlock()
+	s.mu.Unlock()
 	if a == nil {
 		return cfg, false
 	}

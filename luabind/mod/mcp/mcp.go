@@ -78,9 +78,10 @@ type conn struct {
 	skills     *skills.Remote // see remote
 }
 
-// Preload registers `mcp` so require("mcp") returns it.
+// Preload registers the native module mcp._native, which stdlib/mcp.lua
+// (the `mcp` module) builds on.
 func Preload(lp *sched.Loop, cfg Config) {
-	lp.L.PreloadModule("mcp", func(L *lua.LState) int {
+	lp.L.PreloadModule("mcp._native", func(L *lua.LState) int {
 		L.Push(Open(lp, cfg))
 		return 1
 	})
@@ -94,24 +95,13 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	m := &module{lp: lp, cfg: cfg, ctx: ctx, cancel: cancel, conns: map[*conn]bool{}}
 	lp.OnClose(m.closeAll)
 
-	m.serverMT = L.NewTypeMetatable(serverType)
-	m.serverMT.RawSetString("__index", m.serverMethods(L))
-	m.serverMT.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
-		s := m.checkServer(L)
-		L.Push(lua.LString(fmt.Sprintf("mcp server %q", s.srv.Name())))
-		return 1
-	}))
-	m.serverMT.RawSetString("__metatable", lua.LString(serverType))
-	m.ctxMT = m.ctxMetatable(L)
-
 	mod := L.CreateTable(0, 4)
 	mod.RawSetString("connect", lp.Async("mcp.connect", m.readConnect))
 	mod.RawSetString("auth_redirect", lp.Async("mcp.auth_redirect", m.authRedirect))
 	mod.RawSetString("login", lp.Async("mcp.login", m.login))
-	mod.RawSetString("server", L.NewFunction(m.newServer))
 	mod.RawSetString("hub", lp.Async("mcp.hub", m.newHub))
 	mod.RawSetString("catalog", L.NewFunction(m.newCatalog))
-	mod.RawSetString("schema", L.NewFunction(schemaOf))
+	mod.RawSetString("_server", m.serverNative(L))
 	return mod
 }
 

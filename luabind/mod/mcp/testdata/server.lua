@@ -232,6 +232,20 @@ test("many calls in flight at once", function()
   c:close()
 end)
 
+test("registering a key again replaces the entry where it stands, for every kind", function()
+  local c = mcp.connect{ name = "replace", command = LUAGENT, args = { "serve", SERVERS .. "/replace.lua" }, timeout = 10 }
+  local names = {}
+  for _, t in ipairs(c:tools()) do names[#names + 1] = t.name end
+  expect.eq(names, { "t", "u" })
+  expect.eq(c:call("t").content[1].text, "second")
+  expect.eq({ #c:resources(), #c:templates(), #c:prompts() }, { 1, 1, 1 })
+  expect.eq(c:read("n://static").contents[1].text, "second")
+  expect.eq(c:read("n://7").contents[1].text, "second 7")
+  expect.eq(c:prompt("p").messages[1].content.text, "second")
+  expect.eq(c:complete({ type = "ref/resource", uri = "n://{id}" }, { name = "id", value = "" }).values, { "second" })
+  c:close()
+end)
+
 test("registration mistakes are reported where they are made", function()
   local s = mcp.server{ name = "mistakes" }
   local noop = function() end
