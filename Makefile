@@ -9,7 +9,7 @@ PEERS_STAMP := test/peers/node_modules/.installed
 TSCLIENT_STAMP := test/tsclient/node_modules/.installed
 JUDGES_STAMPS := test/conformance/legacy/node_modules/.installed test/conformance/modern/node_modules/.installed
 
-.PHONY: build test demo bench bench-patterns fuzz lint clean peers judges conformance nginx
+.PHONY: build test demo bench bench-patterns bench-ask fuzz lint clean peers judges conformance nginx
 
 # Static (CGO_ENABLED=0): nothing here needs cgo, and a start without ld.so
 # and libc is 0.7 ms faster (BENCHMARKS.md, W4). -race tests still use cgo.
@@ -29,7 +29,7 @@ conformance: build judges
 demo: build
 	$(BIN) run examples/demo.lua
 
-bench: bench-patterns
+bench: bench-patterns bench-ask
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $(PKGS)
 
 # Lua string patterns against reference Lua 5.1 (Debian's lua5.1, installed
@@ -40,6 +40,15 @@ bench-patterns: build
 	  echo "installing lua5.1 (Debian's package) for the pattern benchmark"; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq lua5.1 >/dev/null; }
 	test/bench/patterns.sh $(BIN) 5
+
+# One-shot `luagent ask` against mcphost on the same job (BENCHMARKS.md):
+# server-everything from `make peers`, a local model stand-in, mcphost built
+# from the Go module proxy into $MCPHOST_DIR (default /tmp/mcphost; or
+# MCPHOST=path), skipped with a note when it cannot be built. ASK_ROUNDS
+# interleaved rounds.
+ASK_ROUNDS ?= 11
+bench-ask: build $(PEERS_STAMP)
+	test/bench/ask.sh $(BIN) $(ASK_ROUNDS)
 
 # Each parser has a fuzz target; `make test` replays their corpora.
 fuzz:
