@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,26 +28,16 @@ func readAll(in []byte, max int) ([]sseOut, error) {
 	}
 }
 
+// The providers' reader passes on only the events with data (runtime/sse
+// has the format's own tests).
 func TestSSE(t *testing.T) {
-	in := ": a comment\n" +
-		"event: message_start\ndata: {\"a\":1}\n\n" +
-		"data:no space\r\ndata:  two spaces\r\nid: 7\r\nretry: 10\r\n\r\n" +
-		"event: ping\n\n" + // no data: not dispatched
-		"data\n\n" + // a field without a colon: empty data
-		"data: [DONE]\n\n" +
-		"data: cut by the end"
+	in := "event: ping\n\nid: 7\n\nevent: message_start\ndata: {\"a\":1}\n\ndata: [DONE]\n\n"
 	got, err := readAll([]byte(in), maxEvent)
 	if err != io.EOF {
 		t.Fatal(err)
 	}
-	want := []sseOut{{"message_start", `{"a":1}`}, {"", "no space\n two spaces"}, {"", ""}, {"", "[DONE]"}}
-	if len(got) != len(want) {
-		t.Fatalf("got %q", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("event %d: got %q, want %q", i, got[i], want[i])
-		}
+	if want := []sseOut{{"message_start", `{"a":1}`}, {"", "[DONE]"}}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }
 
