@@ -37,6 +37,11 @@ local function the_hub()
   return default_hub
 end
 
+-- agent.default_hub() is the hub of the user's catalog that agents made
+-- without hub share (made on first use): luagent chat's and the REPL's
+-- /mcp show it.
+M.default_hub = the_hub
+
 local Agent = {}
 Agent.__index = Agent
 

@@ -59,8 +59,9 @@ func main() {
 
 type options struct {
 	serve       bool
-	ask         *askOptions // `luagent ask ...` (nil: not ask)
-	mcp         []string    // `luagent mcp SUBCOMMAND ARGS...` (nil: not an mcp command)
+	ask         *askOptions  // `luagent ask ...` (nil: not ask)
+	chat        *chatOptions // `luagent chat ...` (nil: not chat)
+	mcp         []string     // `luagent mcp SUBCOMMAND ARGS...` (nil: not an mcp command)
 	handlerTO   time.Duration
 	http        string   // serve over HTTP at this ADDR/PATH ("" = stdio)
 	allowOrigin []string // more origins the HTTP server accepts
@@ -159,6 +160,8 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 			return o, 0, true
 		case a == "ask":
 			return parseAsk(o, argv[i+1:], stdout, stderr)
+		case a == "chat":
+			return parseChat(o, argv[i+1:], stdout, stderr)
 		case a == "serve":
 			o.serve = true
 			return parseServe(o, argv[i+1:], stdout, stderr)
@@ -251,10 +254,10 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "luagent: %v\n", err)
 		return host.ExitUsage
 	}
-	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve && o.ask == nil) || o.interactive
+	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve && o.ask == nil && o.chat == nil) || o.interactive
 	h := host.New(host.Config{
 		Params:      params,
-		Interactive: repl,
+		Interactive: repl || o.chat != nil,
 		Trace:       sink,
 		Home:        host.Home(),
 		Clean:       o.clean,
@@ -273,6 +276,9 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	if o.ask != nil {
 		return runAsk(o, h, stdin, stdout, stderr)
+	}
+	if o.chat != nil {
+		return runChat(o, h, stdin, stdout)
 	}
 	for _, e := range o.exprs {
 		if code := h.Run(ctx, host.Script{Src: []byte(e), Name: "-e", Arg0: "-e"}); code != host.ExitOK {

@@ -24,6 +24,8 @@ commands:
                                serve the MCP server FILE returns, over stdio or Streamable HTTP
   luagent ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] PROMPT...
                                ask an agent over the catalog's servers (prompt on stdin when none)
+  luagent chat [--model M] [--agent FILE] [--resume FILE] [--yes]
+                               talk with an agent over the catalog's servers (/help in it)
   luagent mcp VERB [ARGS...]   saved MCP servers and their credentials: list, add, remove,
                                enable, disable, get, import, login, logout
 
@@ -79,6 +81,56 @@ examples:
   luagent ask "what tools do you have?"
   OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
   echo "write a note" | luagent ask --agent examples/agent.lua --yes
+`
+
+const chatUsage = `usage: luagent [options] chat [--model M] [--agent FILE] [--resume FILE] [--yes]
+
+A conversation with an agent over the catalog's servers
+(~/.luagent/config.json; luagent mcp list). It opens at once; the servers
+start in the background (a line says how many are ready) and their tools
+join when ready. A plain line goes to the agent; the answer streams, and
+each tool call shows server › tool args, its progress, time and a
+one-line result. A call the policy asks about asks you: y once, a for
+the session, n [REASON] to deny (the reason goes to the model).
+
+End a line with \ to continue it on the next. Tab completes /commands,
+server and prompt names. Ctrl-C cancels a running turn (the servers are
+told) and the session goes on; at the prompt it clears the line, and a
+second one leaves; so does Ctrl-D. History is kept in
+~/.luagent/chat_history. On exit the conversation is saved in
+~/.luagent/sessions/ (the path is printed); --resume continues one.
+
+commands (in the chat):
+  /help                        the commands
+  /mcp, /mcps                  the servers: status, transport, tools, errors
+  /mcp prompt SERVER PROMPT [k=v ...]
+                               send a server's prompt as the next turn (each
+                               k=v split at its first =; k alone is empty)
+  /model [NAME]                show the model, or switch keeping the conversation
+  /clear                       a new conversation (the last one is saved)
+  /save FILE                   write the conversation as JSON
+  /lua CODE                    run one Lua line in the session's state
+  /quit, /exit                 save and leave
+
+options:
+  --model M        the model: mock, openai:MODEL, anthropic:MODEL, ollama:MODEL or a
+                   configured name (default: $LUAGENT_MODEL, else config.json's
+                   "model", else mock, with a note)
+  --agent FILE     talk with the agent FILE returns (return agent.new{...});
+                   --model and --yes override its own settings
+  --resume FILE    continue a saved conversation (and save it there again)
+  --yes, -y        allow every tool call the policy would ask about, unasked
+
+environment:
+  LUAGENT_MODEL    the default model
+  LUAGENT_HOME     replaces ~/.luagent (config.json, chat_history, sessions/)
+  OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
+                   the providers' keys and endpoints (never printed)
+
+examples:
+  luagent chat
+  luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
+  luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json
 `
 
 const runUsage = `usage: luagent [options] run FILE [ARGS...]

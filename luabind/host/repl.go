@@ -127,6 +127,8 @@ func (h *Host) replCommand(line string) bool {
 	switch name {
 	case "/exit", "/quit":
 		return false
+	case "/mcp", "/mcps":
+		h.replMCP()
 	case "/help", "/?":
 		done := make(chan bool, 1)
 		h.Loop.Post(func() { h.evalLine("help()", new(atomic.Pointer[sched.Task]), done) })

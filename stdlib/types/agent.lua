@@ -233,6 +233,11 @@ function agent.model(spec) end
 ---@return string reason
 function agent.default_policy(call) end
 
+---The hub of the user's catalog that agents made without hub share (made on
+---first use, progressive in an interactive session): what /mcp shows.
+---@return mcp.Hub
+function agent.default_hub() end
+
 ---Reports whether v is an agent.
 ---@param v any
 ---@return boolean

@@ -1,0 +1,140 @@
+package chat
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/luagent/luagent/runtime/errs"
+)
+
+// Command is a slash command as typed: /mcp prompt srv p k=v is
+// {Name: "mcp", Args: ["prompt", "srv", "p", "k=v"], Rest: "prompt srv p k=v"}.
+type Command struct {
+	Name string
+	Args []string
+	// Rest is the text after the name, as typed (for /lua CODE).
+	Rest string
+}
+
+// Commands are the slash commands with a line of help each, in /help's
+// order. Aliases name the command they stand for.
+var Commands = []struct{ Name, Usage, Help string }{
+	{"help", "/help", "this list"},
+	{"mcp", "/mcp", "the catalog's servers: status, transport, tools, errors (/mcps too)"},
+	{"mcp prompt", "/mcp prompt SERVER PROMPT [k=v ...]", "send a server's prompt as the next turn"},
+	{"model", "/model [NAME]", "show the model, or switch to NAME keeping the conversation"},
+	{"clear", "/clear", "start a new conversation (the current one is saved)"},
+	{"save", "/save FILE", "write the conversation as JSON to FILE"},
+	{"lua", "/lua CODE", "run one Lua line in the session's state"},
+	{"quit", "/quit", "save the conversation and leave (/exit, Ctrl-D)"},
+}
+
+// aliases map a typed name to its command.
+var aliases = map[string]string{"mcps": "mcp", "exit": "quit", "?": "help"}
+
+// names are every name a user may type, aliases too, sorted (completion).
+func names() []string {
+	var out []string
+	for _, c := range Commands {
+		if !strings.Contains(c.Name, " ") {
+			out = append(out, c.Name)
+		}
+	}
+	for a := range aliases {
+		if a != "?" {
+			out = append(out, a)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsCommand says whether a line is a slash command (a line starting with
+// "//" is a message starting with "/", the slash doubled to escape it).
+func IsCommand(line string) bool {
+	s := strings.TrimSpace(line)
+	return strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//")
+}
+
+// Unescape turns a message typed as "//text" into "/text".
+func Unescape(line string) string {
+	if s := strings.TrimLeft(line, " \t"); strings.HasPrefix(s, "//") {
+		return s[1:]
+	}
+	return line
+}
+
+// ParseCommand reads a slash command. Arguments are split at white
+// space; an unknown name is an error of kind not_found that says how to
+// list the commands.
+func ParseCommand(line string) (Command, error) {
+	s := strings.TrimSpace(line)
+	if !strings.HasPrefix(s, "/") || len(s) == 1 {
+		return Command{}, errs.New(errs.Invalid, "chat", "a command starts with / and a name: /help lists them")
+	}
+	name, rest, _ := strings.Cut(s[1:], " ")
+	rest = strings.TrimSpace(rest)
+	if a, ok := aliases[name]; ok {
+		name = a
+	}
+	known := false
+	for _, c := range Commands {
+		known = known || c.Name == name
+	}
+	if !known {
+		return Command{}, errs.Errorf(errs.NotFound, "chat", "unknown command /%s: /help lists them (start a message with // to send a leading /)", name)
+	}
+	return Command{Name: name, Args: strings.Fields(rest), Rest: rest}, nil
+}
+
+// ParseKV reads prompt arguments: each token is split at its first "=",
+// the value is the rest as a string, a token without "=" has the empty
+// value. An empty key or a key given twice is an error of kind invalid.
+func ParseKV(tokens []string) (map[string]string, error) {
+	out := make(map[string]string, len(tokens))
+	for _, tok := range tokens {
+		k, v, _ := strings.Cut(tok, "=")
+		if k == "" {
+			return nil, errs.Errorf(errs.Invalid, "chat", "argument %q has no name: write NAME=VALUE", tok)
+		}
+		if _, dup := out[k]; dup {
+			return nil, errs.Errorf(errs.Invalid, "chat", "argument %s is given twice: give each once", k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// Choice is a person's answer to an approval ask.
+type Choice int
+
+// The choices.
+const (
+	Deny         Choice = iota
+	AllowOnce           // this call
+	AllowSession        // this tool, until the session ends
+)
+
+// Approval is an answer: a choice and, for a denial, the reason the model
+// is told.
+type Approval struct {
+	Choice Choice
+	Reason string
+}
+
+// ParseApproval reads an answer typed at an approval ask: y (yes, once),
+// a (always: this tool for the session), n (no) with an optional reason
+// after it ("n not that file"). Anything else is not an answer.
+func ParseApproval(line string) (Approval, bool) {
+	word, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+	rest = strings.TrimSpace(rest)
+	switch strings.ToLower(word) {
+	case "y", "yes":
+		return Approval{Choice: AllowOnce}, rest == ""
+	case "a", "always":
+		return Approval{Choice: AllowSession}, rest == ""
+	case "n", "no":
+		return Approval{Choice: Deny, Reason: rest}, true
+	}
+	return Approval{}, false
+}

@@ -1,0 +1,196 @@
+// Package chat is the session behind `luagent chat`, without a terminal:
+// it runs turns (one at a time, each cancellable), answers the agent's
+// approval asks through a UI (allow once, allow a tool for the session,
+// deny with a reason), parses slash commands and prompt arguments, turns
+// a server's prompt into the next turn, formats the servers' status, and
+// saves and resumes conversations. The terminal (cmd/luagent) implements
+// UI and reads lines; lua.go builds the agent in a Lua state.
+package chat
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hub"
+)
+
+// Agent is what a session needs of its agent: a turn with a Go event sink,
+// and the runtime agent (conversation, asks). luabind/mod/agent's Handle is
+// one.
+type Agent interface {
+	Ask(ctx context.Context, prompt string, onEvent func(ragent.Event)) (string, *ragent.Transcript, error)
+	Agent() *ragent.Agent
+}
+
+// UI is what a session shows and asks.
+type UI interface {
+	// Event shows one thing the running turn did (text, tool activity).
+	// It runs on the turn's goroutines, one call at a time.
+	Event(ragent.Event)
+	// Approve asks the person about a call the policy asks about; ctx ends
+	// when the turn is cancelled (answer Deny then).
+	Approve(ctx context.Context, c ragent.Call) Approval
+}
+
+// Options configure a Session.
+type Options struct {
+	Agent Agent
+	UI    UI
+	// Hub is the session's servers (nil: none); Catalog the entries behind
+	// it, for what the hub does not say (transport).
+	Hub     *hub.Hub
+	Catalog []*catalog.Server
+	// File is where Save writes the conversation (a resumed one's file, or
+	// a new one under Home/sessions).
+	File string
+	// AgentFile is --agent's file, kept in the saved conversation.
+	AgentFile string
+}
+
+// Session is one conversation with an agent.
+type Session struct {
+	o Options
+
+	mu      sync.Mutex
+	agent   Agent
+	cancel  context.CancelCauseFunc // the running turn's (nil: none)
+	allowed map[string]bool         // tools allowed for the session
+	conv    Conversation
+}
+
+// New returns a session over o.Agent, whose asks it answers from now on.
+func New(o Options) *Session {
+	s := &Session{o: o, allowed: map[string]bool{}}
+	s.conv = Conversation{Version: conversationVersion, Start: time.Now().UTC().Round(time.Second), AgentFile: o.AgentFile}
+	s.SetAgent(o.Agent)
+	return s
+}
+
+// SetAgent replaces the agent (/model builds a new one) and gives it the
+// conversation so far.
+func (s *Session) SetAgent(a Agent) {
+	s.mu.Lock()
+	old := s.agent
+	s.agent = a
+	s.mu.Unlock()
+	ra := a.Agent()
+	ra.SetAsk(s.ask)
+	if old != nil && old != a {
+		ra.Seed(old.Agent().Messages())
+	}
+}
+
+// Agent is the session's agent.
+func (s *Session) Agent() Agent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.agent
+}
+
+// Hub is the session's hub (nil: none).
+func (s *Session) Hub() *hub.Hub { return s.o.Hub }
+
+// ErrCancelled is the cause a cancelled turn ends with.
+var ErrCancelled = errs.New(errs.Cancelled, "chat", "the turn was cancelled (Ctrl-C)")
+
+// Turn sends prompt to the agent and waits for its answer; Cancel (from
+// another goroutine) ends it early, the model's stream and the tool calls
+// with it. The conversation keeps what the turn did either way.
+func (s *Session) Turn(ctx context.Context, prompt string) (string, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s.mu.Lock()
+	if s.cancel != nil {
+		s.mu.Unlock()
+		return "", errs.New(errs.Invalid, "chat", "a turn is already running: wait for it or press Ctrl-C")
+	}
+	s.cancel = cancel
+	a := s.agent
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+	}()
+	text, tr, err := a.Ask(ctx, prompt, s.o.UI.Event)
+	s.mu.Lock()
+	if tr != nil {
+		s.conv.Turns = append(s.conv.Turns, *tr)
+		s.conv.Model = tr.Model
+	}
+	s.mu.Unlock()
+	return text, err
+}
+
+// Cancel cancels the running turn; false when none runs.
+func (s *Session) Cancel() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel == nil {
+		return false
+	}
+	s.cancel(ErrCancelled)
+	return true
+}
+
+// Busy says whether a turn runs.
+func (s *Session) Busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancel != nil
+}
+
+// Clear starts a new conversation (the tools allowed for the session stay
+// allowed).
+func (s *Session) Clear() {
+	s.mu.Lock()
+	a := s.agent
+	s.conv = Conversation{Version: conversationVersion, Start: time.Now().UTC().Round(time.Second), AgentFile: s.o.AgentFile}
+	s.mu.Unlock()
+	a.Agent().Reset()
+}
+
+// toolKey names what "allow for the session" allows: a server's tool, a
+// local tool, or a server's sampling requests.
+func toolKey(c ragent.Call) string {
+	switch {
+	case c.Kind == ragent.KindSampling:
+		return "sampling:" + c.Server
+	case c.Server != "":
+		return c.Server + "\x00" + c.Tool
+	}
+	return c.Name
+}
+
+// ask is the agent's Config.Ask: tools allowed for the session pass, the
+// rest go to the person.
+func (s *Session) ask(ctx context.Context, c ragent.Call) (ragent.Decision, string) {
+	key := toolKey(c)
+	s.mu.Lock()
+	ok := s.allowed[key]
+	s.mu.Unlock()
+	if ok {
+		return ragent.Allow, "allowed for this session"
+	}
+	ap := s.o.UI.Approve(ctx, c)
+	if ctx.Err() != nil {
+		return ragent.Deny, "the turn was cancelled"
+	}
+	switch ap.Choice {
+	case AllowOnce:
+		return ragent.Allow, "allowed by the user"
+	case AllowSession:
+		s.mu.Lock()
+		s.allowed[key] = true
+		s.mu.Unlock()
+		return ragent.Allow, "allowed by the user for this session"
+	}
+	if ap.Reason != "" {
+		return ragent.Deny, "denied by the user: " + ap.Reason
+	}
+	return ragent.Deny, "denied by the user"
+}

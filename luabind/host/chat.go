@@ -1,0 +1,542 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/errs"
+	rhub "github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/llm"
+	"github.com/peterh/liner"
+)
+
+// ChatConfig configures Host.Chat.
+type ChatConfig struct {
+	// AgentFile is --agent's file ("" builds the default agent).
+	AgentFile string
+	// Model is --model ("" keeps the agent's own, or the default's);
+	// ModelNote is printed at the start when the model was not chosen.
+	Model     string
+	ModelNote string
+	Yes       bool
+	// Resume is --resume's file ("" starts a new conversation).
+	Resume string
+	// Catalog is the catalog's entries (for /mcp's transports).
+	Catalog []*catalog.Server
+	// Secrets are values never to print (the providers' keys).
+	Secrets []string
+}
+
+const (
+	chatPrompt     = "> "
+	chatContPrompt = ".. "
+)
+
+// ChatBanner is printed when a chat starts.
+const ChatBanner = "luagent chat — model %s. /help lists the commands; end a line with \\ to continue it; Ctrl-C cancels a turn, Ctrl-D exits."
+
+// Chat runs `luagent chat`: a conversation with an agent over the
+// catalog's servers, started in the background. On a terminal it edits
+// lines (history in Home/chat_history, Tab completion); otherwise it
+// reads plain lines, approval answers included. It returns the exit code.
+func (h *Host) Chat(ctx context.Context, in io.Reader, interactive bool, c ChatConfig) int {
+	t := &chatTerm{h: h, cfg: c, tty: interactive, lua: chat.NewLua(h.Loop), prompts: map[string][]string{}}
+	if interactive {
+		t.rd = t.newReader()
+	} else {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64*1024), 16<<20)
+		t.rd = &plainReader{sc: sc}
+	}
+	t.out, t.errw = h.Stdout(), h.Stderr()
+	code := ExitOK
+	go func() {
+		defer h.Loop.Post(h.Loop.Stop)
+		code = t.run(ctx)
+	}()
+	h.Loop.Run(ctx, sched.UntilStopped)
+	return code
+}
+
+// chatTerm is the terminal side of a chat session.
+type chatTerm struct {
+	h    *Host
+	cfg  ChatConfig
+	tty  bool
+	rd   LineReader
+	lua  *chat.Lua
+	s    *chat.Session
+	out  io.Writer
+	errw io.Writer
+
+	mu       sync.Mutex // output and the fields below
+	lastNL   bool       // the answer printed so far ends with a newline
+	printed  bool
+	progress bool // a progress line is drawn (tty)
+	spin     int
+	status   string // the last status line shown
+
+	pmu     sync.Mutex
+	prompts map[string][]string // server -> prompt names (completion)
+
+	cancelOp func() // cancels a running /command (Ctrl-C)
+	opMu     sync.Mutex
+}
+
+func (t *chatTerm) newReader() LineReader {
+	st := liner.NewLiner()
+	st.SetCtrlCAborts(true)
+	st.SetTabCompletionStyle(liner.TabPrints)
+	st.SetWordCompleter(func(line string, pos int) (string, []string, string) {
+		head, cands := chat.Complete(line[:pos], t.serverNames(), t.promptNames)
+		if len(cands) == 0 {
+			return line[:pos], nil, line[pos:]
+		}
+		return head, cands, line[pos:]
+	})
+	file := filepath.Join(t.h.cfg.Home, "chat_history")
+	if f, err := os.Open(file); err == nil {
+		st.ReadHistory(f)
+		f.Close()
+	}
+	tw := newTermWriters(t.h.out.w, t.h.errw.w)
+	t.h.out.Set(tw.out)
+	t.h.errw.Set(tw.err)
+	return &lineEditor{st: st, file: file, tw: tw}
+}
+
+func (t *chatTerm) redact(s string) string {
+	for _, k := range t.cfg.Secrets {
+		s = strings.ReplaceAll(s, k, "***")
+	}
+	return s
+}
+
+// say prints a line of the session's own (not the model's).
+func (t *chatTerm) say(format string, a ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.endAnswerLocked()
+	fmt.Fprintln(t.out, t.redact(fmt.Sprintf(format, a...)))
+}
+
+func (t *chatTerm) fail(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.endAnswerLocked()
+	fmt.Fprintf(t.errw, "%s: %s\n", errs.KindOf(err), t.redact(oneLineOf(err.Error(), 400)))
+}
+
+func oneLineOf(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
+
+func (t *chatTerm) run(ctx context.Context) int {
+	defer t.rd.Close()
+	o := chat.BuildOptions{AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes}
+	if t.cfg.AgentFile != "" {
+		src, err := os.ReadFile(t.cfg.AgentFile)
+		if err != nil {
+			fmt.Fprintf(t.errw, "luagent: cannot read %s: %v\n", t.cfg.AgentFile, errors.Unwrap(err))
+			return ExitError
+		}
+		done := make(chan error, 1)
+		t.h.Loop.Post(func() {
+			fn, err := t.h.Load(src, t.cfg.AgentFile)
+			o.AgentFn = fn
+			done <- err
+		})
+		if err := <-done; err != nil {
+			fmt.Fprintf(t.errw, "luagent: %v\n", err)
+			return ExitError
+		}
+	}
+	var conv *chat.Conversation
+	file := chat.NewFile(chat.SessionsDir(t.h.cfg.Home), time.Now())
+	if t.cfg.Resume != "" {
+		var err error
+		if conv, err = chat.Load(t.cfg.Resume); err != nil {
+			fmt.Fprintf(t.errw, "luagent: %v\n", err)
+			return ExitError
+		}
+		file = t.cfg.Resume
+	}
+	ag, err := t.lua.Build(ctx, o)
+	if err != nil {
+		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.redact(err.Error()))
+		return ExitError
+	}
+	hb := ag.Agent().Hub()
+	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, File: file, AgentFile: t.cfg.AgentFile})
+	if t.cfg.ModelNote != "" {
+		fmt.Fprintln(t.errw, t.cfg.ModelNote)
+	}
+	t.say(ChatBanner, modelName(ag))
+	if conv != nil {
+		t.s.Resume(conv)
+		t.say("resumed %s: %d messages, %d turns", t.cfg.Resume, len(conv.Messages), len(conv.Turns))
+	}
+	if hb != nil {
+		defer t.watch(hb)()
+	}
+
+	sigs := make(chan os.Signal, 1)
+	defer subscribeSignals(sigs, os.Interrupt)()
+	go func() {
+		for range sigs {
+			if !t.s.Cancel() {
+				t.opMu.Lock()
+				c := t.cancelOp
+				t.opMu.Unlock()
+				if c != nil {
+					c()
+				}
+			}
+		}
+	}()
+
+	var buf []string
+	aborted := false
+	for {
+		p := chatPrompt
+		if len(buf) > 0 {
+			p = chatContPrompt
+		}
+		line, err := t.rd.ReadLine(p)
+		if errors.Is(err, ErrAborted) {
+			// Ctrl-C clears the line; a second one at the empty prompt it
+			// leaves ends the session.
+			if aborted && len(buf) == 0 {
+				break
+			}
+			if len(buf) == 0 && t.tty {
+				t.say("(Ctrl-C again or Ctrl-D to leave)")
+			}
+			aborted, buf = true, nil
+			continue
+		}
+		aborted = false
+		if err != nil {
+			break
+		}
+		if strings.HasSuffix(line, "\\") {
+			buf = append(buf, strings.TrimSuffix(line, "\\"))
+			continue
+		}
+		buf = append(buf, line)
+		text := strings.Join(buf, "\n")
+		buf = nil
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		t.rd.AddHistory(text)
+		if chat.IsCommand(text) {
+			if !t.command(ctx, text) {
+				break
+			}
+			continue
+		}
+		t.turn(ctx, func(ctx context.Context) (string, error) { return t.s.Turn(ctx, chat.Unescape(text)) })
+	}
+	t.saveOnExit()
+	return ExitOK
+}
+
+func modelName(ag chat.Agent) string {
+	if m := ag.Agent().Model(); m != nil {
+		return m.Name()
+	}
+	return "(none)"
+}
+
+// turn runs one turn and ends its output.
+func (t *chatTerm) turn(ctx context.Context, run func(context.Context) (string, error)) {
+	_, err := run(ctx)
+	t.mu.Lock()
+	t.clearProgressLocked()
+	t.endAnswerLocked()
+	t.printed = false
+	t.mu.Unlock()
+	if err != nil {
+		if errs.KindOf(err) == errs.Cancelled {
+			t.say("(cancelled; the conversation goes on)")
+			return
+		}
+		t.fail(err)
+	}
+}
+
+func (t *chatTerm) saveOnExit() {
+	if t.s == nil || t.s.Empty() {
+		return
+	}
+	file := t.s.File()
+	if err := t.s.Save(file); err != nil {
+		t.fail(err)
+		return
+	}
+	t.say("saved the conversation to %s (luagent chat --resume %s continues it)", file, file)
+}
+
+// op runs a slash command's work with a context Ctrl-C cancels.
+func (t *chatTerm) op(ctx context.Context, timeout time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	t.opMu.Lock()
+	t.cancelOp = cancel
+	t.opMu.Unlock()
+	return ctx, func() {
+		t.opMu.Lock()
+		t.cancelOp = nil
+		t.opMu.Unlock()
+		cancel()
+	}
+}
+
+// command runs a slash command; false ends the session.
+func (t *chatTerm) command(ctx context.Context, line string) bool {
+	c, err := chat.ParseCommand(line)
+	if err != nil {
+		t.fail(err)
+		return true
+	}
+	switch c.Name {
+	case "quit":
+		return false
+	case "help":
+		var b strings.Builder
+		b.WriteString("commands:\n")
+		for _, cmd := range chat.Commands {
+			fmt.Fprintf(&b, "  %-38s %s\n", cmd.Usage, cmd.Help)
+		}
+		b.WriteString("a plain line goes to the agent (//text sends /text); end a line with \\ to continue it on the next.\n")
+		b.WriteString("Ctrl-C cancels a running turn; at the prompt it clears the line, twice leaves. Ctrl-D leaves.")
+		t.say("%s", b.String())
+	case "mcp":
+		if len(c.Args) > 0 && c.Args[0] == "prompt" {
+			t.mcpPrompt(ctx, c.Args[1:])
+			return true
+		}
+		if len(c.Args) > 0 {
+			t.fail(errs.Errorf(errs.Invalid, "chat", "unknown /mcp %s: /mcp lists the servers, /mcp prompt SERVER PROMPT k=v sends a prompt", c.Args[0]))
+			return true
+		}
+		hb := t.s.Hub()
+		if hb == nil {
+			t.say("this agent has no MCP servers (its hub is off)")
+			return true
+		}
+		t.say("%s", strings.TrimRight(chat.MCPList(hb.Status(), t.cfg.Catalog), "\n"))
+	case "model":
+		if len(c.Args) == 0 {
+			t.say("model: %s", modelName(t.s.Agent()))
+			return true
+		}
+		octx, done := t.op(ctx, time.Minute)
+		ag, err := t.lua.WithModel(octx, c.Args[0])
+		done()
+		if err != nil {
+			t.fail(err)
+			return true
+		}
+		t.s.SetAgent(ag)
+		t.say("model: %s (the conversation goes on)", modelName(ag))
+	case "clear":
+		if !t.s.Empty() {
+			if err := t.s.Save(t.s.File()); err != nil {
+				t.fail(err)
+				return true
+			}
+			t.say("the last conversation is saved in %s", t.s.File())
+		}
+		t.s.Clear()
+		t.s.SetFile(chat.NewFile(chat.SessionsDir(t.h.cfg.Home), time.Now()))
+		t.say("new conversation")
+	case "save":
+		if len(c.Args) != 1 {
+			t.fail(errs.New(errs.Invalid, "chat", "/save needs one file: /save chat.json"))
+			return true
+		}
+		if err := t.s.Save(c.Args[0]); err != nil {
+			t.fail(err)
+			return true
+		}
+		t.say("saved the conversation to %s", c.Args[0])
+	case "lua":
+		if c.Rest == "" {
+			t.fail(errs.New(errs.Invalid, "chat", "/lua needs a line of Lua: /lua 1+1"))
+			return true
+		}
+		octx, done := t.op(ctx, 24*time.Hour)
+		out, err := t.lua.Eval(octx, c.Rest)
+		done()
+		if err != nil {
+			t.fail(err)
+			return true
+		}
+		if out != "" {
+			t.say("%s", out)
+		}
+	}
+	return true
+}
+
+// mcpPrompt is /mcp prompt SERVER PROMPT k=v...: the prompt's messages
+// are shown, then sent as the next turn; any failure sends nothing.
+func (t *chatTerm) mcpPrompt(ctx context.Context, args []string) {
+	if len(args) < 2 {
+		t.fail(errs.New(errs.Invalid, "chat", "/mcp prompt needs a server and a prompt: /mcp prompt SERVER PROMPT [k=v ...]"))
+		return
+	}
+	kv, err := chat.ParseKV(args[2:])
+	if err != nil {
+		t.fail(err)
+		return
+	}
+	octx, done := t.op(ctx, time.Minute)
+	msgs, err := t.s.FetchPrompt(octx, args[0], args[1], kv)
+	done()
+	if err != nil {
+		t.fail(err)
+		return
+	}
+	t.mu.Lock()
+	fmt.Fprintf(t.out, "prompt %s › %s:\n", args[0], args[1])
+	for _, m := range msgs {
+		fmt.Fprintf(t.out, "  [%s] %s\n", m.Role, t.redact(partsText(m)))
+	}
+	t.mu.Unlock()
+	t.turn(ctx, func(ctx context.Context) (string, error) { return t.s.Submit(ctx, msgs) })
+}
+
+func partsText(m llm.Message) string {
+	var out []string
+	for _, p := range m.Parts {
+		if p.Type == "text" {
+			out = append(out, p.Text)
+		} else {
+			out = append(out, "["+p.Type+"]")
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// watch shows the servers' progress as they start: the status line when
+// it changes, and each failure once; the servers stopping at the end are
+// not news (stop unsubscribes).
+func (t *chatTerm) watch(hb *rhub.Hub) (stop func()) {
+	t.showStatus(hb.Status())
+	return hb.Subscribe(func(ev rhub.Event) {
+		st := ev.State
+		switch st.Status {
+		case rhub.Failed:
+			if st.Err != nil {
+				t.say("  %s failed: %s", st.Name, oneLineOf(st.Err.Error(), 300))
+			}
+		case rhub.NeedsAuth:
+			t.say("  %s needs authorization (luagent mcp login, or /mcp later)", st.Name)
+		case rhub.Ready:
+			go t.cachePrompts(hb, st)
+		}
+		t.showStatus(hb.Status())
+	})
+}
+
+func (t *chatTerm) showStatus(states []rhub.State) {
+	line := chat.StatusLine(states)
+	t.mu.Lock()
+	same := line == t.status
+	t.status = line
+	t.mu.Unlock()
+	if line != "" && !same {
+		t.say("[%s]", line)
+	}
+}
+
+func (t *chatTerm) cachePrompts(hb *rhub.Hub, st rhub.State) {
+	if st.Info.Capabilities.Prompts == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	items, err := hb.Prompts(ctx, st.Name)
+	if err != nil {
+		return
+	}
+	var names []string
+	for _, it := range items {
+		if n := promptName(it.Raw); n != "" {
+			names = append(names, n)
+		}
+	}
+	t.pmu.Lock()
+	t.prompts[st.Name] = names
+	t.pmu.Unlock()
+}
+
+func (t *chatTerm) serverNames() []string {
+	if t.s == nil || t.s.Hub() == nil {
+		return nil
+	}
+	var out []string
+	for _, st := range t.s.Hub().Status() {
+		out = append(out, st.Name)
+	}
+	return out
+}
+
+func (t *chatTerm) promptNames(server string) []string {
+	t.pmu.Lock()
+	defer t.pmu.Unlock()
+	return t.prompts[server]
+}
+
+// endAnswerLocked ends a line of answer text before other output.
+func (t *chatTerm) endAnswerLocked() {
+	t.clearProgressLocked()
+	if t.printed && !t.lastNL {
+		io.WriteString(t.out, "\n")
+		t.lastNL = true
+	}
+}
+
+func (t *chatTerm) clearProgressLocked() {
+	if t.progress {
+		io.WriteString(t.out, "\r\x1b[K")
+		t.progress = false
+	}
+}
+
+// replMCP is the REPL's /mcp: the status of the catalog's servers in the
+// hub agents share (agent.default_hub(), started on first use).
+func (h *Host) replMCP() {
+	cfg, err := catalog.Load(catalog.Path(h.cfg.Home))
+	if err != nil {
+		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
+		return
+	}
+	if len(cfg.Servers) == 0 {
+		fmt.Fprint(h.cfg.Stdout, chat.MCPList(nil, nil))
+		return
+	}
+	hb, err := chat.NewLua(h.Loop).DefaultHub(context.Background())
+	if err != nil {
+		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
+		return
+	}
+	fmt.Fprint(h.cfg.Stdout, chat.MCPList(hb.Status(), cfg.Servers))
+}

@@ -1,0 +1,198 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/luagent/luagent/luabind/chat"
+	ragent "github.com/luagent/luagent/runtime/agent"
+)
+
+// How a chat shows a turn: the answer streams as it comes; each tool call
+// is a line "server › tool {args}", then its progress (one line redrawn
+// on a terminal: spinner, bar, count and the server's message), then
+// "✓ 1.2s result" or "✗ ...".
+
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// Event is chat.UI's: one thing the running turn did.
+func (t *chatTerm) Event(e ragent.Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch e.Type {
+	case ragent.EventText:
+		t.clearProgressLocked()
+		io.WriteString(t.out, t.redact(e.Text))
+		t.printed, t.lastNL = true, strings.HasSuffix(e.Text, "\n")
+	case ragent.EventToolStart:
+		t.endAnswerLocked()
+		fmt.Fprintf(t.out, "%s%s\n", callName(e.Call), t.redact(shortArgs(e.Call.Arguments)))
+	case ragent.EventApproval:
+		if e.Call != nil && e.Call.Kind == ragent.KindSampling {
+			t.endAnswerLocked()
+			fmt.Fprintf(t.out, "  %s asks the model (sampling): %s: %s\n", e.Call.Server, e.Decision, t.redact(e.Reason))
+			break
+		}
+		if e.Decision != ragent.Allow {
+			t.endAnswerLocked()
+			fmt.Fprintf(t.out, "  %s: %s\n", e.Decision, t.redact(e.Reason))
+		}
+	case ragent.EventToolProgress:
+		t.progressLocked(e)
+	case ragent.EventToolEnd:
+		t.clearProgressLocked()
+		dur := " " + roundDur(e.Duration).String()
+		if e.Err != nil {
+			fmt.Fprintf(t.out, "  ✗%s %s\n", dur, t.redact(oneLineOf(e.Err.Error(), 100)))
+			break
+		}
+		mark := "✓"
+		if e.Result != nil && e.Result.IsError {
+			mark = "✗"
+		}
+		fmt.Fprintf(t.out, "  %s%s %s\n", mark, dur, t.redact(oneLineOf(resultLine(e.Result), 100)))
+	}
+}
+
+func (t *chatTerm) progressLocked(e ragent.Event) {
+	count := trimFloat(e.Progress)
+	bar := ""
+	if e.Total > 0 {
+		count += "/" + trimFloat(e.Total)
+		const width = 20
+		n := int(e.Progress / e.Total * width)
+		n = max(0, min(width, n))
+		bar = " [" + strings.Repeat("█", n) + strings.Repeat("░", width-n) + "]"
+	}
+	msg := ""
+	if e.Message != "" {
+		msg = " " + t.redact(oneLineOf(e.Message, 80))
+	}
+	if !t.tty {
+		fmt.Fprintf(t.out, "  … %s%s\n", count, msg)
+		return
+	}
+	t.spin = (t.spin + 1) % len(spinner)
+	t.clearProgressLocked()
+	fmt.Fprintf(t.out, "  %s%s %s%s", spinner[t.spin], bar, count, msg)
+	t.progress = true
+}
+
+func trimFloat(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
+}
+
+func callName(c *ragent.Call) string {
+	if c == nil {
+		return "?"
+	}
+	if c.Server != "" {
+		return c.Server + " › " + c.Tool
+	}
+	return c.Name
+}
+
+func shortArgs(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	if s == "" || s == "{}" || s == "null" {
+		return ""
+	}
+	return " " + oneLineOf(s, 100)
+}
+
+func resultLine(r *ragent.Result) string {
+	if r == nil {
+		return ""
+	}
+	var parts []string
+	for _, raw := range r.Content {
+		var b struct{ Type, Text string }
+		json.Unmarshal(raw, &b)
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		} else if b.Type != "" {
+			parts = append(parts, "["+b.Type+"]")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func roundDur(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Microsecond)
+}
+
+// Approve is chat.UI's: it shows the call and reads an answer (y, a, or n
+// with a reason). Ctrl-C at the question cancels the turn; end of input
+// denies.
+func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
+	t.mu.Lock()
+	t.endAnswerLocked()
+	what := "run " + callName(&c)
+	if c.Kind == ragent.KindSampling {
+		what = "let " + c.Server + " use the model (sampling)"
+	}
+	fmt.Fprintf(t.out, "  ? allow %s%s\n", what, t.redact(shortArgs(c.Arguments)))
+	fmt.Fprintf(t.out, "    annotations: %s\n", annotationWords(c.Annotations))
+	fmt.Fprintf(t.out, "    y = once, a = allow %s for this session, n [REASON] = deny (the reason goes to the model)\n", c.Tool)
+	t.mu.Unlock()
+	for ctx.Err() == nil {
+		line, err := t.rd.ReadLine("  allow? [y/a/n] ")
+		if errors.Is(err, ErrAborted) {
+			t.s.Cancel()
+			return chat.Approval{Choice: chat.Deny, Reason: "the user cancelled the turn"}
+		}
+		if err != nil {
+			return chat.Approval{Choice: chat.Deny, Reason: "no answer (end of input)"}
+		}
+		if ap, ok := chat.ParseApproval(line); ok {
+			return ap
+		}
+		t.say("    answer y, a or n (n REASON tells the model why)")
+	}
+	return chat.Approval{Choice: chat.Deny}
+}
+
+// annotationWords says what a tool's annotations claim, in words.
+func annotationWords(a *ragent.Annotations) string {
+	if a == nil {
+		return "none (the server says nothing of what the tool does)"
+	}
+	var w []string
+	if a.Title != "" {
+		w = append(w, "title "+oneLineOf(a.Title, 60))
+	}
+	flag := func(p *bool, yes, no string) {
+		if p != nil && *p {
+			w = append(w, yes)
+		} else if p != nil && no != "" {
+			w = append(w, no)
+		}
+	}
+	flag(a.ReadOnlyHint, "read-only", "not read-only")
+	flag(a.DestructiveHint, "destructive", "not destructive")
+	flag(a.IdempotentHint, "idempotent", "")
+	flag(a.OpenWorldHint, "open world", "closed world")
+	if len(w) == 0 {
+		return "none"
+	}
+	return strings.Join(w, ", ")
+}
+
+func promptName(raw json.RawMessage) string {
+	var p struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(raw, &p)
+	return p.Name
+}

@@ -1,0 +1,45 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/llm"
+)
+
+// What an interactive host (luagent chat) needs of an agent a script
+// built: who answers its asks, a saved conversation to continue, and
+// messages of its own (a server prompt's) to put before the next Ask.
+// Each waits for a running Ask to finish.
+
+// SetAsk replaces Config.Ask.
+func (a *Agent) SetAsk(fn func(ctx context.Context, c Call) (Decision, string)) {
+	a.mu.Lock()
+	a.cfg.Ask = fn
+	a.mu.Unlock()
+}
+
+// Seed replaces the conversation with msgs (a resumed one) and forgets
+// the tools found by search.
+func (a *Agent) Seed(msgs []llm.Message) {
+	a.mu.Lock()
+	a.messages = append([]llm.Message(nil), msgs...)
+	a.found = map[string]bool{}
+	a.mu.Unlock()
+}
+
+// Append adds msgs to the end of the conversation; the next Ask's prompt
+// follows them.
+func (a *Agent) Append(msgs ...llm.Message) {
+	a.mu.Lock()
+	a.messages = append(a.messages, msgs...)
+	a.mu.Unlock()
+}
+
+// Hub is the agent's hub (nil: none) and Model its model.
+func (a *Agent) Hub() *hub.Hub    { return a.cfg.Hub }
+func (a *Agent) Model() llm.Model { return a.cfg.Model }
+
+// MessageOf is a conversation message as a transcript has it (to save a
+// whole conversation; Message.LLM reads it back).
+func MessageOf(m llm.Message) Message { return messageOf(m) }
