@@ -32,6 +32,7 @@ func (s *Session) FetchPrompt(ctx context.Context, server, name string, args map
 		json.Unmarshal(it.Raw, &p)
 		have = append(have, p.Name)
 	}
+	slices.Sort(have)
 	if !slices.Contains(have, name) {
 		list := "it lists none"
 		if len(have) > 0 {

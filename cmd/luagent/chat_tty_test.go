@@ -1,0 +1,404 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/luagent/luagent/internal/peers"
+)
+
+// `luagent chat` under a pseudo-terminal, as a person types: the real
+// binary, the mock model (or a Lua model from --agent), and real servers
+// from the catalog (Lua servers run by luagent serve, server-everything).
+
+const chatServer = `
+local s = mcp.server{ name = "srv", version = "1.0.0" }
+-- A watcher outside any request: when a waiting call's context ends (the
+-- client's notifications/cancelled) it leaves a mark in arg[1].
+local waiting = {}
+task.spawn(function()
+  while true do
+    for c in pairs(waiting) do
+      if c.cancelled then
+        waiting[c] = nil
+        local f = io.open(arg[1], "w"); f:write("cancelled"); f:close()
+      end
+    end
+    task.sleep(0.02)
+  end
+end)
+s:tool{ name = "echo", description = "Echo a message", input = { message = "string" },
+  annotations = { readOnlyHint = true }, handler = function(a) return "pong:" .. a.message end }
+s:tool{ name = "write", description = "Write a note", input = { text = "string" },
+  handler = function(a) return "wrote " .. a.text end }
+s:tool{ name = "count", description = "Count to three with progress", input = {},
+  annotations = { readOnlyHint = true }, handler = function(a, ctx)
+    for i = 1, 3 do ctx:progress(i, 3, "step " .. i); task.sleep(0.05) end
+    return "counted"
+  end }
+s:tool{ name = "wait", description = "Wait a long time", input = {},
+  annotations = { readOnlyHint = true }, handler = function(a, ctx)
+    waiting[ctx] = true
+    ctx:progress(0, 1, "waiting for Godot")
+    task.sleep(120)
+    return "woke"
+  end }
+s:prompt{ name = "greet", arguments = { { name = "who", required = true }, { name = "tone" } },
+  get = function(args)
+    return { { role = "user", content = "please echo " .. args.who .. " tone=[" .. (args.tone or "nil") .. "]" } }
+  end }
+s:prompt{ name = "broken", get = function() error("the prompt broke") end }
+return s
+`
+
+// slowServer starts only once its gate file exists: the test decides
+// when it is ready.
+const slowServer = `
+while true do
+  local f = io.open(arg[1])
+  if f then f:close() break end
+  task.sleep(0.05)
+end
+local s = mcp.server{ name = "slow", version = "1.0.0" }
+s:tool{ name = "nap", description = "Take a nap", input = {}, annotations = { readOnlyHint = true },
+  handler = function() return "rested" end }
+return s
+`
+
+// chatHome is a LUAGENT_HOME whose catalog has srv and the gated slow
+// server (srv's env holds a secret /mcp must not show).
+func chatHome(t *testing.T) (home, gate, marker string) {
+	t.Helper()
+	home = t.TempDir()
+	srv := writeFile(t, home, "srv.lua", chatServer)
+	slow := writeFile(t, home, "slow.lua", slowServer)
+	gate, marker = filepath.Join(home, "gate"), filepath.Join(home, "cancelled")
+	cfg := map[string]any{"version": 1, "mcpServers": map[string]any{
+		"srv":  map[string]any{"command": bin, "args": []string{"serve", srv, marker}, "env": map[string]string{"SRV_TOKEN": "tok-SECRET-1234"}},
+		"slow": map[string]any{"command": bin, "args": []string{"serve", slow, gate}}}}
+	b, _ := json.Marshal(cfg)
+	writeFile(t, home, "config.json", string(b))
+	return home, gate, marker
+}
+
+// wait is waitFor with room for servers starting under -race on a busy
+// machine.
+func (tt *tty) wait(mark int, s string) int {
+	tt.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		out := tt.output()
+		if mark <= len(out) {
+			if i := strings.Index(out[mark:], s); i >= 0 {
+				return mark + i + len(s)
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tt.t.Fatalf("timed out waiting for %q; output since mark:\n%s", s, tt.output()[min(mark, len(tt.output())):])
+	return 0
+}
+
+// between is the output from mark to the first s after it.
+func (tt *tty) between(mark int, s string) (string, int) {
+	tt.t.Helper()
+	end := tt.wait(mark, s)
+	return tt.output()[mark:end], end
+}
+
+func (tt *tty) exited() {
+	tt.t.Helper()
+	select {
+	case <-tt.done:
+	case <-time.After(30 * time.Second):
+		tt.t.Fatal("the chat did not exit")
+	}
+	tt.cmd.Wait()
+}
+
+func TestTTYChat(t *testing.T) {
+	home, gate, marker := chatHome(t)
+	tt := startTTY(t, home, "chat")
+	m := tt.wait(0, "luagent chat — model mock")
+
+	// Progressive start: srv is ready while slow still connects, and a
+	// first turn runs then, with srv's tools.
+	m = tt.wait(m, "[1/2 servers ready, 1 connecting]")
+	tt.send("please echo hi\r")
+	m = tt.wait(m, "srv › echo {\"message\":\"example\"}")
+	m = tt.wait(m, "✓")
+	m = tt.wait(m, `The tool returned: "pong:example"`)
+	m = tt.wait(m, "> ")
+	tt.send("/mcp\r")
+	m = tt.wait(m, "/mcp")
+	out, m := tt.between(m, "> ")
+	for _, want := range []string{"1/2 servers ready, 1 connecting", "NAME", "srv   ready       stdio      4", "slow  connecting  stdio      -"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("/mcp while slow connects lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "SECRET") || strings.Contains(out, "SRV_TOKEN") {
+		t.Errorf("/mcp shows env:\n%s", out)
+	}
+	// The slow server gets ready: the status line says so at the prompt.
+	os.WriteFile(gate, nil, 0o600)
+	m = tt.wait(m, "[2/2 servers ready]")
+	tt.send("/mcps\r")
+	m = tt.wait(m, "/mcps")
+	out, m = tt.between(m, "> ")
+	if !strings.Contains(out, "slow  ready   stdio      1") {
+		t.Errorf("/mcps after slow started:\n%s", out)
+	}
+
+	// A tool call with progress: the bar, the count and the message.
+	tt.send("count to three\r")
+	m = tt.wait(m, "srv › count")
+	m = tt.wait(m, "3/3 step 3")
+	m = tt.wait(m, "✓")
+	m = tt.wait(m, "counted")
+	m = tt.wait(m, "> ")
+
+	// An approval denied (the reason reaches the model), then allowed.
+	tt.send("please write a note\r")
+	m = tt.wait(m, "? allow run srv › write {\"text\":\"example\"}")
+	m = tt.wait(m, "annotations: none")
+	m = tt.wait(m, "allow? [y/a/n] ")
+	tt.send("n not today\r")
+	m = tt.wait(m, "deny: denied by the user: not today")
+	m = tt.wait(m, "denied by the user: not today\"") // the model's answer quotes it
+	m = tt.wait(m, "> ")
+	tt.send("please write a note\r")
+	m = tt.wait(m, "allow? [y/a/n] ")
+	tt.send("y\r")
+	m = tt.wait(m, "wrote example")
+	m = tt.wait(m, `The tool returned: "wrote example"`)
+	m = tt.wait(m, "> ")
+
+	// Ctrl-C while a tool runs: the server hears notifications/cancelled,
+	// and the session goes on.
+	tt.send("please wait\r")
+	m = tt.wait(m, "waiting for Godot")
+	tt.send("\x03")
+	m = tt.wait(m, "(cancelled; the conversation goes on)")
+	m = tt.wait(m, "> ")
+	waitFile(t, marker, "cancelled")
+	tt.send("please echo again\r")
+	m = tt.wait(m, "pong:example")
+	m = tt.wait(m, "> ")
+
+	// /mcp prompt with k=v tokens: the messages are shown, then sent.
+	tt.send("/mcp prompt srv greet who=Ada tone=dry=ish\r")
+	m = tt.wait(m, "prompt srv › greet:")
+	m = tt.wait(m, "[user] please echo Ada tone=[dry=ish]")
+	m = tt.wait(m, "srv › echo")
+	m = tt.wait(m, "pong:example")
+	m = tt.wait(m, "> ")
+	// Its error cases send nothing: no tool runs before the next prompt.
+	for _, tc := range []struct{ line, want string }{
+		{"/mcp prompt nope greet", `not_found: hub: no server "nope" in the catalog`},
+		{"/mcp prompt srv nope", `not_found: chat: server "srv" has no prompt "nope" (its prompts: broken, greet)`},
+		{"/mcp prompt srv broken", "the prompt broke"},
+		{"/mcp prompt srv greet who=a who=b", "argument who is given twice"},
+	} {
+		tt.send(tc.line + "\r")
+		out, m = tt.between(m, "\r\n> ")
+		if !strings.Contains(out, tc.want) || strings.Contains(out, "›") || strings.Contains(out, "The tool returned") {
+			t.Errorf("%s:\n%s\nwant %q and nothing sent", tc.line, out, tc.want)
+		}
+	}
+
+	// Tab completes commands, servers and prompts.
+	tt.send("/mcp prompt sr\t")
+	m = tt.wait(m, "/mcp prompt srv")
+	tt.send(" gr\t")
+	m = tt.wait(m, "/mcp prompt srv greet")
+	tt.send("\x03")
+	m = tt.wait(m, "> ")
+
+	// /lua runs in the session's state; /model shows the model; a line
+	// ending in \ continues.
+	tt.send("/lua x = 20 + 1\r")
+	m = tt.wait(m, "> ")
+	tt.send("/lua x * 2\r")
+	m = tt.wait(m, "42")
+	tt.send("/model\r")
+	m = tt.wait(m, "model: mock")
+	tt.send("first line \\\r")
+	m = tt.wait(m, ".. ")
+	tt.send("second line\r")
+	m = tt.wait(m, "The tool returned")
+	m = tt.wait(m, "> ")
+	tt.send("/nope\r")
+	m = tt.wait(m, "unknown command /nope")
+
+	// Ctrl-D leaves, saving the conversation and the history.
+	tt.send("\x04")
+	m = tt.wait(m, "saved the conversation to ")
+	tt.exited()
+	saved := regexp.MustCompile(`saved the conversation to (\S+\.json)`).FindStringSubmatch(tt.output())
+	if saved == nil || !strings.HasPrefix(saved[1], filepath.Join(home, "sessions")) {
+		t.Fatalf("no saved file in the output:\n%s", tt.output())
+	}
+	b, err := os.ReadFile(saved[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "first line \\nsecond line") || !strings.Contains(string(b), `"decision": "deny"`) {
+		t.Errorf("the saved conversation lacks the multi-line turn or the denial:\n%.2000s", b)
+	}
+	if os.Getenv("CHAT_DUMP") != "" {
+		t.Log(tt.output())
+	}
+	if strings.Contains(tt.output(), "SECRET") {
+		t.Error("a secret was printed")
+	}
+	hist, _ := os.ReadFile(filepath.Join(home, "chat_history"))
+	if !strings.Contains(string(hist), "please echo hi") || !strings.Contains(string(hist), "/mcp prompt srv greet who=Ada") {
+		t.Errorf("history:\n%s", hist)
+	}
+}
+
+func waitFile(t *testing.T, path, want string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), want) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never held %q", path, want)
+}
+
+// countingAgent is a Lua model that says how many messages it sees, with
+// no servers: what a resumed conversation gives the model shows.
+const countingAgent = `
+return agent.new{ hub = false, model = function(req)
+  return { text = "seen " .. #req.messages .. " messages" }
+end }
+`
+
+func TestTTYChatResumeAndHistory(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, home, "config.json", `{"version": 1, "mcpServers": {}}`)
+	agentFile := writeFile(t, home, "counting.lua", countingAgent)
+
+	tt := startTTY(t, home, "chat", "--agent", agentFile)
+	m := tt.wait(0, "> ")
+	tt.send("hello\r")
+	m = tt.wait(m, "seen 1 messages")
+	m = tt.wait(m, "> ")
+	tt.send("/quit\r")
+	tt.wait(m, "saved the conversation to ")
+	tt.exited()
+	saved := regexp.MustCompile(`saved the conversation to (\S+\.json)`).FindStringSubmatch(tt.output())
+	if saved == nil {
+		t.Fatalf("no saved file:\n%s", tt.output())
+	}
+
+	// The next run: the history has the line, and --resume gives the
+	// model the conversation so far.
+	tt = startTTY(t, home, "chat", "--agent", agentFile, "--resume", saved[1])
+	m = tt.wait(0, "resumed "+saved[1]+": 2 messages, 1 turns")
+	m = tt.wait(m, "> ")
+	tt.send("\x1b[A\x1b[A") // up arrow recalls the last run's lines
+	m = tt.wait(m, "hello")
+	tt.send("\r")
+	m = tt.wait(m, "seen 3 messages")
+	m = tt.wait(m, "> ")
+	tt.send("/clear\r")
+	m = tt.wait(m, "new conversation")
+	tt.send("again\r")
+	m = tt.wait(m, "seen 1 messages")
+	m = tt.wait(m, "> ")
+	// Ctrl-C at the prompt clears the line; a second one leaves.
+	tt.send("\x03")
+	m = tt.wait(m, "Ctrl-C again or Ctrl-D to leave")
+	tt.send("\x03")
+	tt.wait(m, "saved the conversation to ")
+	tt.exited()
+
+	b, err := os.ReadFile(saved[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conv struct {
+		Messages []json.RawMessage `json:"messages"`
+		Turns    []json.RawMessage `json:"turns"`
+	}
+	if err := json.Unmarshal(b, &conv); err != nil || len(conv.Messages) != 4 || len(conv.Turns) != 2 {
+		t.Errorf("the resumed file after /clear: %d messages, %d turns (%v); want 4 and 2", len(conv.Messages), len(conv.Turns), err)
+	}
+
+	// A missing file to resume is one line and exit 1.
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "chat", "--resume", filepath.Join(home, "none.json"))
+	if r.code != 1 || !strings.Contains(r.stderr, "no conversation at") {
+		t.Errorf("--resume of a missing file: %d %q", r.code, r.stderr)
+	}
+}
+
+// everythingAgent calls server-everything's long-running operation (a
+// short one) with a Lua model, then answers with its result.
+const everythingAgent = `
+return agent.new{ model = function(req)
+  local last = req.messages[#req.messages]
+  if last.role == "tool" then return { text = "done: " .. last.parts[1].text } end
+  return { tool_calls = { { name = "everything__trigger-long-running-operation", arguments = { duration = 1.5, steps = 3 } } } }
+end }
+`
+
+func TestTTYChatProgressFromServerEverything(t *testing.T) {
+	home := t.TempDir()
+	cmd, args := peers.Everything(t)
+	cfg := map[string]any{"version": 1, "mcpServers": map[string]any{"everything": map[string]any{"command": cmd, "args": args}}}
+	b, _ := json.Marshal(cfg)
+	writeFile(t, home, "config.json", string(b))
+	agentFile := writeFile(t, home, "everything.lua", everythingAgent)
+
+	tt := startTTY(t, home, "chat", "--agent", agentFile)
+	m := tt.wait(0, "[1/1 server ready]")
+	tt.send("go\r")
+	m = tt.wait(m, "everything › trigger-long-running-operation {\"duration\":1.5,\"steps\":3}")
+	m = tt.wait(m, "1/3")
+	m = tt.wait(m, "2/3")
+	m = tt.wait(m, "✓")
+	m = tt.wait(m, "done: Long running operation completed")
+	m = tt.wait(m, "> ")
+	tt.send("\x04")
+	tt.exited()
+}
+
+func TestTTYREPLMCP(t *testing.T) {
+	home, gate, _ := chatHome(t)
+	tt := startTTY(t, home)
+	m := tt.wait(0, "> ")
+	tt.send("/mcp\r")
+	m = tt.wait(m, "NAME")
+	m = tt.wait(m, "slow  connecting  stdio")
+	m = tt.wait(m, "> ")
+	os.WriteFile(gate, nil, 0o600)
+	// The hub /mcp started (the one agents share) settles: /mcps, asked
+	// again, shows it (each ask waits for its own output).
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		tt.send("/mcps\r")
+		out, end := tt.between(m, "TOOLS")
+		out2, end2 := tt.between(end, "> ")
+		m = end2
+		if strings.Contains(out+out2, "slow  ready   stdio      1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("slow never got ready:\n%s", out+out2)
+		}
+		time.Sleep(50 * time.Millisecond) // between polls of the status
+	}
+	if strings.Contains(tt.output(), "SECRET") {
+		t.Error("a secret was printed")
+	}
+}
