@@ -37,10 +37,16 @@ local function the_hub()
   return default_hub
 end
 
--- agent.default_hub() is the hub of the user's catalog that agents made
--- without hub share (made on first use): luagent chat's and the REPL's
--- /mcp show it.
-M.default_hub = the_hub
+-- agent.default_hub([opts]) is the hub of the user's catalog that agents
+-- made without hub share, made on first use (with mcp.hub(opts) when opts
+-- are given then: luagent chat passes on_elicit): luagent chat's and the
+-- REPL's /mcp show it.
+function M.default_hub(opts)
+  if default_hub == nil and opts ~= nil then
+    default_hub = mcp.hub(opts)
+  end
+  return the_hub()
+end
 
 local Agent = {}
 Agent.__index = Agent

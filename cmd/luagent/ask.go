@@ -11,6 +11,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/luagent/luagent/luabind/chat"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/catalog"
@@ -264,13 +265,8 @@ func field(t *lua.LTable, k string) string {
 	return lua.LVAsString(t.RawGetString(k))
 }
 
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n]) + "…"
-	}
-	return s
-}
+// oneLine folds white space and shortens s to n runes.
+var oneLine = chat.OneLine
 
 func (p *askPrinter) event(L *lua.LState) int {
 	ev := L.CheckTable(1)
@@ -408,12 +404,4 @@ func (p *askPrinter) failure(L *lua.LState, e lua.LValue) int {
 }
 
 // roundDuration keeps two or three significant digits: 1.2s, 15ms, 340µs.
-func roundDuration(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(10 * time.Microsecond)
-}
+var roundDuration = chat.RoundDuration

@@ -87,21 +87,13 @@ func chatHome(t *testing.T) (home, gate, marker string) {
 }
 
 // wait is waitFor with room for servers starting under -race on a busy
-// machine.
-func (tt *tty) wait(mark int, s string) int {
+// machine; with several strings it waits for each in turn.
+func (tt *tty) wait(mark int, s ...string) int {
 	tt.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		out := tt.output()
-		if mark <= len(out) {
-			if i := strings.Index(out[mark:], s); i >= 0 {
-				return mark + i + len(s)
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
+	for _, x := range s {
+		mark = tt.waitWithin(mark, x, 60*time.Second)
 	}
-	tt.t.Fatalf("timed out waiting for %q; output since mark:\n%s", s, tt.output()[min(mark, len(tt.output())):])
-	return 0
+	return mark
 }
 
 // between is the output from mark to the first s after it.
@@ -130,10 +122,7 @@ func TestTTYChat(t *testing.T) {
 	// first turn runs then, with srv's tools.
 	m = tt.wait(m, "[1/2 servers ready, 1 connecting]")
 	tt.send("please echo hi\r")
-	m = tt.wait(m, "srv › echo {\"message\":\"example\"}")
-	m = tt.wait(m, "✓")
-	m = tt.wait(m, `The tool returned: "pong:example"`)
-	m = tt.wait(m, "> ")
+	m = tt.wait(m, "srv › echo {\"message\":\"example\"}", "✓", `The tool returned: "pong:example"`, "> ")
 	tt.send("/mcp\r")
 	m = tt.wait(m, "/mcp")
 	out, m := tt.between(m, "> ")
@@ -157,11 +146,7 @@ func TestTTYChat(t *testing.T) {
 
 	// A tool call with progress: the bar, the count and the message.
 	tt.send("count to three\r")
-	m = tt.wait(m, "srv › count")
-	m = tt.wait(m, "3/3 step 3")
-	m = tt.wait(m, "✓")
-	m = tt.wait(m, "counted")
-	m = tt.wait(m, "> ")
+	m = tt.wait(m, "srv › count", "3/3 step 3", "✓", "counted", "> ")
 
 	// An approval denied (the reason reaches the model), then allowed.
 	tt.send("please write a note\r")
@@ -193,11 +178,7 @@ func TestTTYChat(t *testing.T) {
 
 	// /mcp prompt with k=v tokens: the messages are shown, then sent.
 	tt.send("/mcp prompt srv greet who=Ada tone=dry=ish\r")
-	m = tt.wait(m, "prompt srv › greet:")
-	m = tt.wait(m, "[user] please echo Ada tone=[dry=ish]")
-	m = tt.wait(m, "srv › echo")
-	m = tt.wait(m, "pong:example")
-	m = tt.wait(m, "> ")
+	m = tt.wait(m, "prompt srv › greet:", "[user] please echo Ada tone=[dry=ish]", "srv › echo", "pong:example", "> ")
 	// Its error cases send nothing: no tool runs before the next prompt.
 	for _, tc := range []struct{ line, want string }{
 		{"/mcp prompt nope greet", `not_found: hub: no server "nope" in the catalog`},
@@ -363,12 +344,8 @@ func TestTTYChatProgressFromServerEverything(t *testing.T) {
 	tt := startTTY(t, home, "chat", "--agent", agentFile)
 	m := tt.wait(0, "[1/1 server ready]")
 	tt.send("go\r")
-	m = tt.wait(m, "everything › trigger-long-running-operation {\"duration\":1.5,\"steps\":3}")
-	m = tt.wait(m, "1/3")
-	m = tt.wait(m, "2/3")
-	m = tt.wait(m, "✓")
-	m = tt.wait(m, "done: Long running operation completed")
-	m = tt.wait(m, "> ")
+	m = tt.wait(m, "everything › trigger-long-running-operation {\"duration\":1.5,\"steps\":3}",
+		"1/3", "2/3", "✓", "done: Long running operation completed", "> ")
 	tt.send("\x04")
 	tt.exited()
 }
@@ -401,4 +378,86 @@ func TestTTYREPLMCP(t *testing.T) {
 	if strings.Contains(tt.output(), "SECRET") {
 		t.Error("a secret was printed")
 	}
+}
+
+const elicitServer = `
+local s = mcp.server{ name = "el", version = "1.0.0" }
+s:tool{ name = "profile", description = "Ask the user for a profile", input = {}, annotations = { readOnlyHint = true },
+  handler = function(a, ctx)
+    local r = ctx:elicit{ message = "Tell me about you", schema = {
+      type = "object",
+      properties = {
+        name = { type = "string", minLength = 2, maxLength = 10, title = "Your name" },
+        age = { type = "integer", minimum = 0, maximum = 150 },
+        color = { type = "string", enum = { "r", "g" }, enumNames = { "Red", "Green" }, default = "g" },
+      },
+      required = { "name" } } }
+    return "answer " .. json.encode(r)
+  end }
+s:tool{ name = "login", description = "Open the login page", input = {}, annotations = { readOnlyHint = true },
+  handler = function(a, ctx)
+    return "answer " .. json.encode(ctx:elicit_url{ url = "https://example.com/login?state=abc&x=1", message = "Sign in to Example" })
+  end }
+s:tool{ name = "haiku", description = "Write a haiku with the model", input = {}, annotations = { readOnlyHint = true },
+  handler = function(a, ctx)
+    local r = ctx:sample{ messages = "a haiku about tea", systemPrompt = "You are a poet", maxTokens = 50 }
+    return "sampled " .. r.content.text
+  end }
+return s
+`
+
+func TestTTYChatElicitation(t *testing.T) {
+	home := t.TempDir()
+	el := writeFile(t, home, "el.lua", elicitServer)
+	b, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{"el": map[string]any{"command": bin, "args": []string{"serve", el}, "sampling": true}}})
+	writeFile(t, home, "config.json", string(b))
+	tt := startTTY(t, home, "chat")
+	m := tt.wait(0, "[1/1 server ready]")
+
+	// A form filled in: an invalid value is refused before anything is
+	// sent, an empty one takes the default.
+	tt.send("ask for a profile\r")
+	m = tt.wait(m, "? el asks: Tell me about you")
+	m = tt.wait(m, "age (integer, 0 to 150): ")
+	tt.send("200\r")
+	m = tt.wait(m, "✗ 200 is out of range")
+	m = tt.wait(m, "age (integer, 0 to 150): ")
+	tt.send("42\r")
+	m = tt.wait(m, "color (one of 1=Red (r), 2=Green (g)) [g]: ")
+	tt.send("\r")
+	m = tt.wait(m, "Your name (text, 2-10 chars, required): ")
+	tt.send("A\r")
+	m = tt.wait(m, "✗ 1 chars")
+	m = tt.wait(m, "Your name (text, 2-10 chars, required): ")
+	tt.send("Ada\r")
+	m = tt.wait(m, `to send: {"age":42,"color":"g","name":"Ada"}`)
+	m = tt.wait(m, "send? [y = send, n = decline, c = cancel] ")
+	tt.send("y\r")
+	m = tt.wait(m, `answer {"action":"accept","content":{"age":42,"color":"g","name":"Ada"}}`)
+	m = tt.wait(m, "\r\n> ")
+
+	// Declined at the first field.
+	tt.send("ask for a profile\r")
+	m = tt.wait(m, "age (integer, 0 to 150): ")
+	tt.send("!decline\r")
+	m = tt.wait(m, `answer {"action":"decline"}`)
+	m = tt.wait(m, "\r\n> ")
+
+	// A URL: shown in full, declined, never opened.
+	tt.send("open the login page\r")
+	m = tt.wait(m, "? el asks you to open a URL: Sign in to Example")
+	m = tt.wait(m, "https://example.com/login?state=abc&x=1")
+	m = tt.wait(m, "open it in your browser? [y/n, c = cancel] ")
+	tt.send("n\r")
+	m = tt.wait(m, `answer {"action":"decline"}`)
+	m = tt.wait(m, "\r\n> ")
+
+	// Sampling: the server's messages are shown before the model runs.
+	tt.send("write a haiku\r")
+	m = tt.wait(m, "? allow let el use the model (sampling)", "[system] You are a poet", "[user] a haiku about tea", "(at most 50 tokens)")
+	m = tt.wait(m, "allow? [y/a/n] ")
+	tt.send("y\r")
+	m = tt.wait(m, "sampled mock: a haiku about tea", "\r\n> ")
+	tt.send("\x04")
+	tt.exited()
 }

@@ -64,7 +64,12 @@ func (tt *tty) output() string {
 // new mark (the output length after the match).
 func (tt *tty) waitFor(mark int, s string) int {
 	tt.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	return tt.waitWithin(mark, s, 10*time.Second)
+}
+
+func (tt *tty) waitWithin(mark int, s string, d time.Duration) int {
+	tt.t.Helper()
+	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		out := tt.output()
 		if mark <= len(out) {

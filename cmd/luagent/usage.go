@@ -91,7 +91,10 @@ start in the background (a line says how many are ready) and their tools
 join when ready. A plain line goes to the agent; the answer streams, and
 each tool call shows server › tool args, its progress, time and a
 one-line result. A call the policy asks about asks you: y once, a for
-the session, n [REASON] to deny (the reason goes to the model).
+the session, n [REASON] to deny (the reason goes to the model). A
+server's form (elicitation) is asked field by field and checked before it
+is sent (!decline, !cancel); a URL it asks you to open is shown in full
+and opened only if you say y.
 
 End a line with \ to continue it on the next. Tab completes /commands,
 server and prompt names. Ctrl-C cancels a running turn (the servers are

@@ -2,11 +2,13 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 
 	lua "github.com/yuin/gopher-lua"
 
 	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 )
@@ -32,12 +34,16 @@ type BuildOptions struct {
 	// LUAGENT_MODEL, else the catalog's, else mock).
 	Model string
 	Yes   bool
+	// Elicit answers the servers' elicitation requests (nil: the hub
+	// does not offer elicitation). It runs on its own goroutine.
+	Elicit func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
 }
 
 // buildChunk makes the agent: --agent's with --model and --yes applied
 // (as luagent ask does), or a default one on the shared default hub.
 const buildChunk = `
-local fn, file, model, yes = ...
+local fn, file, model, yes, elicit = ...
+if elicit then agent.default_hub{ on_elicit = elicit } end
 local a
 if fn then
   a = fn()
@@ -87,7 +93,10 @@ return render(f())
 func (l *Lua) Build(ctx context.Context, o BuildOptions) (*agentmod.Handle, error) {
 	var h *agentmod.Handle
 	err := l.run(ctx, "chat", buildChunk, func(L *lua.LState) []lua.LValue {
-		args := []lua.LValue{lua.LNil, lua.LString(o.AgentFile), lua.LNil, lua.LBool(o.Yes)}
+		args := []lua.LValue{lua.LNil, lua.LString(o.AgentFile), lua.LNil, lua.LBool(o.Yes), lua.LNil}
+		if o.Elicit != nil {
+			args[4] = l.elicitFn(o.Elicit)
+		}
 		if o.AgentFn != nil {
 			args[0] = o.AgentFn
 		}
@@ -99,6 +108,31 @@ func (l *Lua) Build(ctx context.Context, o BuildOptions) (*agentmod.Handle, erro
 		return l.keep(rs, &h)
 	})
 	return h, err
+}
+
+// elicitFn is the on_elicit a hub calls with a request's params: the task
+// waits while answer runs on a goroutine of its own.
+func (l *Lua) elicitFn(answer func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)) *lua.LFunction {
+	return l.lp.Async("chat.elicit", func(L *lua.LState) sched.Start {
+		params, err := value.Encode(value.MarkObject(L.CheckTable(1)), value.EncodeOptions{})
+		return func(ctx context.Context, done func(sched.Completion)) {
+			go func() {
+				if err != nil {
+					done(sched.Fail(errs.Wrap(errs.Invalid, "elicit", err)))
+					return
+				}
+				res, err := answer(ctx, params)
+				if err != nil {
+					done(sched.Fail(err))
+					return
+				}
+				done(func(L *lua.LState) ([]lua.LValue, error) {
+					v, err := value.Decode(L, res)
+					return []lua.LValue{v}, err
+				})
+			}()
+		}
+	})
 }
 
 // WithModel makes the agent again with another model (its policy, hooks

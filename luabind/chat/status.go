@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/hub"
@@ -76,7 +77,7 @@ func MCPList(states []hub.State, entries []*catalog.Server) string {
 		}
 		line := fmt.Sprintf("%s\t%s\t%s\t%s\t", st.Name, strings.ReplaceAll(string(st.Status), "_", " "), tr, tools)
 		if st.Err != nil && (st.Status == hub.Failed || st.Status == hub.NeedsAuth) {
-			line += oneLine(st.Err.Error(), 160)
+			line += OneLine(st.Err.Error(), 160)
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -89,11 +90,22 @@ func MCPList(states []hub.State, entries []*catalog.Server) string {
 	return strings.Join(lines, "\n")
 }
 
-// oneLine folds white space and shortens s to n runes (… marks the cut).
-func oneLine(s string, n int) string {
+// OneLine folds white space and shortens s to n runes (… marks the cut).
+func OneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		s = string(r[:n]) + "…"
 	}
 	return s
+}
+
+// RoundDuration keeps two or three significant digits: 1.2s, 15ms, 340µs.
+func RoundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Microsecond)
 }

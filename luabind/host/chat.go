@@ -51,7 +51,7 @@ const ChatBanner = "luagent chat — model %s. /help lists the commands; end a l
 // lines (history in Home/chat_history, Tab completion); otherwise it
 // reads plain lines, approval answers included. It returns the exit code.
 func (h *Host) Chat(ctx context.Context, in io.Reader, interactive bool, c ChatConfig) int {
-	t := &chatTerm{h: h, cfg: c, tty: interactive, lua: chat.NewLua(h.Loop), prompts: map[string][]string{}}
+	t := &chatTerm{h: h, cfg: c, tty: interactive, lua: chat.NewLua(h.Loop), prompts: map[string][]string{}, running: map[string]int{}}
 	if interactive {
 		t.rd = t.newReader()
 	} else {
@@ -92,6 +92,9 @@ type chatTerm struct {
 
 	cancelOp func() // cancels a running /command (Ctrl-C)
 	opMu     sync.Mutex
+
+	askMu   sync.Mutex     // one question at a time: approvals, forms
+	running map[string]int // servers with tool calls in flight (under mu)
 }
 
 func (t *chatTerm) newReader() LineReader {
@@ -131,24 +134,25 @@ func (t *chatTerm) say(format string, a ...any) {
 	fmt.Fprintln(t.out, t.redact(fmt.Sprintf(format, a...)))
 }
 
+// ask reads an answer to a question; without a terminal the question is
+// printed as a line (plain lines show no prompt).
+func (t *chatTerm) ask(prompt string) (string, error) {
+	if !t.tty {
+		t.say("%s", strings.TrimRight(prompt, " "))
+	}
+	return t.rd.ReadLine(prompt)
+}
+
 func (t *chatTerm) fail(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.endAnswerLocked()
-	fmt.Fprintf(t.errw, "%s: %s\n", errs.KindOf(err), t.redact(oneLineOf(err.Error(), 400)))
-}
-
-func oneLineOf(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n]) + "…"
-	}
-	return s
+	fmt.Fprintf(t.errw, "%s: %s\n", errs.KindOf(err), t.redact(chat.OneLine(err.Error(), 400)))
 }
 
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
-	o := chat.BuildOptions{AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes}
+	o := chat.BuildOptions{AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes, Elicit: t.elicit}
 	if t.cfg.AgentFile != "" {
 		src, err := os.ReadFile(t.cfg.AgentFile)
 		if err != nil {
@@ -445,7 +449,7 @@ func (t *chatTerm) watch(hb *rhub.Hub) (stop func()) {
 		switch st.Status {
 		case rhub.Failed:
 			if st.Err != nil {
-				t.say("  %s failed: %s", st.Name, oneLineOf(st.Err.Error(), 300))
+				t.say("  %s failed: %s", st.Name, chat.OneLine(st.Err.Error(), 300))
 			}
 		case rhub.NeedsAuth:
 			t.say("  %s needs authorization (luagent mcp login, or /mcp later)", st.Name)

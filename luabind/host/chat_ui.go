@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/luagent/luagent/luabind/chat"
 	ragent "github.com/luagent/luagent/runtime/agent"
@@ -24,6 +23,7 @@ var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "
 func (t *chatTerm) Event(e ragent.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.trackCall(e)
 	switch e.Type {
 	case ragent.EventText:
 		t.clearProgressLocked()
@@ -46,16 +46,16 @@ func (t *chatTerm) Event(e ragent.Event) {
 		t.progressLocked(e)
 	case ragent.EventToolEnd:
 		t.clearProgressLocked()
-		dur := " " + roundDur(e.Duration).String()
+		dur := " " + chat.RoundDuration(e.Duration).String()
 		if e.Err != nil {
-			fmt.Fprintf(t.out, "  ✗%s %s\n", dur, t.redact(oneLineOf(e.Err.Error(), 100)))
+			fmt.Fprintf(t.out, "  ✗%s %s\n", dur, t.redact(chat.OneLine(e.Err.Error(), 100)))
 			break
 		}
 		mark := "✓"
 		if e.Result != nil && e.Result.IsError {
 			mark = "✗"
 		}
-		fmt.Fprintf(t.out, "  %s%s %s\n", mark, dur, t.redact(oneLineOf(resultLine(e.Result), 100)))
+		fmt.Fprintf(t.out, "  %s%s %s\n", mark, dur, t.redact(chat.OneLine(resultLine(e.Result), 100)))
 	}
 }
 
@@ -71,7 +71,7 @@ func (t *chatTerm) progressLocked(e ragent.Event) {
 	}
 	msg := ""
 	if e.Message != "" {
-		msg = " " + t.redact(oneLineOf(e.Message, 80))
+		msg = " " + t.redact(chat.OneLine(e.Message, 80))
 	}
 	if !t.tty {
 		fmt.Fprintf(t.out, "  … %s%s\n", count, msg)
@@ -102,7 +102,7 @@ func shortArgs(raw json.RawMessage) string {
 	if s == "" || s == "{}" || s == "null" {
 		return ""
 	}
-	return " " + oneLineOf(s, 100)
+	return " " + chat.OneLine(s, 100)
 }
 
 func resultLine(r *ragent.Result) string {
@@ -122,32 +122,32 @@ func resultLine(r *ragent.Result) string {
 	return strings.Join(parts, " ")
 }
 
-func roundDur(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(10 * time.Microsecond)
-}
-
 // Approve is chat.UI's: it shows the call and reads an answer (y, a, or n
 // with a reason). Ctrl-C at the question cancels the turn; end of input
 // denies.
 func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
+	t.askMu.Lock()
+	defer t.askMu.Unlock()
 	t.mu.Lock()
 	t.endAnswerLocked()
 	what := "run " + callName(&c)
 	if c.Kind == ragent.KindSampling {
 		what = "let " + c.Server + " use the model (sampling)"
 	}
-	fmt.Fprintf(t.out, "  ? allow %s%s\n", what, t.redact(shortArgs(c.Arguments)))
-	fmt.Fprintf(t.out, "    annotations: %s\n", annotationWords(c.Annotations))
-	fmt.Fprintf(t.out, "    y = once, a = allow %s for this session, n [REASON] = deny (the reason goes to the model)\n", c.Tool)
+	if c.Kind == ragent.KindSampling {
+		fmt.Fprintf(t.out, "  ? allow %s\n", what)
+		for _, line := range samplingLines(c.Arguments) {
+			fmt.Fprintf(t.out, "    %s\n", t.redact(line))
+		}
+		fmt.Fprintf(t.out, "    y = once, a = allow %s's requests for this session, n [REASON] = deny\n", c.Server)
+	} else {
+		fmt.Fprintf(t.out, "  ? allow %s%s\n", what, t.redact(shortArgs(c.Arguments)))
+		fmt.Fprintf(t.out, "    annotations: %s\n", annotationWords(c.Annotations))
+		fmt.Fprintf(t.out, "    y = once, a = allow %s for this session, n [REASON] = deny (the reason goes to the model)\n", c.Tool)
+	}
 	t.mu.Unlock()
 	for ctx.Err() == nil {
-		line, err := t.rd.ReadLine("  allow? [y/a/n] ")
+		line, err := t.ask("  allow? [y/a/n] ")
 		if errors.Is(err, ErrAborted) {
 			t.s.Cancel()
 			return chat.Approval{Choice: chat.Deny, Reason: "the user cancelled the turn"}
@@ -170,7 +170,7 @@ func annotationWords(a *ragent.Annotations) string {
 	}
 	var w []string
 	if a.Title != "" {
-		w = append(w, "title "+oneLineOf(a.Title, 60))
+		w = append(w, "title "+chat.OneLine(a.Title, 60))
 	}
 	flag := func(p *bool, yes, no string) {
 		if p != nil && *p {
@@ -195,4 +195,28 @@ func promptName(raw json.RawMessage) string {
 	}
 	json.Unmarshal(raw, &p)
 	return p.Name
+}
+
+// samplingLines show what a server asks the model: its system prompt and
+// messages, each on a line.
+func samplingLines(raw json.RawMessage) []string {
+	var p struct {
+		SystemPrompt string `json:"systemPrompt"`
+		MaxTokens    int    `json:"maxTokens"`
+	}
+	msgs, err := chat.PromptMessages(raw) // sampling's messages are shaped as a prompt's
+	if err != nil || json.Unmarshal(raw, &p) != nil {
+		return []string{chat.OneLine(string(raw), 200)}
+	}
+	var out []string
+	if p.SystemPrompt != "" {
+		out = append(out, "[system] "+chat.OneLine(p.SystemPrompt, 200))
+	}
+	for _, m := range msgs {
+		out = append(out, "["+m.Role+"] "+chat.OneLine(partsText(m), 200))
+	}
+	if p.MaxTokens > 0 {
+		out = append(out, fmt.Sprintf("(at most %d tokens)", p.MaxTokens))
+	}
+	return out
 }

@@ -234,9 +234,11 @@ function agent.model(spec) end
 function agent.default_policy(call) end
 
 ---The hub of the user's catalog that agents made without hub share (made on
----first use, progressive in an interactive session): what /mcp shows.
+---first use, progressive in an interactive session, with mcp.hub(opts) when
+---opts are given then): what /mcp shows.
+---@param opts? mcp.HubOptions
 ---@return mcp.Hub
-function agent.default_hub() end
+function agent.default_hub(opts) end
 
 ---Reports whether v is an agent.
 ---@param v any

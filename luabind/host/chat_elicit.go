@@ -1,0 +1,158 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/luagent/luagent/luabind/chat"
+	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/oauth"
+)
+
+// A server's elicitation in the chat: a form asked field by field (each
+// value checked before anything is sent; !decline and !cancel always
+// work), or a URL shown in full that a browser opens only when the person
+// says so. Nothing is fetched.
+
+// asker names the server asking: the one whose tool call runs, when only
+// one does (hub on_elicit requests do not say).
+func (t *chatTerm) asker() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.running) == 1 {
+		for s := range t.running {
+			return s
+		}
+	}
+	return "a server"
+}
+
+func (t *chatTerm) trackCall(e ragent.Event) {
+	if e.Call == nil || e.Call.Server == "" {
+		return
+	}
+	switch e.Type {
+	case ragent.EventToolStart:
+		t.running[e.Call.Server]++
+	case ragent.EventToolEnd:
+		if t.running[e.Call.Server]--; t.running[e.Call.Server] <= 0 {
+			delete(t.running, e.Call.Server)
+		}
+	}
+}
+
+// elicit answers one elicitation/create request.
+func (t *chatTerm) elicit(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	t.askMu.Lock()
+	defer t.askMu.Unlock()
+	who := t.asker()
+	if u, ok := chat.ParseURLRequest(params); ok {
+		return t.elicitURL(ctx, who, u), nil
+	}
+	form, err := chat.ParseForm(params)
+	if err != nil {
+		t.say("  %s asked with a form this chat cannot show (%v): declined", who, err)
+		return chat.Decline, nil
+	}
+	t.say("  ? %s asks: %s", who, chat.OneLine(form.Message, 300))
+	t.say("    (Enter takes the [default]; !decline declines, !cancel or Ctrl-C cancels)")
+	content := map[string]any{}
+	for _, f := range form.Fields {
+		if f.Description != "" {
+			t.say("    %s", chat.OneLine(f.Description, 200))
+		}
+		for {
+			line, err := t.ask("    " + f.Label() + ": ")
+			if ans, done := control(line, err); done {
+				return ans, nil
+			}
+			v, set, perr := f.Parse(line)
+			if perr != nil {
+				t.say("    ✗ %v", perr)
+				continue
+			}
+			if set {
+				content[f.Name] = v
+			}
+			break
+		}
+	}
+	b, _ := json.Marshal(sortedMap(content))
+	t.say("    to send: %s", t.redact(chat.OneLine(string(b), 300)))
+	for {
+		line, err := t.ask("    send? [y = send, n = decline, c = cancel] ")
+		if ans, done := control(line, err); done {
+			return ans, nil
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return chat.Accept(content), nil
+		case "n", "no":
+			return chat.Decline, nil
+		case "c":
+			return chat.Cancel, nil
+		}
+	}
+}
+
+// control reads the answers that end a form at any field.
+func control(line string, err error) (json.RawMessage, bool) {
+	if errors.Is(err, ErrAborted) || err != nil {
+		return chat.Cancel, true
+	}
+	switch strings.TrimSpace(line) {
+	case "!decline":
+		return chat.Decline, true
+	case "!cancel":
+		return chat.Cancel, true
+	}
+	return nil, false
+}
+
+func (t *chatTerm) elicitURL(ctx context.Context, who string, u chat.URLRequest) json.RawMessage {
+	t.say("  ? %s asks you to open a URL: %s", who, chat.OneLine(u.Message, 300))
+	t.say("    %s", u.URL)
+	t.say("    (nothing is fetched unless you say y)")
+	for {
+		line, err := t.ask("    open it in your browser? [y/n, c = cancel] ")
+		if ans, done := control(line, err); done {
+			return ans
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			if err := oauth.OpenURL(u.URL); err != nil {
+				t.say("    could not open a browser (%v): open the URL above yourself", err)
+			}
+			return chat.AcceptURL
+		case "n", "no", "":
+			return chat.Decline
+		case "c":
+			return chat.Cancel
+		}
+	}
+}
+
+// sortedMap is content with its keys in order, for a stable preview.
+func sortedMap(m map[string]any) json.RawMessage {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(m[k])
+		fmt.Fprintf(&b, "%s:%s", kb, vb)
+	}
+	b.WriteString("}")
+	return json.RawMessage(b.String())
+}
