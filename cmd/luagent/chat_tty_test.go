@@ -460,4 +460,7 @@ func TestTTYChatElicitation(t *testing.T) {
 	m = tt.wait(m, "sampled mock: a haiku about tea", "\r\n> ")
 	tt.send("\x04")
 	tt.exited()
+	if os.Getenv("CHAT_DUMP") != "" { // the text captures of docs/chat.md
+		t.Log(tt.output())
+	}
 }
