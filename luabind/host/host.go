@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	logmod "github.com/luagent/luagent/luabind/mod/log"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	taskmod "github.com/luagent/luagent/luabind/mod/task"
+	"github.com/luagent/luagent/luabind/preload"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/catalog"
@@ -148,8 +148,12 @@ func New(cfg Config) *Host {
 	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
 		return CatalogModels(cfg.Home)
 	}})
-	preloadEmbedded(L, "mcp")
-	preloadEmbedded(L, "agent")
+	// mcp and agent are built in (over their native mcp._native and
+	// agent._native): a script's own agent.lua (an agent file, say) must
+	// not shadow them.
+	preload.Embedded(L, "mcp", "mcp")
+	preload.Embedded(L, "mcp._features", "mcp_features")
+	preload.Embedded(L, "agent", "agent")
 	for _, name := range []string{"json", "task", "log", "env"} {
 		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
 			panic(fmt.Sprintf("host: loading module %s: %v", name, err))
@@ -169,26 +173,6 @@ func New(cfg Config) *Host {
 	arg.RawSetInt(-1, lua.LString(Executable()))
 	L.SetGlobal("arg", arg)
 	return h
-}
-
-// preloadEmbedded makes require(name) load stdlib's name.lua before any
-// file: mcp and agent are built in (over their native mcp._native and
-// agent._native), and a script's own agent.lua (an agent file, say) must
-// not shadow them.
-func preloadEmbedded(L *lua.LState, name string) {
-	L.PreloadModule(name, func(L *lua.LState) int {
-		src, err := fs.ReadFile(stdlib.FS, name+".lua")
-		if err != nil {
-			L.RaiseError("module %s: %v", name, err)
-		}
-		proto, err := vm.CompileCached(src, "luagent/"+name+".lua")
-		if err != nil {
-			L.RaiseError("%s", err.Error())
-		}
-		L.Push(L.NewFunctionFromProto(proto))
-		L.Call(0, 1)
-		return 1
-	})
 }
 
 // lazyLoader is the metatable key of a lazy global's loader (lazyGlobal).

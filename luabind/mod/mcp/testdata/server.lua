@@ -256,4 +256,15 @@ test("registration mistakes are reported where they are made", function()
   expect.error(function() s:tool{ name = "d", input = { type = "object", properties = 5 }, handler = noop } end, "input schema")
   expect.error(function() s:tool{ name = "e", output = { type = "object", required = "x" }, handler = noop } end, "output schema")
   s:tool{ name = "fine", input = { n = "integer", tags = "string[]?" }, output = { ok = "boolean" }, handler = noop }
+  -- Each names the script's line, whichever part of mcp's Lua raised it.
+  for _, f in ipairs({
+    function() s:tool{ name = "a", input = { n = "strng" }, handler = noop } end,
+    function() s:tool{ name = "d", input = { type = "object", properties = 5 }, handler = noop } end,
+    function() s:resource{ uri = "x://" } end,
+    function() s:auth{ authorization_servers = { "http://evil.example" } } end,
+    function() mcp.server{ name = "x", capabilities = { bogus = true } } end,
+    function() s.tool(nil, {}) end,
+  }) do
+    expect.match(tostring(expect.error(f)), "^[^:]*server%.lua:%d+: bad argument #%d to %a+ %(")
+  end
 end)
