@@ -464,3 +464,49 @@ func TestTTYChatElicitation(t *testing.T) {
 		t.Log(tt.output())
 	}
 }
+
+func TestTTYChatManager(t *testing.T) {
+	home, gate, _ := chatHome(t)
+	os.WriteFile(gate, nil, 0o600)
+	tt := startTTY(t, home, "chat")
+	m := tt.wait(0, "[2/2 servers ready]")
+
+	// Inspect: tools with arguments and annotations, prompts.
+	tt.send("/mcp srv\r")
+	m = tt.wait(m, "/mcp srv")
+	out, m := tt.between(m, "\r\n> ")
+	for _, want := range []string{"srv: ready, stdio, ", "server srv 1.0.0", "tools:", "echo — Echo a message [read-only]",
+		"message: string (required)", "write — Write a note\r\n", "prompts:", "greet(who*, tone)", "broken()"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("/mcp srv lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "SECRET") {
+		t.Errorf("/mcp srv shows env:\n%s", out)
+	}
+
+	// Restart: the server goes through connecting and back.
+	tt.send("/mcp restart srv\r")
+	m = tt.wait(m, "srv: restarting", "[1/2 servers ready, 1 connecting]", "[2/2 servers ready]")
+
+	// Disable, then enable: saved in the catalog, only that server changes.
+	tt.send("/mcp disable slow\r")
+	m = tt.wait(m, "slow: disabled, stopped", "[1/1 server ready]")
+	b, _ := os.ReadFile(filepath.Join(home, "config.json"))
+	if !strings.Contains(string(b), `"enabled": false`) {
+		t.Errorf("the catalog after /mcp disable:\n%s", b)
+	}
+	tt.send("/mcp\r")
+	m = tt.wait(m, "slow  disabled", "\r\n> ")
+	tt.send("please echo hi\r") // srv kept its connection: its tools still run
+	m = tt.wait(m, "pong:example", "\r\n> ")
+	tt.send("/mcp enable slow\r")
+	m = tt.wait(m, "slow: enabled, starting", "[2/2 servers ready]")
+
+	tt.send("/mcp nope\r")
+	m = tt.wait(m, `not_found: chat: no server "nope" in the catalog`)
+	tt.send("/mcp restart\r")
+	m = tt.wait(m, "/mcp restart needs one server")
+	tt.send("\x04")
+	tt.exited()
+}

@@ -106,6 +106,9 @@ second one leaves; so does Ctrl-D. History is kept in
 commands (in the chat):
   /help                        the commands
   /mcp, /mcps                  the servers: status, transport, tools, errors
+  /mcp NAME                    a server's tools (arguments, annotations), prompts, resources
+  /mcp restart NAME            restart a server (the conversation stays)
+  /mcp enable|disable NAME     enable or disable a server in the catalog (saved)
   /mcp prompt SERVER PROMPT [k=v ...]
                                send a server's prompt as the next turn (each
                                k=v split at its first =; k alone is empty)

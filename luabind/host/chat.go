@@ -331,12 +331,8 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 		b.WriteString("Ctrl-C cancels a running turn; at the prompt it clears the line, twice leaves. Ctrl-D leaves.")
 		t.say("%s", b.String())
 	case "mcp":
-		if len(c.Args) > 0 && c.Args[0] == "prompt" {
-			t.mcpPrompt(ctx, c.Args[1:])
-			return true
-		}
 		if len(c.Args) > 0 {
-			t.fail(errs.Errorf(errs.Invalid, "chat", "unknown /mcp %s: /mcp lists the servers, /mcp prompt SERVER PROMPT k=v sends a prompt", c.Args[0]))
+			t.mcpVerb(ctx, c.Args)
 			return true
 		}
 		hb := t.s.Hub()
@@ -344,7 +340,7 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 			t.say("this agent has no MCP servers (its hub is off)")
 			return true
 		}
-		t.say("%s", strings.TrimRight(chat.MCPList(hb.Status(), t.cfg.Catalog), "\n"))
+		t.say("%s", strings.TrimRight(chat.MCPList(hb.Status(), t.s.Catalog()), "\n"))
 	case "model":
 		if len(c.Args) == 0 {
 			t.say("model: %s", modelName(t.s.Agent()))
@@ -397,6 +393,48 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 		}
 	}
 	return true
+}
+
+// mcpVerb is /mcp with arguments: prompt, restart, enable, disable, or a
+// server's name to inspect it.
+func (t *chatTerm) mcpVerb(ctx context.Context, args []string) {
+	verb := args[0]
+	switch verb {
+	case "prompt":
+		t.mcpPrompt(ctx, args[1:])
+		return
+	case "restart", "enable", "disable":
+		if len(args) != 2 {
+			t.fail(errs.Errorf(errs.Invalid, "chat", "/mcp %s needs one server: /mcp %s NAME", verb, verb))
+			return
+		}
+		var err error
+		if verb == "restart" {
+			err = t.s.Restart(args[1])
+		} else {
+			octx, done := t.op(ctx, 30*time.Second)
+			err = t.s.SetEnabled(octx, catalog.Path(t.h.cfg.Home), args[1], verb == "enable")
+			done()
+		}
+		if err != nil {
+			t.fail(err)
+			return
+		}
+		t.say("%s: %s (the conversation goes on)", args[1], map[string]string{"restart": "restarting", "enable": "enabled, starting", "disable": "disabled, stopped"}[verb])
+		return
+	}
+	if len(args) != 1 {
+		t.fail(errs.Errorf(errs.Invalid, "chat", "unknown /mcp %s: /help lists the /mcp commands", verb))
+		return
+	}
+	octx, done := t.op(ctx, 30*time.Second)
+	out, err := t.s.Inspect(octx, verb)
+	done()
+	if err != nil {
+		t.fail(err)
+		return
+	}
+	t.say("%s", out)
 }
 
 // mcpPrompt is /mcp prompt SERVER PROMPT k=v...: the prompt's messages
