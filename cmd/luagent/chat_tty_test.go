@@ -260,6 +260,11 @@ func waitFile(t *testing.T, path, want string) {
 // no servers: what a resumed conversation gives the model shows.
 const countingAgent = `
 return agent.new{ hub = false, model = function(req)
+  local last = req.messages[#req.messages]
+  if last.parts[1].text == "think slowly" then
+    io.write("thinking\n") io.stdout:flush()
+    task.sleep(120)
+  end
   return { text = "seen " .. #req.messages .. " messages" }
 end }
 `
@@ -292,11 +297,26 @@ func TestTTYChatResumeAndHistory(t *testing.T) {
 	tt.send("\r")
 	m = tt.wait(m, "seen 3 messages")
 	m = tt.wait(m, "> ")
+	// Ctrl-C while the model thinks cancels the turn; the next one runs.
+	tt.send("think slowly\r")
+	m = tt.wait(m, "thinking")
+	tt.send("\x03")
+	m = tt.wait(m, "(cancelled; the conversation goes on)", "> ")
 	tt.send("/clear\r")
 	m = tt.wait(m, "new conversation")
 	tt.send("again\r")
 	m = tt.wait(m, "seen 1 messages")
 	m = tt.wait(m, "> ")
+	// /model switches, keeping the agent's options; a bad name changes
+	// nothing.
+	tt.send("/model nosuch:model\r")
+	m = tt.wait(m, `invalid: /model: llm: model "nosuch:model": unknown provider "nosuch"`, "> ")
+	tt.send("/model\r")
+	m = tt.wait(m, "model: ", "> ")
+	tt.send("/model mock\r")
+	m = tt.wait(m, "model: mock (the conversation goes on)", "> ")
+	tt.send("and now\r")
+	m = tt.wait(m, "mock: and now", "> ")
 	// Ctrl-C at the prompt clears the line; a second one leaves.
 	tt.send("\x03")
 	m = tt.wait(m, "Ctrl-C again or Ctrl-D to leave")
@@ -312,8 +332,8 @@ func TestTTYChatResumeAndHistory(t *testing.T) {
 		Messages []json.RawMessage `json:"messages"`
 		Turns    []json.RawMessage `json:"turns"`
 	}
-	if err := json.Unmarshal(b, &conv); err != nil || len(conv.Messages) != 4 || len(conv.Turns) != 2 {
-		t.Errorf("the resumed file after /clear: %d messages, %d turns (%v); want 4 and 2", len(conv.Messages), len(conv.Turns), err)
+	if err := json.Unmarshal(b, &conv); err != nil || len(conv.Messages) != 5 || len(conv.Turns) != 3 {
+		t.Errorf("the resumed file after /clear: %d messages, %d turns (%v); want 5 and 3 (the cancelled turn's prompt stays)", len(conv.Messages), len(conv.Turns), err)
 	}
 
 	// A missing file to resume is one line and exit 1.
@@ -507,6 +527,8 @@ func TestTTYChatManager(t *testing.T) {
 	m = tt.wait(m, `not_found: chat: no server "nope" in the catalog`)
 	tt.send("/mcp restart\r")
 	m = tt.wait(m, "/mcp restart needs one server")
+	tt.send("/mcp auth srv\r")
+	m = tt.wait(m, `server "srv" is a stdio server: only HTTP servers authorize with OAuth`)
 	tt.send("\x04")
 	tt.exited()
 }

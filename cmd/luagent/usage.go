@@ -109,6 +109,7 @@ commands (in the chat):
   /mcp NAME                    a server's tools (arguments, annotations), prompts, resources
   /mcp restart NAME            restart a server (the conversation stays)
   /mcp enable|disable NAME     enable or disable a server in the catalog (saved)
+  /mcp auth NAME               authorize an HTTP server again (OAuth in the browser)
   /mcp prompt SERVER PROMPT [k=v ...]
                                send a server's prompt as the next turn (each
                                k=v split at its first =; k alone is empty)

@@ -24,6 +24,7 @@ var Commands = []struct{ Name, Usage, Help string }{
 	{"mcp NAME", "/mcp NAME", "a server's tools (arguments, annotations), prompts, resources"},
 	{"mcp restart", "/mcp restart NAME", "restart a server"},
 	{"mcp enable", "/mcp enable|disable NAME", "enable or disable a server in the catalog (saved)"},
+	{"mcp auth", "/mcp auth NAME", "authorize an HTTP server again (OAuth in the browser)"},
 	{"mcp prompt", "/mcp prompt SERVER PROMPT [k=v ...]", "send a server's prompt as the next turn"},
 	{"model", "/model [NAME]", "show the model, or switch to NAME keeping the conversation"},
 	{"clear", "/clear", "start a new conversation (the current one is saved)"},

@@ -26,8 +26,8 @@ func Complete(text string, servers []string, prompts func(server string) []strin
 		}
 		head, word = "", text
 	case (fields[0] == "/mcp" || fields[0] == "/mcps") && len(fields) == 1:
-		pool = append([]string{"disable", "enable", "prompt", "restart"}, servers...)
-	case (fields[0] == "/mcp" || fields[0] == "/mcps") && slices.Contains([]string{"prompt", "restart", "enable", "disable"}, fields[1]) && len(fields) == 2:
+		pool = append([]string{"auth", "disable", "enable", "prompt", "restart"}, servers...)
+	case (fields[0] == "/mcp" || fields[0] == "/mcps") && slices.Contains([]string{"prompt", "restart", "enable", "disable", "auth"}, fields[1]) && len(fields) == 2:
 		pool = servers
 	case (fields[0] == "/mcp" || fields[0] == "/mcps") && fields[1] == "prompt" && len(fields) == 3 && prompts != nil:
 		pool = prompts(fields[2])

@@ -202,6 +202,16 @@ func (s *Session) Restart(name string) error {
 	return h.Restart(name)
 }
 
+// Reauthorize runs an HTTP server's OAuth login (the URL is printed and a
+// browser opened) and restarts it with the new credential.
+func (s *Session) Reauthorize(ctx context.Context, name string) error {
+	h, err := s.hub()
+	if err != nil {
+		return err
+	}
+	return h.Reauthorize(ctx, name)
+}
+
 // SetEnabled enables or disables a catalog entry in the file at path and
 // reloads the hub: only that server starts or stops.
 func (s *Session) SetEnabled(ctx context.Context, path, name string, on bool) error {

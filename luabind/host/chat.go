@@ -403,15 +403,21 @@ func (t *chatTerm) mcpVerb(ctx context.Context, args []string) {
 	case "prompt":
 		t.mcpPrompt(ctx, args[1:])
 		return
-	case "restart", "enable", "disable":
+	case "restart", "enable", "disable", "auth":
 		if len(args) != 2 {
 			t.fail(errs.Errorf(errs.Invalid, "chat", "/mcp %s needs one server: /mcp %s NAME", verb, verb))
 			return
 		}
 		var err error
-		if verb == "restart" {
+		switch verb {
+		case "restart":
 			err = t.s.Restart(args[1])
-		} else {
+		case "auth":
+			// The login waits for the browser: Ctrl-C gives up.
+			octx, done := t.op(ctx, 10*time.Minute)
+			err = t.s.Reauthorize(octx, args[1])
+			done()
+		default:
 			octx, done := t.op(ctx, 30*time.Second)
 			err = t.s.SetEnabled(octx, catalog.Path(t.h.cfg.Home), args[1], verb == "enable")
 			done()
@@ -420,7 +426,8 @@ func (t *chatTerm) mcpVerb(ctx context.Context, args []string) {
 			t.fail(err)
 			return
 		}
-		t.say("%s: %s (the conversation goes on)", args[1], map[string]string{"restart": "restarting", "enable": "enabled, starting", "disable": "disabled, stopped"}[verb])
+		t.say("%s: %s (the conversation goes on)", args[1], map[string]string{"restart": "restarting", "enable": "enabled, starting",
+			"disable": "disabled, stopped", "auth": "authorized, restarting"}[verb])
 		return
 	}
 	if len(args) != 1 {
