@@ -78,7 +78,7 @@ func eras(t *testing.T, f func(t *testing.T, era string)) {
 func TestRegistryTools(t *testing.T) {
 	srv, url := registryServer(t, mcp.ServerOptions{})
 	text := func(s string) mcp.ToolHandler {
-		return func(c *mcp.ToolCall) { go c.Return(mcp.TextResult(s+" "+string(c.Arguments)), nil) }
+		return func(c *mcp.ToolCall) { go c.ReturnText(s + " " + string(c.Arguments)) }
 	}
 	must(t, srv.AddTool(mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}`)}, text("first")))
 	must(t, mcp.AddToolFunc(srv, mcp.Tool{Name: "add"}, func(ctx context.Context, in struct{ A, B int }) (*mcp.CallToolResult, error) {

@@ -202,6 +202,14 @@ func (c *ToolCall) Return(res *CallToolResult, err error) {
 	c.Reply(b)
 }
 
+// ReturnText answers the call with one text block: Return(TextResult(text),
+// nil) without the result value (the hot path of a Lua tool).
+func (c *ToolCall) ReturnText(text string) {
+	b := append(make([]byte, 0, len(text)+48), `{"content":[{"type":"text","text":`...)
+	b = jsonscan.AppendString(b, text)
+	c.Reply(append(b, "}]}"...))
+}
+
 func (reg *registry) callTool(r *Request) {
 	name := r.StringParam("name")
 	reg.mu.RLock()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"sync"
 	"time"
 
@@ -195,9 +196,10 @@ func definition(L *lua.LState) (*luaServer, string, json.RawMessage, *lua.LFunct
 // add_tool(s, name, def, fn): fn(args, ctx) returns the shaped result.
 func (m *module) addTool(L *lua.LState) int {
 	s, name, def, fn, err := definition(L)
+	task := "tool " + name
 	if err == nil {
 		err = s.srv.AddTool(rmcp.Tool{Raw: def}, func(c *rmcp.ToolCall) {
-			s.serve(c.Request, "tool "+name, fmt.Sprintf("tool %q", name), fn, func(L *lua.LState) ([]lua.LValue, error) {
+			s.serve(c.Request, task, "tool", name, fn, func(L *lua.LState) ([]lua.LValue, error) {
 				args, err := value.Decode(L, c.Arguments)
 				if err != nil {
 					return nil, fmt.Errorf("arguments: %v", err)
@@ -205,7 +207,7 @@ func (m *module) addTool(L *lua.LState) int {
 				return []lua.LValue{args, s.newCtx(L, c.Request)}, nil
 			}, func(v lua.LValue, err error) {
 				if text, ok := v.(lua.LString); ok {
-					c.Return(rmcp.TextResult(string(text)), nil)
+					c.ReturnText(string(text))
 					return
 				}
 				raw, err := resultJSON(v, err)
@@ -239,7 +241,7 @@ func resultJSON(v lua.LValue, err error) (json.RawMessage, error) {
 // arguments before ctx.
 func (s *luaServer) readHandler(fn *lua.LFunction, args func(L *lua.LState, rd *rmcp.ResourceRead) []lua.LValue) rmcp.ResourceHandler {
 	return func(rd *rmcp.ResourceRead) {
-		s.serve(rd.Request, "read "+rd.URI, fmt.Sprintf("resource %q", rd.URI), fn, func(L *lua.LState) ([]lua.LValue, error) {
+		s.serve(rd.Request, "read "+rd.URI, "resource", rd.URI, fn, func(L *lua.LState) ([]lua.LValue, error) {
 			return args(L, rd), nil
 		}, func(v lua.LValue, err error) {
 			raw, err := resultJSON(v, err)
@@ -277,9 +279,10 @@ func (m *module) addTemplate(L *lua.LState) int {
 // add_prompt(s, name, def, fn): fn(args, ctx).
 func (m *module) addPrompt(L *lua.LState) int {
 	s, name, def, fn, err := definition(L)
+	task := "prompt " + name
 	if err == nil {
 		err = s.srv.AddPrompt(rmcp.Prompt{Raw: def}, func(g *rmcp.PromptGet) {
-			s.serve(g.Request, "prompt "+name, fmt.Sprintf("prompt %q", name), fn, func(L *lua.LState) ([]lua.LValue, error) {
+			s.serve(g.Request, task, "prompt", name, fn, func(L *lua.LState) ([]lua.LValue, error) {
 				return []lua.LValue{stringTable(L, g.Arguments), s.newCtx(L, g.Request)}, nil
 			}, func(v lua.LValue, err error) {
 				raw, err := resultJSON(v, err)
@@ -306,7 +309,7 @@ func (m *module) setCompletion(L *lua.LState) int {
 		ref.Name = key
 	}
 	return registered(L, s.srv.SetCompletion(ref, func(c *rmcp.CompleteCall) {
-		s.serve(c.Request, "complete", "completion", fn, func(L *lua.LState) ([]lua.LValue, error) {
+		s.serve(c.Request, "complete", "completion", "", fn, func(L *lua.LState) ([]lua.LValue, error) {
 			ref := L.CreateTable(0, 2)
 			ref.RawSetString("type", lua.LString(c.Ref.Type))
 			if c.Ref.Type == "ref/resource" {
@@ -359,11 +362,12 @@ func stringTable(L *lua.LState, m map[string]string) *lua.LTable {
 // (answered, timed out, cancelled), and its end ends the request's
 // context. It runs on r's own goroutine when r is Inline (an HTTP
 // request's) and the state is idle — no hand-over to the loop and back —
-// else through the loop; never on a connection's reader. args builds fn's
-// arguments; done gets fn's first result, or the error: a failure (the
-// operator sees it in the log), or `nil, message`. A failed handler whose
-// request was answered meanwhile says nothing more.
-func (s *luaServer) serve(r *rmcp.Request, name, what string, fn *lua.LFunction, args func(*lua.LState) ([]lua.LValue, error), done func(lua.LValue, error)) {
+// else through the loop; never on a connection's reader. name names the
+// task; a failure names the handler as noun "key" (tool "add"). args
+// builds fn's arguments; done gets fn's first result, or the error: a
+// failure (the operator sees it in the log), or `nil, message`. A failed
+// handler whose request was answered meanwhile says nothing more.
+func (s *luaServer) serve(r *rmcp.Request, name, noun, key string, fn *lua.LFunction, args func(*lua.LState) ([]lua.LValue, error), done func(lua.LValue, error)) {
 	run := s.m.lp.Post
 	if r.Inline() {
 		run = s.m.lp.RunHere
@@ -380,6 +384,10 @@ func (s *luaServer) serve(r *rmcp.Request, name, what string, fn *lua.LFunction,
 			if f := task.Failure(); f != nil {
 				if r.Answered() && (f.Kind == errs.Cancelled || f.Kind == errs.Timeout) {
 					return // answered already (timeout, input_required) or cancelled
+				}
+				what := noun
+				if key != "" {
+					what += " " + strconv.Quote(key)
 				}
 				done(lua.LNil, errors.New(s.errorText(what, f)))
 				return
