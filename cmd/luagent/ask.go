@@ -32,13 +32,7 @@ func parseAsk(o options, rest []string, stdout, stderr io.Writer) (options, int,
 	o.ask = a
 	for i := 0; i < len(rest); i++ {
 		arg := rest[i]
-		need := func(name, example string) (string, bool) {
-			v, ok := optValue(rest, &i, name)
-			if !ok {
-				fmt.Fprintf(stderr, "luagent: %s needs a value: %s\n", name, example)
-			}
-			return v, ok
-		}
+		need := func(name, example string) (string, bool) { return needValue(rest, &i, name, example, stderr) }
 		switch {
 		case isHelp(arg):
 			return o, printUsage(stdout, askUsage), false
@@ -75,6 +69,15 @@ func parseAsk(o options, rest []string, stdout, stderr io.Writer) (options, int,
 		}
 	}
 	return o, 0, true
+}
+
+// needValue reads an option's value (optValue), or says what it needs.
+func needValue(args []string, i *int, name, example string, stderr io.Writer) (string, bool) {
+	v, ok := optValue(args, i, name)
+	if !ok {
+		fmt.Fprintf(stderr, "luagent: %s needs a value: %s\n", name, example)
+	}
+	return v, ok
 }
 
 // askModel is the one place that decides which model `luagent ask` uses:

@@ -24,13 +24,7 @@ func parseChat(o options, rest []string, stdout, stderr io.Writer) (options, int
 	o.chat = c
 	for i := 0; i < len(rest); i++ {
 		arg := rest[i]
-		need := func(name, example string) (string, bool) {
-			v, ok := optValue(rest, &i, name)
-			if !ok {
-				fmt.Fprintf(stderr, "luagent: %s needs a value: %s\n", name, example)
-			}
-			return v, ok
-		}
+		need := func(name, example string) (string, bool) { return needValue(rest, &i, name, example, stderr) }
 		var ok bool
 		switch {
 		case isHelp(arg):

@@ -134,6 +134,8 @@ func TestTTYChat(t *testing.T) {
 	if strings.Contains(out, "SECRET") || strings.Contains(out, "SRV_TOKEN") {
 		t.Errorf("/mcp shows env:\n%s", out)
 	}
+	tt.send("/mcp prompt slow anything\r")
+	m = tt.wait(m, `closed: chat: server "slow" is still connecting: try again when /mcp shows it ready`, "> ")
 	// The slow server gets ready: the status line says so at the prompt.
 	os.WriteFile(gate, nil, 0o600)
 	m = tt.wait(m, "[2/2 servers ready]")
@@ -181,7 +183,7 @@ func TestTTYChat(t *testing.T) {
 	m = tt.wait(m, "prompt srv › greet:", "[user] please echo Ada tone=[dry=ish]", "srv › echo", "pong:example", "> ")
 	// Its error cases send nothing: no tool runs before the next prompt.
 	for _, tc := range []struct{ line, want string }{
-		{"/mcp prompt nope greet", `not_found: hub: no server "nope" in the catalog`},
+		{"/mcp prompt nope greet", `not_found: chat: no server "nope" in the catalog (/mcp lists them)`},
 		{"/mcp prompt srv nope", `not_found: chat: server "srv" has no prompt "nope" (its prompts: broken, greet)`},
 		{"/mcp prompt srv broken", "the prompt broke"},
 		{"/mcp prompt srv greet who=a who=b", "argument who is given twice"},
@@ -279,6 +281,10 @@ func TestTTYChatResumeAndHistory(t *testing.T) {
 	tt.send("hello\r")
 	m = tt.wait(m, "seen 1 messages")
 	m = tt.wait(m, "> ")
+	// Saved after the turn already, before any exit.
+	if files, _ := filepath.Glob(filepath.Join(home, "sessions", "*.json")); len(files) != 1 {
+		t.Errorf("after one turn the sessions folder holds %q, want one file", files)
+	}
 	tt.send("/quit\r")
 	tt.wait(m, "saved the conversation to ")
 	tt.exited()
@@ -531,4 +537,29 @@ func TestTTYChatManager(t *testing.T) {
 	m = tt.wait(m, `server "srv" is a stdio server: only HTTP servers authorize with OAuth`)
 	tt.send("\x04")
 	tt.exited()
+}
+
+func TestChatFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"chat", "--help"}, 0, "/mcp prompt SERVER PROMPT [k=v ...]"},
+		{[]string{"--help"}, 0, "luagent chat [--model M] [--agent FILE] [--resume FILE] [--yes]"},
+		{[]string{"chat", "--model"}, 2, "--model needs a value: luagent chat --model openai:gpt-4.1-mini"},
+		{[]string{"chat", "--resume="}, 2, "--resume needs a value"},
+		{[]string{"chat", "--bogus"}, 2, "unknown chat option --bogus (luagent chat --help lists them)"},
+		{[]string{"chat", "--agent", "/nonexistent/agent.lua"}, 1, "cannot read /nonexistent/agent.lua"},
+	} {
+		r := luagent(t, "", nil, tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stdout+r.stderr, tc.out) {
+			t.Errorf("luagent %s: exit %d, want %d with %q:\n%s%s", strings.Join(tc.args, " "), r.code, tc.code, tc.out, r.stdout, r.stderr)
+		}
+	}
+	// Without a terminal the chat reads plain lines: a pipe can drive it.
+	r := luagent(t, "hello there\n/model\n", []string{"LUAGENT_MODEL=mock"}, "chat")
+	if r.code != 0 || !strings.Contains(r.stdout, "mock: hello there") || !strings.Contains(r.stdout, "model: mock") {
+		t.Errorf("a piped chat: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }

@@ -100,8 +100,8 @@ End a line with \ to continue it on the next. Tab completes /commands,
 server and prompt names. Ctrl-C cancels a running turn (the servers are
 told) and the session goes on; at the prompt it clears the line, and a
 second one leaves; so does Ctrl-D. History is kept in
-~/.luagent/chat_history. On exit the conversation is saved in
-~/.luagent/sessions/ (the path is printed); --resume continues one.
+~/.luagent/chat_history. The conversation is saved in ~/.luagent/sessions/
+after each turn (the path is printed on exit); --resume continues one.
 
 commands (in the chat):
   /help                        the commands

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
 )
 
@@ -19,6 +20,11 @@ func (s *Session) FetchPrompt(ctx context.Context, server, name string, args map
 	h := s.o.Hub
 	if h == nil {
 		return nil, errs.New(errs.NotFound, "chat", "this agent has no MCP servers: /mcp prompt needs one")
+	}
+	if st, err := s.state(server); err != nil {
+		return nil, err
+	} else if st.Status == hub.Connecting {
+		return nil, errs.Errorf(errs.Closed, "chat", "server %q is still connecting: try again when /mcp shows it ready", server)
 	}
 	items, err := h.Prompts(ctx, server)
 	if err != nil {

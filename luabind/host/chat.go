@@ -93,6 +93,8 @@ type chatTerm struct {
 	cancelOp func() // cancels a running /command (Ctrl-C)
 	opMu     sync.Mutex
 
+	saveFailed bool // a save after a turn failed (said once)
+
 	askMu   sync.Mutex     // one question at a time: approvals, forms
 	running map[string]int // servers with tool calls in flight (under mu)
 }
@@ -276,6 +278,12 @@ func (t *chatTerm) turn(ctx context.Context, run func(context.Context) (string, 
 	t.endAnswerLocked()
 	t.printed = false
 	t.mu.Unlock()
+	// Saved after every turn too, so a crash or a closed terminal loses
+	// nothing; exit says where.
+	if serr := t.s.Save(t.s.File()); serr != nil && !t.saveFailed {
+		t.saveFailed = true
+		t.fail(serr)
+	}
 	if err != nil {
 		if errs.KindOf(err) == errs.Cancelled {
 			t.say("(cancelled; the conversation goes on)")
