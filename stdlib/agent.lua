@@ -29,23 +29,23 @@ function M.default_policy(call)
   return "ask", "the tool is not marked readOnlyHint"
 end
 
-local default_hub
+local default_hub, default_opts
 local function the_hub()
   if default_hub == nil then
-    default_hub = mcp.hub()
+    default_hub = mcp.hub(default_opts)
   end
   return default_hub
 end
 
--- agent.default_hub([opts]) is the hub of the user's catalog that agents
--- made without hub share, made on first use (with mcp.hub(opts) when opts
--- are given then: luagent chat passes on_elicit): luagent chat's and the
--- REPL's /mcp show it.
-function M.default_hub(opts)
-  if default_hub == nil and opts ~= nil then
-    default_hub = mcp.hub(opts)
-  end
-  return the_hub()
+-- agent.default_hub() is the hub of the user's catalog that agents made
+-- without hub share, made on first use: luagent chat's and the REPL's
+-- /mcp show it. agent.default_hub_options(opts) sets the mcp.hub options
+-- it will be made with (luagent chat passes on_elicit), if it is not made
+-- yet; nothing starts until an agent or /mcp needs it.
+M.default_hub = the_hub
+
+function M.default_hub_options(opts)
+  if default_hub == nil then default_opts = opts end
 end
 
 local Agent = {}

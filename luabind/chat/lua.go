@@ -43,7 +43,7 @@ type BuildOptions struct {
 // (as luagent ask does), or a default one on the shared default hub.
 const buildChunk = `
 local fn, file, model, yes, elicit = ...
-if elicit then agent.default_hub{ on_elicit = elicit } end
+if elicit then agent.default_hub_options{ on_elicit = elicit } end
 local a
 if fn then
   a = fn()

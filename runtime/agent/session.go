@@ -12,7 +12,8 @@ import (
 // messages of its own (a server prompt's) to put before the next Ask.
 // Each waits for a running Ask to finish.
 
-// SetAsk replaces Config.Ask.
+// SetAsk replaces Config.Ask. Call it between Asks, while no server
+// samples (Sample reads Config.Ask outside the conversation's lock).
 func (a *Agent) SetAsk(fn func(ctx context.Context, c Call) (Decision, string)) {
 	a.mu.Lock()
 	a.cfg.Ask = fn

@@ -234,11 +234,14 @@ function agent.model(spec) end
 function agent.default_policy(call) end
 
 ---The hub of the user's catalog that agents made without hub share (made on
----first use, progressive in an interactive session, with mcp.hub(opts) when
----opts are given then): what /mcp shows.
----@param opts? mcp.HubOptions
+---first use, progressive in an interactive session): what /mcp shows.
 ---@return mcp.Hub
-function agent.default_hub(opts) end
+function agent.default_hub() end
+
+---Sets the options agent.default_hub() will be made with, if it is not made
+---yet (luagent chat passes on_elicit).
+---@param opts mcp.HubOptions
+function agent.default_hub_options(opts) end
 
 ---Reports whether v is an agent.
 ---@param v any
