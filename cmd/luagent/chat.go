@@ -57,7 +57,7 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 		fmt.Fprintf(h.Stderr(), "luagent: %v\n", err)
 		return host.ExitError
 	}
-	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, Yes: c.yes, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets()}
+	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Yes: c.yes, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets()}
 	if c.agent == "" {
 		spec, note := askModel(c.model, os.Getenv, cfg)
 		cc.Model, cc.ModelNote = spec, note

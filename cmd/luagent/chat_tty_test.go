@@ -342,8 +342,21 @@ func TestTTYChatResumeAndHistory(t *testing.T) {
 		t.Errorf("the resumed file after /clear: %d messages, %d turns (%v); want 5 and 3 (the cancelled turn's prompt stays)", len(conv.Messages), len(conv.Turns), err)
 	}
 
+	// Resumed without --model, a conversation goes on with its own model;
+	// --model wins.
+	savedConv := filepath.Join(home, "saved.json")
+	writeFile(t, home, "saved.json", `{"version": 1, "model": "mock", "start": "2026-12-02T03:00:00Z", "messages": [], "turns": []}`)
+	r := luagent(t, "/model\n", []string{"LUAGENT_HOME=" + home, "LUAGENT_MODEL=ollama:llama3"}, "chat", "--resume", savedConv)
+	if !strings.Contains(r.stdout, "model: mock (the one the conversation was saved with)") || !strings.Contains(r.stdout, "model: mock\n") {
+		t.Errorf("resumed without --model:\n%s%s", r.stdout, r.stderr)
+	}
+	r = luagent(t, "/model\n", []string{"LUAGENT_HOME=" + home}, "chat", "--resume", savedConv, "--model", "ollama:llama3")
+	if !strings.Contains(r.stdout, "model: ollama:llama3\n") {
+		t.Errorf("resumed with --model:\n%s%s", r.stdout, r.stderr)
+	}
+
 	// A missing file to resume is one line and exit 1.
-	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "chat", "--resume", filepath.Join(home, "none.json"))
+	r = luagent(t, "", []string{"LUAGENT_HOME=" + home}, "chat", "--resume", filepath.Join(home, "none.json"))
 	if r.code != 1 || !strings.Contains(r.stderr, "no conversation at") {
 		t.Errorf("--resume of a missing file: %d %q", r.code, r.stderr)
 	}

@@ -125,7 +125,8 @@ options:
                    "model", else mock, with a note)
   --agent FILE     talk with the agent FILE returns (return agent.new{...});
                    --model and --yes override its own settings
-  --resume FILE    continue a saved conversation (and save it there again)
+  --resume FILE    continue a saved conversation (and save it there again), with the
+                   model it was saved with unless --model (or --agent) says otherwise
   --yes, -y        allow every tool call the policy would ask about, unasked
 
 environment:

@@ -29,7 +29,10 @@ type ChatConfig struct {
 	// ModelNote is printed at the start when the model was not chosen.
 	Model     string
 	ModelNote string
-	Yes       bool
+	// ModelGiven says --model was given: a resumed conversation then
+	// keeps it rather than the model it was saved with.
+	ModelGiven bool
+	Yes        bool
 	// Resume is --resume's file ("" starts a new conversation).
 	Resume string
 	// Catalog is the catalog's entries (for /mcp's transports).
@@ -196,6 +199,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 	if conv != nil {
 		t.s.Resume(conv)
 		t.say("resumed %s: %d messages, %d turns", t.cfg.Resume, len(conv.Messages), len(conv.Turns))
+		t.resumeModel(ctx, conv.Model)
 	}
 	if hb != nil {
 		defer t.watch(hb)()
@@ -261,6 +265,21 @@ func (t *chatTerm) run(ctx context.Context) int {
 	}
 	t.saveOnExit()
 	return ExitOK
+}
+
+// resumeModel goes on with the model a conversation was saved with,
+// unless --model or --agent chose one.
+func (t *chatTerm) resumeModel(ctx context.Context, saved string) {
+	if saved == "" || t.cfg.ModelGiven || t.cfg.AgentFile != "" || saved == modelName(t.s.Agent()) {
+		return
+	}
+	ag, err := t.lua.WithModel(ctx, saved)
+	if err != nil {
+		t.say("the conversation was with %s, which is not available here (%s): going on with %s", saved, chat.OneLine(err.Error(), 200), modelName(t.s.Agent()))
+		return
+	}
+	t.s.SetAgent(ag)
+	t.say("model: %s (the one the conversation was saved with)", modelName(ag))
 }
 
 func modelName(ag chat.Agent) string {
