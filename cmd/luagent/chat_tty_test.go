@@ -494,9 +494,16 @@ func TestTTYChatElicitation(t *testing.T) {
 	// Sampling: the server's messages are shown before the model runs.
 	tt.send("write a haiku\r")
 	m = tt.wait(m, "? allow let el use the model (sampling)", "[system] You are a poet", "[user] a haiku about tea", "(at most 50 tokens)")
-	m = tt.wait(m, "allow? [y/a/n] ")
+	m = tt.wait(m, "allow? [y/a/e/n] ")
 	tt.send("y\r")
 	m = tt.wait(m, "sampled mock: a haiku about tea", "\r\n> ")
+	// Edited before the model runs.
+	tt.send("write a haiku\r")
+	m = tt.wait(m, "e = edit the last message then run it", "allow? [y/a/e/n] ")
+	tt.send("e\r")
+	m = tt.wait(m, `the last message instead of "a haiku about tea": `)
+	tt.send("a limerick about coffee\r")
+	m = tt.wait(m, "allowed by the user, edited", "sampled mock: a limerick about coffee", "\r\n> ")
 	tt.send("\x04")
 	tt.exited()
 	if os.Getenv("CHAT_DUMP") != "" { // the text captures of docs/chat.md

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 
@@ -124,11 +125,16 @@ const (
 type Approval struct {
 	Choice Choice
 	Reason string
+	// Edit asks to edit a sampling request before it runs (the answer
+	// "e"); Edited is the request as edited, which runs instead.
+	Edit   bool
+	Edited json.RawMessage
 }
 
 // ParseApproval reads an answer typed at an approval ask: y (yes, once),
 // a (always: this tool for the session), n (no) with an optional reason
-// after it ("n not that file"). Anything else is not an answer.
+// after it ("n not that file"), e (edit a sampling request, then run it
+// once). Anything else is not an answer.
 func ParseApproval(line string) (Approval, bool) {
 	word, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
 	rest = strings.TrimSpace(rest)
@@ -139,6 +145,8 @@ func ParseApproval(line string) (Approval, bool) {
 		return Approval{Choice: AllowSession}, rest == ""
 	case "n", "no":
 		return Approval{Choice: Deny, Reason: rest}, true
+	case "e", "edit":
+		return Approval{Choice: AllowOnce, Edit: true}, rest == ""
 	}
 	return Approval{}, false
 }

@@ -144,9 +144,11 @@ func TestParseApproval(t *testing.T) {
 		{"", Approval{}, false},
 		{"maybe", Approval{}, false},
 		{"y please", Approval{}, false},
+		{"e", Approval{Choice: AllowOnce, Edit: true}, true},
+		{"edit", Approval{Choice: AllowOnce, Edit: true}, true},
 	} {
 		got, ok := ParseApproval(tc.line)
-		if ok != tc.ok || ok && got != tc.want {
+		if ok != tc.ok || ok && !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("ParseApproval(%q) = %+v, %v; want %+v, %v", tc.line, got, ok, tc.want, tc.ok)
 		}
 	}

@@ -150,3 +150,45 @@ func (s *Session) Submit(ctx context.Context, msgs []llm.Message) (string, error
 	}
 	return s.Turn(ctx, b.String())
 }
+
+// LastUserText is the text of a sampling request's last user message (what
+// an edit replaces).
+func LastUserText(params json.RawMessage) string {
+	msgs, err := PromptMessages(params)
+	if err != nil {
+		return ""
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser {
+			var b strings.Builder
+			for _, p := range msgs[i].Parts {
+				b.WriteString(p.Text)
+			}
+			return b.String()
+		}
+	}
+	return ""
+}
+
+// EditSampling returns a sampling request's params with its last user
+// message's content replaced by text; the rest is kept as it came.
+func EditSampling(params json.RawMessage, text string) (json.RawMessage, error) {
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, errs.Errorf(errs.Invalid, "chat", "a sampling request that is not an object: %v", err)
+	}
+	var msgs []map[string]json.RawMessage
+	if err := json.Unmarshal(p["messages"], &msgs); err != nil {
+		return nil, errs.Errorf(errs.Invalid, "chat", "a sampling request without messages: %v", err)
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		var role string
+		json.Unmarshal(msgs[i]["role"], &role)
+		if role == llm.RoleUser {
+			msgs[i]["content"], _ = json.Marshal(map[string]string{"type": "text", "text": text})
+			p["messages"], _ = json.Marshal(msgs)
+			return json.Marshal(p)
+		}
+	}
+	return nil, errs.New(errs.Invalid, "chat", "the sampling request has no user message to edit")
+}

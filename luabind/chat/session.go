@@ -9,6 +9,7 @@ package chat
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -57,14 +58,15 @@ type Session struct {
 
 	mu      sync.Mutex
 	agent   Agent
-	cancel  context.CancelCauseFunc // the running turn's (nil: none)
-	allowed map[string]bool         // tools allowed for the session
+	cancel  context.CancelCauseFunc    // the running turn's (nil: none)
+	allowed map[string]bool            // tools allowed for the session
+	edits   map[string]json.RawMessage // sampling requests as the person edited them
 	conv    Conversation
 }
 
 // New returns a session over o.Agent, whose asks it answers from now on.
 func New(o Options) *Session {
-	s := &Session{o: o, allowed: map[string]bool{}}
+	s := &Session{o: o, allowed: map[string]bool{}, edits: map[string]json.RawMessage{}}
 	s.conv = Conversation{Version: conversationVersion, Start: time.Now().UTC().Round(time.Second), AgentFile: o.AgentFile}
 	s.SetAgent(o.Agent)
 	return s
@@ -79,6 +81,7 @@ func (s *Session) SetAgent(a Agent) {
 	s.mu.Unlock()
 	ra := a.Agent()
 	ra.SetAsk(s.ask)
+	ra.SetSampleEdit(s.sampleEdit)
 	if old != nil && old != a {
 		ra.Seed(old.Agent().Messages())
 	}
@@ -182,6 +185,12 @@ func (s *Session) ask(ctx context.Context, c ragent.Call) (ragent.Decision, stri
 	}
 	switch ap.Choice {
 	case AllowOnce:
+		if ap.Edited != nil && c.Kind == ragent.KindSampling {
+			s.mu.Lock()
+			s.edits[editKey(c)] = ap.Edited
+			s.mu.Unlock()
+			return ragent.Allow, "allowed by the user, edited"
+		}
 		return ragent.Allow, "allowed by the user"
 	case AllowSession:
 		s.mu.Lock()
@@ -193,4 +202,19 @@ func (s *Session) ask(ctx context.Context, c ragent.Call) (ragent.Decision, stri
 		return ragent.Deny, "denied by the user: " + ap.Reason
 	}
 	return ragent.Deny, "denied by the user"
+}
+
+// editKey pairs a sampling request with its edit: approvals and the edit
+// hook see the same call, and two requests alike need the same edit.
+func editKey(c ragent.Call) string { return c.Server + "\x00" + string(c.Arguments) }
+
+// sampleEdit is the agent's SampleEdit: the request as the person edited
+// it, once.
+func (s *Session) sampleEdit(_ context.Context, c ragent.Call) json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := editKey(c)
+	p := s.edits[k]
+	delete(s.edits, k)
+	return p
 }

@@ -330,3 +330,42 @@ func TestSubmitSendsThePromptsMessages(t *testing.T) {
 		t.Errorf("FetchPrompt without a hub: %v, want not_found", err)
 	}
 }
+
+func TestEditSampling(t *testing.T) {
+	params := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"first"}},
+		{"role":"assistant","content":{"type":"text","text":"ok"}},{"role":"user","content":[{"type":"text","text":"a haiku"}]}],
+		"maxTokens":50,"systemPrompt":"poet"}`)
+	if got := LastUserText(params); got != "a haiku" {
+		t.Errorf("LastUserText = %q", got)
+	}
+	edited, err := EditSampling(params, "a limerick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if LastUserText(edited) != "a limerick" || !strings.Contains(string(edited), `"maxTokens":50`) || !strings.Contains(string(edited), `"first"`) {
+		t.Errorf("edited: %s", edited)
+	}
+	if _, err := EditSampling(json.RawMessage(`{"messages":[{"role":"assistant","content":{"type":"text","text":"x"}}]}`), "y"); errs.KindOf(err) != errs.Invalid {
+		t.Errorf("no user message: %v", err)
+	}
+}
+
+func TestSamplingEditedRunsAsEdited(t *testing.T) {
+	var seen string
+	model := llm.Func("m", func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		seen = req.Messages[len(req.Messages)-1].Parts[0].Text
+		return &llm.Response{Message: llm.Message{Parts: []llm.Part{llm.Text("ok")}}}, nil
+	})
+	params := json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"a haiku"}}],"maxTokens":20}`)
+	edited, _ := EditSampling(params, "a limerick")
+	ui := &fakeUI{answers: []Approval{{Choice: AllowOnce, Edited: edited}, {Choice: AllowOnce}}}
+	g := newGoAgent(ragent.Config{Model: model})
+	New(Options{Agent: g, UI: ui})
+	if _, err := g.a.Sample(context.Background(), "srv", params); err != nil || seen != "a limerick" {
+		t.Fatalf("edited sample: %v, the model saw %q", err, seen)
+	}
+	// The edit was for that one request: the next runs as it comes.
+	if _, err := g.a.Sample(context.Background(), "srv", params); err != nil || seen != "a haiku" {
+		t.Fatalf("second sample: %v, the model saw %q", err, seen)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/luagent/luagent/luabind/chat"
@@ -139,7 +140,7 @@ func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 		for _, line := range samplingLines(c.Arguments) {
 			fmt.Fprintf(t.out, "    %s\n", t.redact(line))
 		}
-		fmt.Fprintf(t.out, "    y = once, a = allow %s's requests for this session, n [REASON] = deny\n", c.Server)
+		fmt.Fprintf(t.out, "    y = once, a = allow %s's requests for this session, e = edit the last message then run it, n [REASON] = deny\n", c.Server)
 	} else {
 		fmt.Fprintf(t.out, "  ? allow %s%s\n", what, t.redact(shortArgs(c.Arguments)))
 		fmt.Fprintf(t.out, "    annotations: %s\n", annotationWords(c.Annotations))
@@ -147,7 +148,11 @@ func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 	}
 	t.mu.Unlock()
 	for ctx.Err() == nil {
-		line, err := t.ask("  allow? [y/a/n] ")
+		q := "  allow? [y/a/n] "
+		if c.Kind == ragent.KindSampling {
+			q = "  allow? [y/a/e/n] "
+		}
+		line, err := t.ask(q)
 		if errors.Is(err, ErrAborted) {
 			t.s.Cancel()
 			return chat.Approval{Choice: chat.Deny, Reason: "the user cancelled the turn"}
@@ -155,7 +160,23 @@ func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 		if err != nil {
 			return chat.Approval{Choice: chat.Deny, Reason: "no answer (end of input)"}
 		}
-		if ap, ok := chat.ParseApproval(line); ok {
+		ap, ok := chat.ParseApproval(line)
+		if ok && ap.Edit {
+			if c.Kind != ragent.KindSampling {
+				t.say("    only a sampling request can be edited: answer y, a or n")
+				continue
+			}
+			text, err := t.ask("    the last message instead of " + strconv.Quote(chat.OneLine(chat.LastUserText(c.Arguments), 80)) + ": ")
+			if err != nil {
+				continue
+			}
+			if ap.Edited, err = chat.EditSampling(c.Arguments, text); err != nil {
+				t.fail(err)
+				continue
+			}
+			return ap
+		}
+		if ok {
 			return ap
 		}
 		t.say("    answer y, a or n (n REASON tells the model why)")

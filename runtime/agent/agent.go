@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/luagent/luagent/runtime/hub"
@@ -111,6 +112,8 @@ type Agent struct {
 
 	evMu  sync.Mutex // serializes OnEvent
 	askMu sync.Mutex // serializes Config.Ask
+
+	sampleEdit atomic.Pointer[SampleEdit] // SetSampleEdit's (session.go)
 }
 
 // New returns an agent over cfg.

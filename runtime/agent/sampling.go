@@ -44,6 +44,9 @@ func (a *Agent) Sample(ctx context.Context, server string, params json.RawMessag
 		return nil, a.denied(0, &call, reason)
 	}
 	a.approved(0, &call, reason)
+	if req, err = a.editedSample(ctx, call, req); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	resp, err := a.cfg.Model.Stream(ctx, req, nil)
 	a.trace(trace.Event{Kind: trace.ModelResponse, Server: server, Method: SamplingMethod, Duration: time.Since(start), Message: modelMessage(resp, err)})

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -44,3 +45,29 @@ func (a *Agent) Model() llm.Model { return a.cfg.Model }
 // MessageOf is a conversation message as a transcript has it (to save a
 // whole conversation; Message.LLM reads it back).
 func MessageOf(m llm.Message) Message { return messageOf(m) }
+
+// SampleEdit returns the params an allowed sampling request is to run with
+// instead of c.Arguments (nil: as it came): the person edited it.
+type SampleEdit func(ctx context.Context, c Call) json.RawMessage
+
+// SetSampleEdit sets the hook that may change a sampling request after it
+// is allowed and before the model is called (nil: none).
+func (a *Agent) SetSampleEdit(fn SampleEdit) {
+	if fn == nil {
+		a.sampleEdit.Store(nil)
+		return
+	}
+	a.sampleEdit.Store(&fn)
+}
+
+func (a *Agent) editedSample(ctx context.Context, c Call, req *llm.Request) (*llm.Request, error) {
+	fn := a.sampleEdit.Load()
+	if fn == nil {
+		return req, nil
+	}
+	p := (*fn)(ctx, c)
+	if p == nil {
+		return req, nil
+	}
+	return samplingRequest(p)
+}
