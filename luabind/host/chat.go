@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/luagent/luagent/luabind/chat"
@@ -98,7 +99,10 @@ type chatTerm struct {
 
 	saveFailed bool // a save after a turn failed (said once)
 
-	askMu   sync.Mutex     // one question at a time: approvals, forms
+	askMu sync.Mutex // one question at a time: approvals, forms
+	// working is set while a turn or a command runs: only then may a
+	// question take the terminal (at the prompt, the line editor has it).
+	working atomic.Bool
 	running map[string]int // servers with tool calls in flight (under mu)
 }
 
@@ -255,13 +259,17 @@ func (t *chatTerm) run(ctx context.Context) int {
 			continue
 		}
 		t.rd.AddHistory(text)
+		t.working.Store(true)
 		if chat.IsCommand(text) {
-			if !t.command(ctx, text) {
+			ok := t.command(ctx, text)
+			t.working.Store(false)
+			if !ok {
 				break
 			}
 			continue
 		}
 		t.turn(ctx, func(ctx context.Context) (string, error) { return t.s.Turn(ctx, chat.Unescape(text)) })
+		t.working.Store(false)
 	}
 	t.saveOnExit()
 	return ExitOK

@@ -50,6 +50,10 @@ func (t *chatTerm) elicit(ctx context.Context, params json.RawMessage) (json.Raw
 	t.askMu.Lock()
 	defer t.askMu.Unlock()
 	who := t.asker()
+	if !t.working.Load() {
+		t.say("  %s asked for input while nothing ran (a background task?): declined", who)
+		return chat.Decline, nil
+	}
 	if u, ok := chat.ParseURLRequest(params); ok {
 		return t.elicitURL(ctx, who, u), nil
 	}

@@ -129,6 +129,10 @@ func resultLine(r *ragent.Result) string {
 func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 	t.askMu.Lock()
 	defer t.askMu.Unlock()
+	if !t.working.Load() {
+		t.say("  %s was asked about while nothing ran (a background task?): denied", callName(&c))
+		return chat.Approval{Choice: chat.Deny, Reason: "asked outside a turn; nobody could answer"}
+	}
 	t.mu.Lock()
 	t.endAnswerLocked()
 	what := "run " + callName(&c)
