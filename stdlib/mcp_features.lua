@@ -455,7 +455,7 @@ local kinds = {
 }
 
 for _, k in ipairs(kinds) do
-  local native_ask = S.asks[k.field]
+  local native_ask = S.asker(k.field)
   Ctx[k.field] = function(ctx, t)
     if k.field == "roots" then
       t = t or {}
@@ -487,6 +487,8 @@ local function ask_spec(spec)
   return nil, "say what to ask: elicit=, elicit_url=, sample=, roots= or method="
 end
 
+local ask_all = S.asker("ask")
+
 -- ctx:ask{key = spec, ...} asks for several inputs at once (one round,
 -- modern) and returns the answers by key. Keys are asked in sorted order
 -- (legacy asks one after another).
@@ -507,7 +509,7 @@ function Ctx.ask(ctx, t)
     inp.key = k
     inputs[i] = inp
   end
-  local answers = ask(ctx, S.asks.ask, inputs)
+  local answers = ask(ctx, ask_all, inputs)
   local out = {}
   for i, k in ipairs(keys) do out[k] = answers[i] end
   return out

@@ -41,8 +41,8 @@ func compiled(file string) (*lua.FunctionProto, error) {
 	f, ok := protos.Load(file)
 	if !ok {
 		f, _ = protos.LoadOrStore(file, sync.OnceValues(func() (*lua.FunctionProto, error) {
-			if build, ok := generated[file]; ok {
-				return withStrings(build()), nil
+			if p, ok := generated[file]; ok {
+				return withStrings(p), nil
 			}
 			src, err := fs.ReadFile(stdlib.FS, file+".lua")
 			if err != nil {

@@ -134,7 +134,7 @@ func (m *module) ctxMeta(L *lua.LState) int {
 	return 1
 }
 
-// readAsk is _server.asks.NAME(ctx, {{key=, method=, params=}, ...}): it
+// readAsk is _server.asker(NAME)(ctx, {{key=, method=, params=}, ...}): it
 // asks the client for every input (rmcp.Request.AskAll) and returns the
 // answers as a list in that order. stdlib/mcp.lua shapes what ctx:elicit,
 // ctx:sample, ctx:roots and ctx:ask take into these inputs.

@@ -101,11 +101,12 @@ func (m *module) serverNative(L *lua.LState) *lua.LTable {
 			return 1
 		},
 	})
-	asks := L.CreateTable(0, 5)
-	for _, name := range []string{"ask", "elicit", "elicit_url", "sample", "roots"} {
-		asks.RawSetString(name, m.lp.Async("ctx:"+name, m.readAsk))
-	}
-	t.RawSetString("asks", asks)
+	// asker(name) is the waiting binding of ctx:name, made when
+	// mcp_features.lua loads: a server that never asks never builds one.
+	t.RawSetString("asker", L.NewFunction(func(L *lua.LState) int {
+		L.Push(m.lp.Async("ctx:"+L.CheckString(1), m.readAsk))
+		return 1
+	}))
 	return t
 }
 
