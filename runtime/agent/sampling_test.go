@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,15 +42,9 @@ func TestSamplingThroughTheAgent(t *testing.T) {
 	if _, ok := h.Tool("everything__trigger-sampling-request"); !ok {
 		t.Fatal("server-everything did not see the sampling capability (no trigger-sampling-request tool)")
 	}
-	// The hub keeps its first sampler: it hands over to each case's agent.
-	var current atomic.Pointer[Agent]
-	if !h.SetSampler(func(ctx context.Context, server string, p json.RawMessage) (json.RawMessage, error) {
-		return current.Load().Sample(ctx, server, p)
-	}) {
+	// The agent set last answers.
+	if !h.SetSampler(New(Config{Model: script(answer("not me"))}).Sample) {
 		t.Fatal("SetSampler on a hub without one did not install it")
-	}
-	if h.SetSampler(New(Config{Model: script(answer("x"))}).Sample) {
-		t.Fatal("a second SetSampler replaced the first")
 	}
 	// The tool itself is allowed; sampling is left to the default policy.
 	toolsOnly := func(ctx context.Context, c Call) (Decision, string) {
@@ -93,7 +86,9 @@ func TestSamplingThroughTheAgent(t *testing.T) {
 				}
 			}
 			a := New(cfg)
-			current.Store(a)
+			if !h.SetSampler(a.Sample) {
+				t.Fatal("a later SetSampler did not replace the earlier one")
+			}
 			if _, _, err := a.Ask(context.Background(), "sample"); err != nil {
 				t.Fatal(err)
 			}
@@ -111,6 +106,15 @@ func TestSamplingThroughTheAgent(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A hub made with a sampler (a script's on_sample) keeps it.
+func TestSamplingOnSampleWins(t *testing.T) {
+	h := hub.New(nil, hub.Options{Sample: func(context.Context, string, json.RawMessage) (json.RawMessage, error) { return nil, nil }})
+	defer h.Close()
+	if h.SetSampler(New(Config{Model: script(answer("x"))}).Sample) {
+		t.Error("SetSampler replaced the hub's own Sample")
 	}
 }
 

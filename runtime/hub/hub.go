@@ -130,6 +130,7 @@ type Hub struct {
 	closed  bool
 	changed chan struct{} // closed and replaced at every status change
 	names   map[string]toolRef
+	sampler Sampler // SetSampler's (Options.Sample wins over it)
 	subs    map[*subscriber]bool
 }
 

@@ -175,8 +175,8 @@ func (m *module) newAgent(L *lua.LState) int {
 	la.a = ragent.New(cfg)
 	if cfg.Hub != nil {
 		// The hub's servers with "sampling": true sample through this
-		// agent's model and policy, unless the hub has an on_sample (or an
-		// earlier agent) already.
+		// agent's model and policy (the agent made last), unless the hub
+		// has an on_sample.
 		cfg.Hub.SetSampler(la.a.Sample)
 	}
 	ud := L.NewUserData()
