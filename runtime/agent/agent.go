@@ -114,6 +114,7 @@ type Agent struct {
 	askMu sync.Mutex // serializes Config.Ask
 
 	sampleEdit atomic.Pointer[SampleEdit] // SetSampleEdit's (session.go)
+	ask        atomic.Pointer[askFunc]    // Config.Ask, or SetAsk's: a server may sample at any time
 }
 
 // New returns an agent over cfg.
@@ -127,7 +128,9 @@ func New(cfg Config) *Agent {
 	if cfg.Approve == nil {
 		cfg.Approve = DefaultApprove
 	}
-	return &Agent{cfg: cfg, found: map[string]bool{}}
+	a := &Agent{cfg: cfg, found: map[string]bool{}}
+	a.SetAsk(cfg.Ask)
+	return a
 }
 
 // Reset forgets the conversation (and the tools found by search).

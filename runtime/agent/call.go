@@ -135,12 +135,13 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 func (a *Agent) decide(ctx context.Context, call Call) (Decision, string) {
 	d, reason := a.cfg.Approve(ctx, call)
 	if d == Ask {
+		ask := a.ask.Load()
 		switch {
 		case a.cfg.Yes:
 			d, reason = Allow, "allowed by --yes ("+reason+")"
-		case a.cfg.Ask != nil:
+		case ask != nil:
 			a.askMu.Lock()
-			d, reason = a.cfg.Ask(ctx, call)
+			d, reason = (*ask)(ctx, call)
 			a.askMu.Unlock()
 			if d == Ask {
 				d, reason = Deny, "the person asked did not decide"

@@ -13,12 +13,18 @@ import (
 // messages of its own (a server prompt's) to put before the next Ask.
 // Each waits for a running Ask to finish.
 
-// SetAsk replaces Config.Ask. Call it between Asks, while no server
-// samples (Sample reads Config.Ask outside the conversation's lock).
+// askFunc is Config.Ask's type.
+type askFunc = func(ctx context.Context, c Call) (Decision, string)
+
+// SetAsk replaces Config.Ask (nil: nobody to ask). It may be called at any
+// time; an ask already being answered finishes with the old one.
 func (a *Agent) SetAsk(fn func(ctx context.Context, c Call) (Decision, string)) {
-	a.mu.Lock()
-	a.cfg.Ask = fn
-	a.mu.Unlock()
+	if fn == nil {
+		a.ask.Store(nil)
+		return
+	}
+	f := askFunc(fn)
+	a.ask.Store(&f)
 }
 
 // Seed replaces the conversation with msgs (a resumed one) and forgets
