@@ -33,10 +33,10 @@ type CompleteCall struct {
 // are sent (HasMore then set). Raw, when set, is the whole result, sent as
 // is.
 type CompleteResult struct {
-	Values  []string
-	Total   int // 0: not said
-	HasMore bool
-	Raw     json.RawMessage
+	Values  []string        `json:"values"`
+	Total   int             `json:"total,omitempty"` // 0: not said
+	HasMore bool            `json:"hasMore"`
+	Raw     json.RawMessage `json:"-"`
 }
 
 // maxCompletions is the most values a completion may carry.
@@ -82,12 +82,7 @@ func (c *CompleteCall) Return(res *CompleteResult, err error) {
 	case res != nil && res.Raw != nil:
 		c.Reply(res.Raw)
 	default:
-		var out struct {
-			Values  []string `json:"values"`
-			Total   int      `json:"total,omitempty"`
-			HasMore bool     `json:"hasMore"`
-		}
-		out.Values = []string{}
+		out := CompleteResult{Values: []string{}}
 		if res != nil {
 			out.Values = append(out.Values, res.Values...)
 			out.Total, out.HasMore = res.Total, res.HasMore
