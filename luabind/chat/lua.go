@@ -36,7 +36,7 @@ type BuildOptions struct {
 	Yes   bool
 	// Elicit answers the servers' elicitation requests (nil: the hub
 	// does not offer elicitation). It runs on its own goroutine.
-	Elicit func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
+	Elicit func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)
 }
 
 // buildChunk makes the agent: --agent's with --model and --yes applied
@@ -110,18 +110,20 @@ func (l *Lua) Build(ctx context.Context, o BuildOptions) (*agentmod.Handle, erro
 	return h, err
 }
 
-// elicitFn is the on_elicit a hub calls with a request's params: the task
-// waits while answer runs on a goroutine of its own.
-func (l *Lua) elicitFn(answer func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)) *lua.LFunction {
+// elicitFn is the on_elicit a hub calls with a request's params and the
+// server asking: the task waits while answer runs on a goroutine of its
+// own.
+func (l *Lua) elicitFn(answer func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)) *lua.LFunction {
 	return l.lp.Async("chat.elicit", func(L *lua.LState) sched.Start {
 		params, err := value.Encode(value.MarkObject(L.CheckTable(1)), value.EncodeOptions{})
+		server := L.OptString(2, "")
 		return func(ctx context.Context, done func(sched.Completion)) {
 			go func() {
 				if err != nil {
 					done(sched.Fail(errs.Wrap(errs.Invalid, "elicit", err)))
 					return
 				}
-				res, err := answer(ctx, params)
+				res, err := answer(ctx, server, params)
 				if err != nil {
 					done(sched.Fail(err))
 					return

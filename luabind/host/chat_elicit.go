@@ -18,9 +18,12 @@ import (
 // work), or a URL shown in full that a browser opens only when the person
 // says so. Nothing is fetched.
 
-// asker names the server asking: the one whose tool call runs, when only
-// one does (hub on_elicit requests do not say).
-func (t *chatTerm) asker() string {
+// asker names the server asking: the hub's word for it, else the one
+// whose tool call runs, when only one does.
+func (t *chatTerm) asker(server string) string {
+	if server != "" {
+		return server
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.running) == 1 {
@@ -46,10 +49,10 @@ func (t *chatTerm) trackCall(e ragent.Event) {
 }
 
 // elicit answers one elicitation/create request.
-func (t *chatTerm) elicit(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (t *chatTerm) elicit(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
 	t.askMu.Lock()
 	defer t.askMu.Unlock()
-	who := t.asker()
+	who := t.asker(server)
 	if !t.working.Load() {
 		t.say("  %s asked for input while nothing ran (a background task?): declined", who)
 		return chat.Decline, nil

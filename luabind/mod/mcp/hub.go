@@ -188,13 +188,13 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 // hubCallbacks wires on_elicit and on_sample (Lua functions run as tasks).
 func (m *module) hubCallbacks(t *lua.LTable, o *hub.Options) {
 	if fn, ok := t.RawGetString("on_elicit").(*lua.LFunction); ok {
-		o.Elicit = func(ctx context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
-			return m.callLua(ctx, fn, "on_elicit", params)
+		o.Elicit = func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
+			return m.callLua(ctx, fn, "on_elicit", params, lua.LString(server))
 		}
 	}
 	if fn, ok := t.RawGetString("on_sample").(*lua.LFunction); ok {
-		o.Sample = func(ctx context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
-			return m.callLua(ctx, fn, "on_sample", params)
+		o.Sample = func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
+			return m.callLua(ctx, fn, "on_sample", params, lua.LString(server))
 		}
 	}
 }

@@ -396,7 +396,7 @@ func parseRoots(raw json.RawMessage) ([]rmcp.Root, error) {
 
 // callLua runs fn(params) as a task on the loop and returns its first result
 // encoded as JSON. It blocks the calling Go goroutine, never the loop.
-func (m *module) callLua(ctx context.Context, fn *lua.LFunction, what string, params json.RawMessage) (json.RawMessage, error) {
+func (m *module) callLua(ctx context.Context, fn *lua.LFunction, what string, params json.RawMessage, extra ...lua.LValue) (json.RawMessage, error) {
 	type result struct {
 		raw json.RawMessage
 		err error
@@ -413,6 +413,7 @@ func (m *module) callLua(ctx context.Context, fn *lua.LFunction, what string, pa
 			}
 			args = append(args, v)
 		}
+		args = append(args, extra...)
 		t := m.lp.Spawn(fn, args, sched.SpawnOptions{Name: what, Parent: ctx})
 		t.OnDone(func(t *sched.Task) {
 			if f := t.Failure(); f != nil {

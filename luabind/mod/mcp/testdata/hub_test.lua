@@ -203,3 +203,25 @@ test("hub: mcpInitStrategy progressive returns at once; wait = true overrides it
   hub:close()
   os.remove(path)
 end)
+
+test("hub: on_elicit and on_sample are told which server asks", function()
+  local asked = {}
+  local hub = mcp.hub{
+    servers = { legacy = { command = FAKE, args = { "-era", "legacy" }, startupTimeoutSeconds = 20, sampling = true },
+                modern = { command = FAKE, args = { "-era", "modern" }, startupTimeoutSeconds = 20, sampling = true } },
+    on_elicit = function(p, server)
+      asked[#asked + 1] = "elicit:" .. server
+      return { action = "accept", content = { name = "Ada" } }
+    end,
+    on_sample = function(p, server)
+      asked[#asked + 1] = "sample:" .. server
+      return { role = "assistant", content = { type = "text", text = "hi" }, model = "lua" }
+    end,
+  }
+  for _, s in ipairs({ "legacy", "modern" }) do
+    expect.falsy(hub:call(s .. "__ask", {}).isError)
+    expect.falsy(hub:call(s .. "__sample", {}).isError)
+  end
+  expect.eq(asked, { "elicit:legacy", "sample:legacy", "elicit:modern", "sample:modern" })
+  hub:close()
+end)
