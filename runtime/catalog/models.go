@@ -65,12 +65,7 @@ func parseModels(raw json.RawMessage, p *problems) []*Model {
 			continue
 		}
 		m := &Model{Name: e.name, raw: map[string]json.RawMessage{}}
-		for _, f := range ms {
-			fp := path + "." + f.name
-			if _, dup := m.raw[f.name]; dup || m.extra.has(f.name) {
-				p.add(fp, "appears twice; keep one")
-				continue
-			}
+		eachField(ms, path, p, m.raw, &m.extra, func(f member, fp string) bool {
 			switch f.name {
 			case "provider":
 				m.Provider = str(f.val, fp, p)
@@ -81,11 +76,10 @@ func parseModels(raw json.RawMessage, p *problems) []*Model {
 			case "model":
 				m.Model = str(f.val, fp, p)
 			default:
-				m.extra.set(f.name, f.val)
-				continue
+				return false
 			}
-			m.raw[f.name] = f.val
-		}
+			return true
+		})
 		m.read = m.fields()
 		out = append(out, m)
 	}

@@ -103,13 +103,7 @@ func parseServer(name string, raw json.RawMessage, path string, p *problems) *Se
 		return nil
 	}
 	s := &Server{Name: name, Enabled: true, raw: map[string]json.RawMessage{}}
-	for _, m := range ms {
-		fp := path + "." + m.name
-		if _, dup := s.raw[m.name]; dup || s.extra.has(m.name) {
-			p.add(fp, "appears twice; keep one")
-			continue
-		}
-		known := true
+	eachField(ms, path, p, s.raw, &s.extra, func(m member, fp string) bool {
 		switch m.name {
 		case "command":
 			s.Command = str(m.val, fp, p)
@@ -149,13 +143,10 @@ func parseServer(name string, raw json.RawMessage, path string, p *problems) *Se
 				s.MaxConcurrentCalls = int(v)
 			}
 		default:
-			known = false
-			s.extra.set(m.name, m.val)
+			return false
 		}
-		if known {
-			s.raw[m.name] = m.val
-		}
-	}
+		return true
+	})
 	s.read = s.fields()
 	return s
 }
@@ -170,12 +161,7 @@ func parseOAuth(raw json.RawMessage, path string, p *problems) *OAuth {
 		return nil
 	}
 	o := &OAuth{raw: map[string]json.RawMessage{}}
-	for _, m := range ms {
-		fp := path + "." + m.name
-		if _, dup := o.raw[m.name]; dup || o.extra.has(m.name) {
-			p.add(fp, "appears twice; keep one")
-			continue
-		}
+	eachField(ms, path, p, o.raw, &o.extra, func(m member, fp string) bool {
 		switch m.name {
 		case "clientId":
 			o.ClientID = str(m.val, fp, p)
@@ -186,11 +172,10 @@ func parseOAuth(raw json.RawMessage, path string, p *problems) *OAuth {
 		case "scopes":
 			o.Scopes = strList(m.val, fp, p)
 		default:
-			o.extra.set(m.name, m.val)
-			continue
+			return false
 		}
-		o.raw[m.name] = m.val
-	}
+		return true
+	})
 	o.read = o.fields()
 	return o
 }
@@ -296,6 +281,25 @@ func cloneList(l []string) []string {
 }
 
 // A member of a JSON object, its key decoded.
+// eachField reads an object's members into a struct that keeps each
+// known field's value as written in raw and unknown fields in extra:
+// field reads one (fp is its path) and reports whether it knows it; a
+// name that appears twice is a problem.
+func eachField(ms []member, path string, p *problems, raw map[string]json.RawMessage, extra *members, field func(m member, fp string) bool) {
+	for _, m := range ms {
+		fp := path + "." + m.name
+		if _, dup := raw[m.name]; dup || extra.has(m.name) {
+			p.add(fp, "appears twice; keep one")
+			continue
+		}
+		if field(m, fp) {
+			raw[m.name] = m.val
+		} else {
+			extra.set(m.name, m.val)
+		}
+	}
+}
+
 type member struct {
 	name string
 	val  json.RawMessage
