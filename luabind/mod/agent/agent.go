@@ -200,7 +200,7 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 	methods.RawSetString("messages", L.NewFunction(func(L *lua.LState) int {
 		var msgs []ragent.Message
 		for _, msg := range m.checkAgent(L).a.Messages() {
-			msgs = append(msgs, messageJSON(msg))
+			msgs = append(msgs, ragent.MessageOf(msg))
 		}
 		raw, _ := json.Marshal(msgs)
 		if msgs == nil {

@@ -58,24 +58,13 @@ func requestJSON(r *llm.Request) json.RawMessage {
 	out := reqJSON{System: r.System, Messages: []ragent.Message{}, Tools: []toolJSON{},
 		MaxTokens: r.MaxTokens, Temperature: r.Temperature, Stop: r.Stop}
 	for _, msg := range r.Messages {
-		out.Messages = append(out.Messages, messageJSON(msg))
+		out.Messages = append(out.Messages, ragent.MessageOf(msg))
 	}
 	for _, t := range r.Tools {
 		out.Tools = append(out.Tools, toolJSON(t))
 	}
 	raw, _ := json.Marshal(out)
 	return raw
-}
-
-func messageJSON(msg llm.Message) ragent.Message {
-	out := ragent.Message{Role: msg.Role, ToolCallID: msg.ToolCallID, IsError: msg.IsError}
-	for _, p := range msg.Parts {
-		out.Parts = append(out.Parts, ragent.Part(p))
-	}
-	for _, tc := range msg.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, ragent.ToolCall(tc))
-	}
-	return out
 }
 
 func (r *respJSON) response() *llm.Response {
