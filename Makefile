@@ -57,8 +57,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzPattern -fuzztime=$(FUZZTIME) ./luabind/vm/
 	$(GO) test -run='^$$' -fuzz=FuzzComplete -fuzztime=$(FUZZTIME) ./luabind/host/
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME) ./runtime/jsonrpc/
-	$(GO) test -run='^$$' -fuzz=FuzzMembers -fuzztime=$(FUZZTIME) ./runtime/jsonscan/
-	$(GO) test -run='^$$' -fuzz=FuzzAppendString -fuzztime=$(FUZZTIME) ./runtime/jsonscan/
+	$(GO) test -run='^$$' -fuzz=FuzzMembers -fuzztime=$(FUZZTIME) ./internal/jsonscan/
+	$(GO) test -run='^$$' -fuzz=FuzzAppendString -fuzztime=$(FUZZTIME) ./internal/jsonscan/
 	$(GO) test -run='^$$' -fuzz=FuzzReadFraming -fuzztime=$(FUZZTIME) ./runtime/transport/
 	$(GO) test -run='^$$' -fuzz=FuzzAcceptsJSON -fuzztime=$(FUZZTIME) ./runtime/mcp/
 	$(GO) test -run='^$$' -fuzz=FuzzHTTPAddr -fuzztime=$(FUZZTIME) ./cmd/luagent/

@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"github.com/luagent/luagent/runtime/jsonscan"
+	"github.com/luagent/luagent/internal/jsonscan"
 	"slices"
 	"strconv"
 	"sync"

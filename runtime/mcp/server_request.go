@@ -7,7 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"github.com/luagent/luagent/runtime/jsonscan"
+	"github.com/luagent/luagent/internal/jsonscan"
 	"slices"
 	"strconv"
 	"strings"

@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/sse"
 	"github.com/luagent/luagent/runtime/trace"
 )

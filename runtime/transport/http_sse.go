@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // The deprecated HTTP+SSE transport (2024-11-05), for servers that refuse
