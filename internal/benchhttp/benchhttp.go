@@ -46,7 +46,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/internal/benchsrv"
-	"github.com/luagent/luagent/runtime/jsonscan"
+	"github.com/luagent/luagent/internal/jsonscan"
 )
 
 // Protocol versions and the modern request envelope.

@@ -1,6 +1,6 @@
 package benchsrv
 
-import "github.com/luagent/luagent/runtime/jsonscan"
+import "github.com/luagent/luagent/internal/jsonscan"
 
 // members are the raw values of the top-level members of a JSON-RPC message
 // that the client looks at (nil when absent).
