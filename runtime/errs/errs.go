@@ -1,6 +1,7 @@
-// Package errs defines the error kinds shared by every luagent package and
-// their mapping to JSON-RPC error codes. It is a leaf: it imports nothing of
-// the project, so any package may use it.
+// Package errs defines the error kinds shared by every luagent package. It
+// is a leaf: it imports nothing of the project, so any package may use it.
+// The JSON-RPC wire codes live in runtime/jsonrpc (the MCP ones in
+// runtime/mcp); a server picks the code where it answers.
 //
 // An error carries a Kind so that Lua code, the CLI and tests can branch on
 // what failed without parsing text:
@@ -138,27 +139,3 @@ func KindOf(err error) Kind {
 
 // Is reports whether err has kind k.
 func Is(err error, k Kind) bool { return err != nil && KindOf(err) == k }
-
-// JSON-RPC 2.0 and MCP error codes.
-const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-)
-
-// Code maps a kind to the JSON-RPC error code a server answers with. It is
-// the one place where kinds meet wire codes.
-func Code(k Kind) int {
-	switch k {
-	case Invalid, BadRequest:
-		return CodeInvalidParams
-	case NotFound:
-		return CodeMethodNotFound
-	case Syntax, Protocol:
-		return CodeInvalidRequest
-	default:
-		return CodeInternalError
-	}
-}

@@ -64,25 +64,6 @@ func TestWrapKeepsCause(t *testing.T) {
 	}
 }
 
-func TestCode(t *testing.T) {
-	if errs.Code(errs.Invalid) != errs.CodeInvalidParams {
-		t.Error("invalid should map to -32602")
-	}
-	if errs.Code(errs.Internal) != errs.CodeInternalError {
-		t.Error("internal should map to -32603")
-	}
-	// A provider's refusals reach an MCP caller (an agent served as a
-	// tool): a bad request is the caller's params, the rest are ours.
-	if errs.Code(errs.BadRequest) != errs.CodeInvalidParams {
-		t.Error("bad_request should map to -32602")
-	}
-	for _, k := range []errs.Kind{errs.RateLimit, errs.Server} {
-		if errs.Code(k) != errs.CodeInternalError {
-			t.Errorf("%v should map to -32603", k)
-		}
-	}
-}
-
 func TestProviderKindNames(t *testing.T) {
 	for k, want := range map[errs.Kind]string{errs.RateLimit: "rate_limit", errs.BadRequest: "bad_request", errs.Server: "server"} {
 		if k.String() != want {
