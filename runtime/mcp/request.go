@@ -56,7 +56,7 @@ func (c *Client) follow(ctx context.Context, s *session, method string, params j
 			body := c.params(s, params, tok, o.tasks || o.taskCaps, extra...)
 			var err error
 			if res, err = c.roundTrip(ctx, s, method, body, tok, o); err != nil {
-				if !reissued && s.info.Era == EraModern && c.recover(ctx, method, err) {
+				if !reissued && s.info.Era == EraModern && c.resendAfterBrokenStreamOrStaleTools(ctx, method, err) {
 					// A 2026-07-28 request stands alone: sent again (with a
 					// new id) it is the same request.
 					reissued = true
@@ -110,12 +110,12 @@ func (c *Client) follow(ctx context.Context, s *session, method string, params j
 	}
 }
 
-// recover says whether a failed modern request is worth sending once more,
+// resendAfterBrokenStreamOrStaleTools says whether a failed modern request is worth sending once more,
 // after doing what makes the retry succeed: a reply stream that broke
 // before the answer (the HTTP transport marks it) is simply re-issued; a
 // -32020 about an Mcp-Param-* header means our tools/list is stale, so it
 // is fetched again first (2026-07-28, Streamable HTTP).
-func (c *Client) recover(ctx context.Context, method string, err error) bool {
+func (c *Client) resendAfterBrokenStreamOrStaleTools(ctx context.Context, method string, err error) bool {
 	je, ok := ServerError(err)
 	if !ok {
 		return false

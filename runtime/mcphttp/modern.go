@@ -131,16 +131,18 @@ func paramMismatch(r *http.Request, args []byte, headers map[string]string) stri
 					continue
 				}
 			}
-			return h + " header " + strconvQuote(got) + " does not match argument " + arg + " " + string(raw)
+			return h + " header " + jsonQuote(got) + " does not match argument " + arg + " " + string(raw)
 		}
 		if got != want {
-			return h + " header " + strconvQuote(got) + " does not match argument " + arg
+			return h + " header " + jsonQuote(got) + " does not match argument " + arg
 		}
 	}
 	return ""
 }
 
-func strconvQuote(s string) string {
+// jsonQuote quotes a header value as JSON does (the argument beside it is
+// JSON), so the two compare by eye in the error.
+func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }

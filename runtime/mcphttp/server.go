@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -289,17 +290,14 @@ func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, code int, msg 
 	w.Write(jsonrpc.AppendResponse(nil, id, nil, &jsonrpc.Error{Code: code, Message: msg, Data: data}))
 }
 
+// sizeString says a limit the way a user would write it: whole MiB or KiB
+// when it is one, else bytes.
 func sizeString(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
-		return itoa(n>>20) + " MiB"
+		return strconv.FormatInt(n>>20, 10) + " MiB"
 	case n >= 1<<10 && n%(1<<10) == 0:
-		return itoa(n>>10) + " KiB"
+		return strconv.FormatInt(n>>10, 10) + " KiB"
 	}
-	return itoa(n) + " bytes"
-}
-
-func itoa(n int64) string {
-	b, _ := json.Marshal(n)
-	return string(b)
+	return strconv.FormatInt(n, 10) + " bytes"
 }
