@@ -67,10 +67,7 @@ type resumption struct {
 // small stack (~20 KB); creating one costs 16–34 µs, reusing one ~0.4 µs.
 const maxPooledThreads = 64
 
-const registryKey = "luagent.sched.loop"
-
-// New returns a loop owning L. The loop is registered in L so bindings can
-// find it with For. It does not start running until Run.
+// New returns a loop owning L. It does not start running until Run.
 func New(L *lua.LState, opts Options) *Loop {
 	base, stopTimer := context.Background(), func() {}
 	if opts.TimeLimit > 0 {
@@ -89,22 +86,10 @@ func New(L *lua.LState, opts Options) *Loop {
 		pcs:    make([]uintptr, 64),
 	}
 	lp.freed = sync.NewCond(&lp.mu)
-	ud := L.NewUserData()
-	ud.Value = lp
-	L.G.Registry.RawSetString(registryKey, ud)
 
 	lp.trampoline = closure(L, internal().trampoline, L.NewFunction(lp.park), L.G.Global.RawGetString("unpack"))
 	lp.installGuards()
 	return lp
-}
-
-// For returns the loop that owns L (or any of its threads), or nil.
-func For(L *lua.LState) *Loop {
-	if ud, ok := L.G.Registry.RawGetString(registryKey).(*lua.LUserData); ok {
-		lp, _ := ud.Value.(*Loop)
-		return lp
-	}
-	return nil
 }
 
 // Context is the loop's root context: it ends when Cancel is called.
@@ -284,12 +269,6 @@ func (lp *Loop) Run(ctx context.Context, mode RunMode) error {
 			return ctx.Err()
 		}
 	}
-}
-
-func (lp *Loop) inboxEmpty() bool {
-	lp.mu.Lock()
-	defer lp.mu.Unlock()
-	return len(lp.inbox) == 0
 }
 
 func (lp *Loop) drain() {

@@ -412,20 +412,6 @@ func causeMessage(cause error) string {
 	return cause.Error()
 }
 
-// FailureOf returns the failure a Lua error value describes, for errors
-// caught outside tasks (a chunk run with PCall).
-func FailureOf(L *lua.LState, err error) *Failure {
-	f := &Failure{Kind: errs.Runtime}
-	if ae, ok := err.(*lua.ApiError); ok {
-		f.Value = ae.Object
-		f.Traceback = ae.StackTrace
-	} else {
-		f.Value = lua.LString(err.Error())
-	}
-	f.Kind, f.Message = describe(L, f.Value, f.Kind)
-	return f
-}
-
 // describe returns the kind and one-line message of an error value: a
 // luagent error table carries its kind; anything else is runtime, printed
 // through tostring (so __tostring is honoured).

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -134,7 +133,5 @@ func startHub(t testing.TB, opts hub.Options, servers ...*catalog.Server) *hub.H
 	}
 	return h
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 func partsText(m llm.Message) string { return textOf(m) }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -77,14 +76,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func countOf(list []string, s string) int {
-	n := 0
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			n++
-		}
-	}
-	return n
 }

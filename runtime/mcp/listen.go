@@ -131,26 +131,3 @@ func (c *Client) listenAcknowledged(s *session, params json.RawMessage) {
 	}
 	ls.mu.Unlock()
 }
-
-// listening reports whether the session's listen stream was acknowledged;
-// for tests.
-func (c *Client) listening(wait time.Duration) bool {
-	c.mu.Lock()
-	s := c.sess
-	c.mu.Unlock()
-	if s == nil {
-		return false
-	}
-	s.listenMu.Lock()
-	ls := s.listen
-	s.listenMu.Unlock()
-	if ls == nil {
-		return false
-	}
-	select {
-	case <-ls.acked:
-		return true
-	case <-time.After(wait):
-		return false
-	}
-}

@@ -47,10 +47,6 @@ func (t *taskState) poll() time.Duration {
 	return min(max(time.Duration(*ms)*time.Millisecond, 50*time.Millisecond), 30*time.Second)
 }
 
-func (t *taskState) terminal() bool {
-	return t.Status == "completed" || t.Status == "failed" || t.Status == "cancelled"
-}
-
 func (c *Client) useLegacyTask(t *Tool, o CallOptions) bool {
 	info := c.Info()
 	if info.Era != EraLegacy || t.Execution == nil {
