@@ -3,10 +3,8 @@ package host
 import (
 	"bytes"
 	"io"
-	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 )
 
 // swapWriter is a writer whose target can change while it is in use: the
@@ -69,6 +67,6 @@ func (p *promptWriter) Write(b []byte) (int, error) {
 	if _, err := p.w.Write(buf.Bytes()); err != nil {
 		return 0, err
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGWINCH)
+	redrawPrompt()
 	return len(b), nil
 }

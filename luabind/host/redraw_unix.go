@@ -1,0 +1,12 @@
+//go:build unix
+
+package host
+
+import (
+	"os"
+	"syscall"
+)
+
+// redrawPrompt makes liner redraw its prompt and line below output that
+// was written over them: liner repaints on SIGWINCH.
+func redrawPrompt() { syscall.Kill(os.Getpid(), syscall.SIGWINCH) }
