@@ -31,7 +31,9 @@ import (
 	"golang.org/x/term"
 )
 
-const version = "0.1.0-dev"
+// version is what --version prints; release builds set it from git
+// describe (scripts/release.sh: -ldflags -X main.version=...).
+var version = "0.1.0-dev"
 
 func main() {
 	// LUAGENT_CPUPROFILE=FILE profiles the whole run, for performance work.

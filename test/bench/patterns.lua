@@ -2,7 +2,7 @@
 -- Lua 5.1 (BENCHMARKS.md, "Lua string patterns"). Runs under both:
 --   lua5.1 test/bench/patterns.lua       luagent run test/bench/patterns.lua
 -- Prints one line per case: its name and the seconds of CPU one run of it
--- takes (the best of `reps`). test/bench/patterns.sh interleaves the two.
+-- takes (the best of `reps`). scripts/bench-patterns.sh interleaves the two.
 local MB = 1024 * 1024
 local reps = tonumber(arg and arg[1]) or 5
 

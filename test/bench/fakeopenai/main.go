@@ -1,4 +1,4 @@
-// Command fakeopenai is a local model stand-in for test/bench/ask.sh: an
+// Command fakeopenai is a local model stand-in for scripts/bench-ask.sh: an
 // OpenAI Chat Completions endpoint on 127.0.0.1 that answers at once.
 //
 // The job: the model calls the first offered tool named "echo" (or ending

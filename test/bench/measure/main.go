@@ -1,4 +1,4 @@
-// Command measure times processes for test/bench/ask.sh.
+// Command measure times processes for scripts/bench-ask.sh.
 //
 //	measure run [-sample 10ms] [-timeout 60s] -o FILE -- COMMAND [ARGS...]
 //

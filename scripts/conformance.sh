@@ -11,11 +11,13 @@
 # scenarios each revision requires (and its unscored non-auth ones), and on
 # 2026-07-28 the skills extension's four client scenarios (sep-2640-client-*,
 # in no requirements file), which pass only when their check says SUCCESS.
-# Scenarios known not to pass are in expected-failures.yml (a reason each);
+# Scenarios known not to pass are in test/conformance/expected-failures.yml (a reason each);
 # any other failure, or a listed scenario that passes, fails the run.
-# Usage: test/conformance/run.sh [BIN]   (from anywhere; BIN default bin/luagent)
+# The judges, their expected-failures.yml and their README are in
+# test/conformance.
+# Usage: scripts/conformance.sh [BIN]   (from anywhere; BIN default bin/luagent)
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 BIN=${1:-bin/luagent}
 LOG=$(mktemp -d)
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$LOG"' EXIT

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-shot `luagent ask` against mcphost (BENCHMARKS.md, "One-shot `luagent
 # ask` against mcphost"; issue 15, benchmark (b)).
-#   test/bench/ask.sh [luagent binary] [rounds]     (make bench-ask)
+#   scripts/bench-ask.sh [luagent binary] [rounds]     (make bench-ask)
 #
 # The job: one prompt; the model (test/bench/fakeopenai, a Chat Completions
 # stand-in on 127.0.0.1 that answers at once) first asks for
@@ -18,29 +18,29 @@
 #                     (separate runs: sampling /proc costs CPU on 2 cores)
 #   luagent*-trace    the same with luagent --trace, for where its time goes
 # Needs a built luagent (make build), server-everything (make peers) and Go.
-# mcphost is $MCPHOST, else test/bench/mcphost.sh's build (the module proxy);
+# mcphost is $MCPHOST, else scripts/build-mcphost.sh's build (the module proxy);
 # when there is none, luagent is measured alone and mcphost is reported as
 # skipped. Everything listens on 127.0.0.1; temporary files go in one
 # folder that is removed at the end, with every process started here.
 set -Eeuo pipefail
-trap 'echo "ask.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
-cd "$(dirname "$0")/../.."
+trap 'echo "bench-ask.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
+cd "$(dirname "$0")/.."
 bin=${1:-bin/luagent}
 rounds=${2:-11}
 everything=$PWD/test/peers/node_modules/.bin/mcp-server-everything
-[ -x "$bin" ] || { echo "ask.sh: no luagent at $bin (make build)" >&2; exit 1; }
-[ -x "$everything" ] || { echo "ask.sh: no $everything (make peers)" >&2; exit 1; }
+[ -x "$bin" ] || { echo "bench-ask.sh: no luagent at $bin (make build)" >&2; exit 1; }
+[ -x "$everything" ] || { echo "bench-ask.sh: no $everything (make peers)" >&2; exit 1; }
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 
 mcphost=${MCPHOST:-}
 if [ -z "$mcphost" ]; then
-	mcphost=$(timeout 25m test/bench/mcphost.sh) || {
-		echo "ask.sh: mcphost could not be built (above); measuring luagent alone" >&2
+	mcphost=$(timeout 25m scripts/build-mcphost.sh) || {
+		echo "bench-ask.sh: mcphost could not be built (above); measuring luagent alone" >&2
 		mcphost=
 	}
 fi
 if [ -n "$mcphost" ] && ! [ -x "$mcphost" ]; then
-	echo "ask.sh: MCPHOST=$mcphost is not executable" >&2
+	echo "bench-ask.sh: MCPHOST=$mcphost is not executable" >&2
 	mcphost=
 fi
 
@@ -55,7 +55,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-trap 'echo "ask.sh: interrupted" >&2; exit 130' INT TERM
+trap 'echo "bench-ask.sh: interrupted" >&2; exit 130' INT TERM
 
 go build -o "$work/fakeopenai" ./test/bench/fakeopenai
 go build -o "$work/measure" ./test/bench/measure
@@ -67,8 +67,8 @@ touch "$work/model.log"
 "$work/fakeopenai" -lifetime 60m -log "$work/model.log" <"$work/model.in" >"$work/model.url" &
 fake=$!
 exec 9>"$work/model.in"
-read -r -t 20 url <"$work/model.url" || { echo "ask.sh: the model stand-in did not start" >&2; exit 1; }
-case $url in http://127.0.0.1:*) ;; *) echo "ask.sh: unexpected model URL $url" >&2; exit 1 ;; esac
+read -r -t 20 url <"$work/model.url" || { echo "bench-ask.sh: the model stand-in did not start" >&2; exit 1; }
+case $url in http://127.0.0.1:*) ;; *) echo "bench-ask.sh: unexpected model URL $url" >&2; exit 1 ;; esac
 
 # Catalogs: luagent's config.json (under LUAGENT_HOME) and mcphost's file.
 # HOME is a temporary folder for both, so no user configuration is read.
@@ -111,11 +111,11 @@ client() {
 	: >"$work/run.tsv"
 	if ! LUAGENT_HOME=$work/lhome$n "$measure" run -sample "$sample" -timeout 90s -o "$work/run.tsv" -- "$@" \
 		>"$work/out" 2>"$work/err"; then
-		echo "ask.sh: $job failed: $*" >&2
+		echo "bench-ask.sh: $job failed: $*" >&2
 		tail -20 "$work/err" >&2
 		exit 1
 	fi
-	grep -q 'done: hi' "$work/out" || { echo "ask.sh: $job printed no answer" >&2; cat "$work/out" "$work/err" >&2; exit 1; }
+	grep -q 'done: hi' "$work/out" || { echo "bench-ask.sh: $job printed no answer" >&2; cat "$work/out" "$work/err" >&2; exit 1; }
 	# (unix ns do not fit awk's doubles exactly: they stay strings here)
 	line=$(tail -n +"$((before + 1))" "$work/model.log" | awk -F'\t' '
 		{ n++; model += $6; if (n == 1) first = $2; last = $3; kinds = kinds " " $4 }
@@ -125,7 +125,7 @@ client() {
 	case $nreq:$kinds in
 	2:" call:"*echo" text") ;;
 	3:" call:mcp_search_tools call:"*echo" text") ;; # luagent's tool search (more than 40 tools)
-	*) echo "ask.sh: $job: the model saw $nreq requests ($kinds), not a call then the text" >&2; exit 1 ;;
+	*) echo "bench-ask.sh: $job: the model saw $nreq requests ($kinds), not a call then the text" >&2; exit 1 ;;
 	esac
 	local wall start hwm peak hwmsum procs left code maxrss
 	IFS=$'\t' read -r wall start hwm peak hwmsum procs left code maxrss <"$work/run.tsv"
@@ -167,7 +167,7 @@ phases() {
 		kind == "agent_end" { ended = t }
 		kind == "process_stopped" { stopped = t }
 		END {
-			if (!spawned || !ready || !asked || !ended || !stopped) { print "ask.sh: an incomplete trace" > "/dev/stderr"; exit 1 }
+			if (!spawned || !ready || !asked || !ended || !stopped) { print "bench-ask.sh: an incomplete trace" > "/dev/stderr"; exit 1 }
 			printf "%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\n", round, job, spawned - t0, ready - spawned, asked - ready,
 				ended - asked - model - tools, model, tools, stopped - ended, t9 - stopped
 		}'
@@ -215,7 +215,7 @@ echo "luagent: $bin ($("$bin" --version 2>/dev/null | head -1))"
 if [ -n "$mcphost" ]; then
 	echo "mcphost: $mcphost ($("$mcphost" --version 2>/dev/null | head -1))"
 else
-	echo "mcphost: skipped (not built; MCPHOST=path or test/bench/mcphost.sh)"
+	echo "mcphost: skipped (not built; MCPHOST=path or scripts/build-mcphost.sh)"
 fi
 echo "server:  $everything ($(sed -n 's/.*"version": "\(.*\)".*/\1/p' test/peers/node_modules/@modelcontextprotocol/server-everything/package.json | head -1)), node $(node --version)"
 echo "machine: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -2,7 +2,7 @@
 # make test's run: every Go package with -race, then the official
 # conformance judges against BIN; ends with a short summary (packages,
 # conformance legs, time). Exit status: nonzero when anything failed.
-# Usage: test/all.sh BIN PACKAGES...   (GO names the go command)
+# Usage: scripts/test.sh BIN PACKAGES...   (GO names the go command)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=$1; shift
@@ -15,7 +15,7 @@ echo "== go test -race $*"
 go_status=${PIPESTATUS[0]}
 
 echo "== conformance: the official judges against $BIN"
-test/conformance/run.sh "$BIN" 2>&1 | tee -a "$log"
+scripts/conformance.sh "$BIN" 2>&1 | tee -a "$log"
 conf_status=${PIPESTATUS[0]}
 
 secs=$(( $(date +%s) - start ))

@@ -2,11 +2,11 @@
 # Lua string patterns: luagent against reference Lua 5.1 (BENCHMARKS.md,
 # "Lua string patterns"). Runs test/bench/patterns.lua under each, rounds
 # interleaved, and prints the median seconds per case and the ratio.
-#   test/bench/patterns.sh [luagent binary] [rounds]
-# Needs lua5.1 (Debian: apt-get install lua5.1) and a built luagent
+#   scripts/bench-patterns.sh [luagent binary] [rounds]   (make bench-patterns)
+# Needs lua5.1 (scripts/install-deb.sh lua5.1) and a built luagent
 # (make build).
 set -eu
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 bin=${1:-bin/luagent}
 rounds=${2:-7}
 command -v lua5.1 >/dev/null || { echo "lua5.1 is not installed (apt-get install lua5.1)" >&2; exit 1; }
