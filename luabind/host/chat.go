@@ -376,6 +376,8 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 			return true
 		}
 		t.say("%s", strings.TrimRight(chat.MCPList(hb.Status(), t.s.Catalog()), "\n"))
+	case "meta":
+		t.meta(ctx, c.Rest)
 	case "model":
 		if len(c.Args) == 0 {
 			t.say("model: %s", modelName(t.s.Agent()))

@@ -41,6 +41,7 @@ func (m *module) newCatalog(L *lua.LState) int {
 			"list": m.catList, "get": m.catGet, "add": m.catAdd, "remove": m.catRemove,
 			"enable": m.catEnabled(true), "disable": m.catEnabled(false),
 		})
+		L.SetFuncs(methods, m.catalogPreviewMethods()) // show, preview, apply (catalog_preview.go)
 		mt.RawSetString("__index", methods)
 		mt.RawSetString("__metatable", lua.LString(catalogType))
 	}

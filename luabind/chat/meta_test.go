@@ -1,0 +1,200 @@
+package chat_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/luabind/sched"
+	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hub"
+)
+
+const metaSecret = "sk-meta-SECRET-77"
+
+// metaModel answers the main agent with a count and, as the catalog
+// agent, saves the server "two" (echo, with a secret in env) and reports
+// what the tool said.
+const metaModel = `
+local cmd, secret = %q, %q
+return agent.new{ model = function(req)
+  local last = req.messages[#req.messages]
+  local text = last.parts and last.parts[1] and last.parts[1].text or ""
+  if not (req.system or ""):find("catalog agent", 1, true) then
+    return { text = "main sees " .. #req.messages .. " messages" }
+  end
+  if last.role == "user" then
+    return { tool_calls = { { name = "save_server", arguments = { name = "two", command = cmd, env = { TOKEN = secret } } } } }
+  end
+  return { text = "tool said: " .. text }
+end }
+`
+
+type quietUI struct{}
+
+func (quietUI) Event(ragent.Event)                                    {}
+func (quietUI) Approve(context.Context, ragent.Call) chat.Approval { return chat.Approval{} }
+
+// metaSession is a chat session over a real host whose catalog holds the
+// echo server "one", with its Lua side.
+func metaSession(t *testing.T) (*chat.Session, *chat.Lua, string) {
+	t.Helper()
+	echo := testbin.Build(t, "internal/testserver/echo")
+	home := t.TempDir()
+	path := catalog.Path(home)
+	if err := os.WriteFile(path, fmt.Appendf(nil, `{"version": 1, "mcpServers": {"one": {"command": %q}}}`, echo), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := host.New(host.Config{Home: home, Interactive: true})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		h.Loop.Run(context.Background(), sched.UntilStopped)
+	}()
+	t.Cleanup(func() {
+		h.Loop.Post(h.Loop.Stop)
+		<-stopped
+		h.Close()
+	})
+	loaded := make(chan *lua.LFunction, 1)
+	h.Loop.Post(func() {
+		fn, err := h.Load(fmt.Appendf(nil, metaModel, echo, metaSecret), "meta_agent.lua")
+		if err != nil {
+			t.Error(err)
+		}
+		loaded <- fn
+	})
+	l := chat.NewLua(h.Loop)
+	ag, err := l.Build(context.Background(), chat.BuildOptions{AgentFn: <-loaded, AgentFile: "meta_agent.lua"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := catalog.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := chat.New(chat.Options{Agent: ag, UI: quietUI{}, Hub: ag.Agent().Hub(), Catalog: cfg.Servers})
+	return s, l, path
+}
+
+// shown records what the catalog agent showed: the previews and the
+// tool results.
+type shown struct {
+	mu    sync.Mutex
+	texts []string
+}
+
+func (w *shown) add(s string) {
+	w.mu.Lock()
+	w.texts = append(w.texts, s)
+	w.mu.Unlock()
+}
+
+func (w *shown) all() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.texts, "\n")
+}
+
+func TestMetaSaveDeclinedThenConfirmed(t *testing.T) {
+	s, l, path := metaSession(t)
+	ctx := context.Background()
+	h := s.Hub()
+	ready := make(chan struct{}, 1)
+	defer h.Subscribe(func(ev hub.Event) {
+		if ev.State.Name == "two" && ev.State.Status == hub.Ready {
+			select {
+			case ready <- struct{}{}:
+			default:
+			}
+		}
+	})()
+	var out shown
+	answer := false
+	var saved []string
+	build := func(ctx context.Context) (chat.Agent, error) {
+		return l.BuildMeta(ctx, chat.MetaOptions{Path: path,
+			Confirm: func(_ context.Context, text string) bool { out.add(text); return answer },
+			Saved: func(name, op string) string {
+				saved = append(saved, op+" "+name)
+				if err := s.ApplyCatalog(path); err != nil {
+					return err.Error()
+				}
+				return name + " is starting"
+			}})
+	}
+	sink := func(e ragent.Event) {
+		if e.Type == ragent.EventToolEnd && e.Result != nil {
+			for _, c := range e.Result.Content {
+				out.add(string(c))
+			}
+		}
+	}
+
+	// Declined: the file stays byte for byte; the model hears it.
+	before, _ := os.ReadFile(path)
+	text, err := s.MetaTurn(ctx, "add the echo server as two", build, sink)
+	if err != nil || !strings.HasPrefix(text, "tool said: the user declined: nothing was saved") {
+		t.Fatalf("declined: %q, %v", text, err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Errorf("a declined save changed the file:\n%s", after)
+	}
+
+	// Confirmed: on disk, read back by the catalog, and the hub starts it.
+	answer = true
+	text, err = s.MetaTurn(ctx, "add it after all", build, sink)
+	if err != nil || text != "tool said: saved (the user confirmed): add two; two is starting" {
+		t.Fatalf("confirmed: %q, %v", text, err)
+	}
+	cfg, err := catalog.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := cfg.Server("two"); e == nil || e.Env["TOKEN"].Value != metaSecret || cfg.Server("one") == nil {
+		t.Fatalf("the saved catalog has %+v", e)
+	}
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("two never got ready: %+v", h.Status())
+	}
+	if len(saved) != 1 || saved[0] != "add two" {
+		t.Errorf("saved %q, want one add", saved)
+	}
+	if got := out.all(); strings.Contains(got, metaSecret) || !strings.Contains(got, `"TOKEN": "<hidden>"`) {
+		t.Errorf("what the catalog agent showed:\n%s", got)
+	}
+
+	// The chat's own conversation never saw those turns.
+	if text, err := s.Turn(ctx, "hello"); err != nil || text != "main sees 1 messages" {
+		t.Errorf("main turn after /meta: %q, %v", text, err)
+	}
+}
+
+func TestMetaBuildFails(t *testing.T) {
+	s, l, path := metaSession(t)
+	// The catalog agent is built on first use: a failing build is the
+	// turn's error, and the session stays usable.
+	_, err := s.MetaTurn(context.Background(), "x", func(context.Context) (chat.Agent, error) {
+		return nil, errs.New(errs.Invalid, "test", "no agent")
+	}, nil)
+	if errs.KindOf(err) != errs.Invalid {
+		t.Errorf("a failed build: %v", err)
+	}
+	if _, err := l.BuildMeta(context.Background(), chat.MetaOptions{Path: path}); err != nil {
+		t.Errorf("BuildMeta: %v", err)
+	}
+}

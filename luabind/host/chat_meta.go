@@ -1,0 +1,235 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/luagent/luagent/luabind/chat"
+	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/errs"
+	rhub "github.com/luagent/luagent/runtime/hub"
+)
+
+// /meta REQUEST in the chat: the catalog agent's turn (chat.MetaTurn),
+// shown as a turn is — its text, each tool call on a line with a
+// one-line result — except that the values it puts in env, headers or a
+// client secret are masked everywhere, so its text is shown a piece at a
+// time (when a tool call starts, and at the end) rather than streamed.
+// Each write is asked about: the change, then "save this? [y/N]".
+
+// metaView is a chat's side of its catalog agent.
+type metaView struct {
+	t *chatTerm
+
+	mu      sync.Mutex
+	secrets []string        // values to mask, longest first
+	text    strings.Builder // the answer since the last piece shown
+}
+
+// metaViews holds each chat's view (*chatTerm -> *metaView): the catalog
+// agent, made once, keeps calling the same one.
+var metaViews sync.Map
+
+func (t *chatTerm) metaView() *metaView {
+	v, _ := metaViews.LoadOrStore(t, &metaView{t: t})
+	return v.(*metaView)
+}
+
+func (t *chatTerm) meta(ctx context.Context, request string) {
+	if strings.TrimSpace(request) == "" {
+		t.fail(errs.New(errs.Invalid, "chat", "/meta needs a request: /meta add the MCP server at https://example.com/mcp"))
+		return
+	}
+	v := t.metaView()
+	path := catalog.Path(t.h.cfg.Home)
+	build := func(ctx context.Context) (chat.Agent, error) {
+		a, err := t.lua.BuildMeta(ctx, chat.MetaOptions{Path: path, Confirm: v.confirm,
+			Saved: func(name, op string) string { return t.metaSaved(path, name, op) }})
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+	_, err := t.s.MetaTurn(ctx, request, build, v.event)
+	v.flush()
+	t.mu.Lock()
+	t.endAnswerLocked()
+	t.printed = false
+	t.mu.Unlock()
+	if err != nil {
+		if errs.KindOf(err) == errs.Cancelled {
+			t.say("(cancelled; nothing more is saved)")
+			return
+		}
+		t.fail(err)
+	}
+}
+
+// redact masks the provider keys and the values the catalog agent was
+// given.
+func (v *metaView) redact(s string) string {
+	v.mu.Lock()
+	for _, x := range v.secrets {
+		s = strings.ReplaceAll(s, x, "<hidden>")
+	}
+	v.mu.Unlock()
+	return v.t.redact(s)
+}
+
+// learn keeps the secret values in a tool call's arguments: env values
+// (literal, or {"value": ...}), header values and oauth.clientSecret.
+// Values of one or two characters are not worth masking (nor secrets).
+func (v *metaView) learn(raw json.RawMessage) {
+	var a struct {
+		Env     map[string]json.RawMessage `json:"env"`
+		Headers map[string]json.RawMessage `json:"headers"`
+		OAuth   struct {
+			ClientSecret string `json:"clientSecret"`
+		} `json:"oauth"`
+	}
+	json.Unmarshal(raw, &a)
+	var found []string
+	str := func(r json.RawMessage) {
+		var s string
+		var o struct{ Value string }
+		if json.Unmarshal(r, &s) != nil && json.Unmarshal(r, &o) == nil {
+			s = o.Value
+		}
+		found = append(found, s)
+	}
+	for _, r := range a.Env {
+		str(r)
+	}
+	for _, r := range a.Headers {
+		str(r)
+	}
+	found = append(found, a.OAuth.ClientSecret)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, s := range found {
+		if len(s) > 2 && !slices.Contains(v.secrets, s) {
+			v.secrets = append(v.secrets, s)
+		}
+	}
+	slices.SortFunc(v.secrets, func(a, b string) int { return len(b) - len(a) })
+}
+
+// flush shows the answer held so far.
+func (v *metaView) flush() {
+	v.mu.Lock()
+	s := v.text.String()
+	v.text.Reset()
+	v.mu.Unlock()
+	if s == "" {
+		return
+	}
+	s = v.redact(s)
+	t := v.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	io.WriteString(t.out, s)
+	t.printed, t.lastNL = true, strings.HasSuffix(s, "\n")
+}
+
+// event is the catalog agent's event sink.
+func (v *metaView) event(e ragent.Event) {
+	t := v.t
+	switch e.Type {
+	case ragent.EventText:
+		v.mu.Lock()
+		v.text.WriteString(e.Text)
+		v.mu.Unlock()
+	case ragent.EventToolStart:
+		if e.Call == nil {
+			return
+		}
+		v.learn(e.Call.Arguments)
+		v.flush()
+		var a struct{ Name string }
+		json.Unmarshal(e.Call.Arguments, &a)
+		line := "catalog › " + e.Call.Name
+		if a.Name != "" {
+			line += " " + a.Name
+		}
+		t.mu.Lock()
+		t.endAnswerLocked()
+		fmt.Fprintln(t.out, v.redact(line))
+		t.mu.Unlock()
+	case ragent.EventToolEnd:
+		mark, text := "✓", resultLine(e.Result)
+		if e.Err != nil {
+			mark, text = "✗", e.Err.Error()
+		} else if e.Result != nil && e.Result.IsError {
+			mark = "✗"
+		}
+		text = v.redact(chat.OneLine(text, 100))
+		t.mu.Lock()
+		fmt.Fprintf(t.out, "  %s %s %s\n", mark, chat.RoundDuration(e.Duration), text)
+		t.mu.Unlock()
+	}
+}
+
+// confirm shows a change the catalog agent would save and asks; only y
+// (or yes) saves. Ctrl-C cancels the turn.
+func (v *metaView) confirm(ctx context.Context, text string) bool {
+	t := v.t
+	t.askMu.Lock()
+	defer t.askMu.Unlock()
+	if !t.working.Load() || ctx.Err() != nil {
+		return false
+	}
+	v.flush()
+	t.mu.Lock()
+	t.endAnswerLocked()
+	fmt.Fprintln(t.out, "  ? save this change to the catalog (values of env, headers and secrets show as <hidden>):")
+	for _, l := range strings.Split(text, "\n") {
+		fmt.Fprintf(t.out, "    %s\n", v.redact(l))
+	}
+	t.mu.Unlock()
+	line, err := t.ask("  save this? [y/N] ")
+	if errors.Is(err, ErrAborted) {
+		t.s.Cancel()
+		return false
+	}
+	if err != nil || ctx.Err() != nil {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	t.say("  not saved")
+	return false
+}
+
+// metaSaved makes the session's servers follow a saved change (only the
+// server it names starts, stops or restarts) and says so; the model is
+// told too.
+func (t *chatTerm) metaSaved(path, name, op string) string {
+	if err := t.s.ApplyCatalog(path); err != nil {
+		msg := "the running servers did not change: " + chat.OneLine(err.Error(), 200)
+		t.say("  %s: saved in %s; %s", name, path, msg)
+		return msg
+	}
+	word := "stopped"
+	for _, st := range t.s.Hub().Status() {
+		if st.Name == name {
+			word = "starting"
+			if op == "replace" {
+				word = "restarting"
+			}
+			if st.Status == rhub.Disabled {
+				word = "disabled (not started)"
+			}
+		}
+	}
+	t.say("  %s: saved in %s; %s (the conversation goes on)", name, path, word)
+	return name + " is " + word
+}

@@ -1,0 +1,379 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/value"
+	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/errs"
+)
+
+// A catalog edit in two steps, so a person can see it before it is saved:
+//
+//	local p = cat:preview{ op = "save", name = "docs", entry = { url = "https://example.com/mcp" } }
+//	print(p.text)      -- the lines of config.json that change, secrets as <hidden>
+//	if yes then cat:apply(p) end
+//
+// op is "save" (add, or replace an entry of that name), "remove",
+// "enable" or "disable". preview validates the result with the catalog's
+// own rules and raises their error (kind invalid) without writing;
+// apply writes exactly the bytes previewed, or nothing when the file
+// changed meanwhile. cat:show(name) is one entry as the file holds it.
+// Env values, header values and an oauth clientSecret are never shown.
+
+// hidden stands for a secret in what is shown.
+const hidden = "<hidden>"
+
+const planType = "mcp.catalog.plan"
+
+// plan is a previewed edit: what to do, and the file it must give.
+type plan struct {
+	op, name string
+	entry    *catalog.Server // for save
+	want     []byte
+}
+
+func (m *module) catalogPreviewMethods() map[string]lua.LGFunction {
+	return map[string]lua.LGFunction{"show": m.catShow, "preview": m.catPreview, "apply": m.catApply}
+}
+
+// readCatalog parses the file at path as catalog.Update will (a missing
+// file is an empty catalog); it returns the bytes read too (nil: none).
+func readCatalog(path string) (*catalog.Config, []byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &catalog.Config{Version: catalog.Version, InitStrategy: catalog.InitAuto}, nil, nil
+	}
+	var c *catalog.Config
+	if err == nil {
+		c, err = catalog.Parse(data)
+	}
+	if err != nil {
+		_, lerr := catalog.Load(path) // says it with the file's name
+		if lerr == nil {
+			lerr = err
+		}
+		return nil, nil, lerr
+	}
+	return c, data, nil
+}
+
+// masked is c with every secret replaced by hidden: literal env values,
+// header values and oauth client secrets (references to parameters and
+// variables are names, and stay).
+func masked(c *catalog.Config) *catalog.Config {
+	mc := *c
+	mc.Servers = make([]*catalog.Server, len(c.Servers))
+	for i, s := range c.Servers {
+		mc.Servers[i] = maskedServer(s)
+	}
+	return &mc
+}
+
+func maskedServer(s *catalog.Server) *catalog.Server {
+	n := *s
+	if s.Env != nil {
+		n.Env = make(map[string]catalog.EnvValue, len(s.Env))
+		for k, v := range s.Env {
+			if v.Param == "" && v.FromEnv == "" {
+				v.Value = hidden
+			}
+			n.Env[k] = v
+		}
+	}
+	if s.Headers != nil {
+		n.Headers = make(map[string]string, len(s.Headers))
+		for k := range s.Headers {
+			n.Headers[k] = hidden
+		}
+	}
+	if s.OAuth != nil && s.OAuth.ClientSecret != "" {
+		o := *s.OAuth
+		o.ClientSecret = hidden
+		n.OAuth = &o
+	}
+	return &n
+}
+
+// entryText is the member "name": {...} of the marshalled file, as its
+// lines there (four spaces in).
+func entryText(file []byte, name string) string {
+	head := "    " + string(mustQuote(name)) + ": "
+	lines := strings.Split(string(file), "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, head) {
+			continue
+		}
+		if strings.HasSuffix(strings.TrimSuffix(l, ","), "{}") {
+			return strings.TrimSuffix(l, ",")
+		}
+		for j := i + 1; j < len(lines); j++ {
+			if strings.TrimSuffix(lines[j], ",") == "    }" {
+				return strings.Join(lines[i:j], "\n") + "\n    }"
+			}
+		}
+	}
+	return ""
+}
+
+func mustQuote(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// cat:show(name) -> the entry's text as config.json holds it (secrets
+// <hidden>), or nil.
+func (m *module) catShow(L *lua.LState) int {
+	path, name := checkCatalog(L), L.CheckString(2)
+	c, _, err := readCatalog(path)
+	if err != nil {
+		L.Error(sched.ErrorValueOf(L, err), 1)
+	}
+	if c.Server(name) == nil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	b, err := masked(c).Marshal()
+	if err != nil {
+		L.Error(sched.ErrorValueOf(L, errs.Wrap(errs.Internal, "mcp.catalog", err)), 1)
+	}
+	L.Push(lua.LString(entryText(b, name)))
+	return 1
+}
+
+// parseEntry reads one entry of config.json's fields as the file would.
+func parseEntry(name string, entry *lua.LTable) (*catalog.Server, error) {
+	raw, err := value.Encode(value.MarkObject(entry), value.EncodeOptions{})
+	if err != nil {
+		return nil, errs.Errorf(errs.Invalid, "mcp.catalog", "the entry: %v", err)
+	}
+	cfg, err := catalog.Parse([]byte(`{"version":1,"mcpServers":{` + string(mustQuote(name)) + `:` + string(raw) + `}}`))
+	if err != nil {
+		return nil, err
+	}
+	return fresh(cfg.Servers[0]), nil
+}
+
+// fresh is s as if made in Go: written in the catalog's own layout, not
+// as the bytes it was parsed from (members the catalog does not know are
+// dropped).
+func fresh(s *catalog.Server) *catalog.Server {
+	n := &catalog.Server{Name: s.Name, Enabled: s.Enabled, Command: s.Command, Args: s.Args, Cwd: s.Cwd,
+		URL: s.URL, Headers: s.Headers, StartupTimeout: s.StartupTimeout, RequestTimeout: s.RequestTimeout,
+		Protocol: s.Protocol, Roots: s.Roots, Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
+	if s.Env != nil {
+		n.Env = make(map[string]catalog.EnvValue, len(s.Env))
+		for k, v := range s.Env {
+			n.Env[k] = catalog.EnvValue{Value: v.Value, Param: v.Param, FromEnv: v.FromEnv}
+		}
+	}
+	if o := s.OAuth; o != nil {
+		n.OAuth = &catalog.OAuth{ClientID: o.ClientID, ClientSecret: o.ClientSecret, ClientIDMetadataURL: o.ClientIDMetadataURL, Scopes: o.Scopes}
+	}
+	return n
+}
+
+// do applies p's edit to c.
+func (p *plan) do(c *catalog.Config, path string) (string, error) {
+	switch p.op {
+	case "save":
+		verb := "add"
+		if c.Server(p.name) != nil {
+			verb = "replace"
+		}
+		e := *p.entry // Add keeps the entry it is given: each run its own
+		return verb, c.Add(&e, true)
+	case "remove":
+		if !c.Remove(p.name) {
+			return "", errs.Errorf(errs.NotFound, "mcp.catalog", "no server named %s in %s (list the servers to see their names)", p.name, path)
+		}
+		return "remove", nil
+	case "enable", "disable":
+		s := c.Server(p.name)
+		if s == nil {
+			return "", errs.Errorf(errs.NotFound, "mcp.catalog", "no server named %s in %s (list the servers to see their names)", p.name, path)
+		}
+		s.Enabled = p.op == "enable"
+		return p.op, nil
+	}
+	return "", errs.Errorf(errs.Invalid, "mcp.catalog", `op must be "save", "remove", "enable" or "disable", not %q`, p.op)
+}
+
+// cat:preview{op=, name=, entry=} -> {op=, name=, text=, changed=, entry=}
+// where op is what happens ("add", "replace", "remove", "enable",
+// "disable"), text the change to config.json, entry the entry's text
+// after it (nil when removed).
+func (m *module) catPreview(L *lua.LState) int {
+	path := checkCatalog(L)
+	o := L.CheckTable(2)
+	fail := func(err error) { L.Error(sched.ErrorValueOf(L, err), 1) }
+	p := &plan{op: lua.LVAsString(o.RawGetString("op")), name: lua.LVAsString(o.RawGetString("name"))}
+	if p.name == "" {
+		fail(errs.New(errs.Invalid, "mcp.catalog", "preview needs the server's name"))
+	}
+	if p.op == "save" {
+		e, ok := o.RawGetString("entry").(*lua.LTable)
+		if !ok {
+			fail(errs.New(errs.Invalid, "mcp.catalog", `a save needs entry = {url = ...} or {command = ..., args = {...}}`))
+		}
+		var err error
+		if p.entry, err = parseEntry(p.name, e); err != nil {
+			fail(err)
+		}
+	}
+	c, before, err := readCatalog(path)
+	if err != nil {
+		fail(err)
+	}
+	old, err := masked(c).Marshal()
+	if err != nil {
+		fail(errs.Wrap(errs.Internal, "mcp.catalog", err))
+	}
+	realOld, _ := c.Marshal()
+	verb, err := p.do(c, path)
+	if err == nil {
+		err = c.Validate()
+	}
+	if err != nil {
+		fail(err)
+	}
+	if p.want, err = c.Marshal(); err != nil {
+		fail(errs.Wrap(errs.Internal, "mcp.catalog", err))
+	}
+	shown, _ := masked(c).Marshal()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %q in %s", verb, p.name, path)
+	changed := !bytes.Equal(p.want, before)
+	switch {
+	case before == nil:
+		b.WriteString(" (a new file)")
+	case !changed:
+		b.WriteString(": no change (the file already says so)")
+	case !bytes.Equal(realOld, before):
+		b.WriteString(" (the other entries are rewritten in the catalog's layout, their values unchanged)")
+	}
+	b.WriteString(":\n")
+	if changed {
+		b.WriteString(lineDiff(string(old), string(shown), 2))
+	}
+	t := L.CreateTable(0, 6)
+	t.RawSetString("op", lua.LString(verb))
+	t.RawSetString("name", lua.LString(p.name))
+	t.RawSetString("text", lua.LString(strings.TrimRight(b.String(), "\n")))
+	t.RawSetString("changed", lua.LBool(changed))
+	if et := entryText(shown, p.name); et != "" && verb != "remove" {
+		t.RawSetString("entry", lua.LString(et))
+	}
+	ud := L.NewUserData()
+	ud.Value = p
+	ud.Metatable = L.NewTypeMetatable(planType)
+	t.RawSetString("plan", ud)
+	L.Push(t)
+	return 1
+}
+
+// cat:apply(preview) writes what preview showed; when the file changed
+// since, it writes nothing and raises (kind invalid).
+func (m *module) catApply(L *lua.LState) int {
+	path := checkCatalog(L)
+	var p *plan
+	if t, ok := L.Get(2).(*lua.LTable); ok {
+		if ud, ok := t.RawGetString("plan").(*lua.LUserData); ok {
+			p, _ = ud.Value.(*plan)
+		}
+	}
+	if p == nil {
+		L.ArgError(2, "cat:preview's result expected")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := catalog.Update(ctx, path, func(c *catalog.Config) error {
+		if _, err := p.do(c, path); err != nil {
+			return err
+		}
+		if got, err := c.Marshal(); err != nil || !bytes.Equal(got, p.want) {
+			return errs.Errorf(errs.Invalid, "mcp.catalog", "%s changed since the preview (another edit?): nothing was saved; preview the change again", path)
+		}
+		return nil
+	})
+	if err != nil {
+		L.Error(sched.ErrorValueOf(L, err), 1)
+	}
+	return 0
+}
+
+// lineDiff is a line diff of a and b: changed lines marked "-" and "+",
+// with up to ctx unchanged lines around them ("  "), hunks apart "...".
+func lineDiff(a, b string, ctx int) string {
+	x, y := strings.Split(strings.TrimSuffix(a, "\n"), "\n"), strings.Split(strings.TrimSuffix(b, "\n"), "\n")
+	// lcs[i][j] is the longest common subsequence of x[i:] and y[j:]; a
+	// catalog is small enough for the table.
+	lcs := make([][]int, len(x)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(y)+1)
+	}
+	for i := len(x) - 1; i >= 0; i-- {
+		for j := len(y) - 1; j >= 0; j-- {
+			if x[i] == y[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	type line struct {
+		mark byte
+		text string
+	}
+	var ops []line
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case i < len(x) && j < len(y) && x[i] == y[j]:
+			ops = append(ops, line{' ', x[i]})
+			i, j = i+1, j+1
+		case j < len(y) && (i == len(x) || lcs[i][j+1] >= lcs[i+1][j]):
+			ops = append(ops, line{'+', y[j]})
+			j++
+		default:
+			ops = append(ops, line{'-', x[i]})
+			i++
+		}
+	}
+	keep := make([]bool, len(ops))
+	for k, o := range ops {
+		if o.mark != ' ' {
+			for d := max(0, k-ctx); d <= min(len(ops)-1, k+ctx); d++ {
+				keep[d] = true
+			}
+		}
+	}
+	var out strings.Builder
+	gap := false
+	for k, o := range ops {
+		if !keep[k] {
+			gap = true
+			continue
+		}
+		if gap && out.Len() > 0 {
+			out.WriteString("  ...\n")
+		}
+		gap = false
+		out.WriteByte(o.mark)
+		out.WriteByte(' ')
+		out.WriteString(o.text)
+		out.WriteByte('\n')
+	}
+	return out.String()
+}
