@@ -44,7 +44,7 @@ end }
 
 type quietUI struct{}
 
-func (quietUI) Event(ragent.Event)                                    {}
+func (quietUI) Event(ragent.Event)                                 {}
 func (quietUI) Approve(context.Context, ragent.Call) chat.Approval { return chat.Approval{} }
 
 // metaSession is a chat session over a real host whose catalog holds the
@@ -124,7 +124,9 @@ func TestMetaSaveDeclinedThenConfirmed(t *testing.T) {
 	var out shown
 	answer := false
 	var saved []string
+	builds := 0
 	build := func(ctx context.Context) (chat.Agent, error) {
+		builds++
 		return l.BuildMeta(ctx, chat.MetaOptions{Path: path,
 			Confirm: func(_ context.Context, text string) bool { out.add(text); return answer },
 			Saved: func(name, op string) string {
@@ -181,6 +183,20 @@ func TestMetaSaveDeclinedThenConfirmed(t *testing.T) {
 	// The chat's own conversation never saw those turns.
 	if text, err := s.Turn(ctx, "hello"); err != nil || text != "main sees 1 messages" {
 		t.Errorf("main turn after /meta: %q, %v", text, err)
+	}
+
+	// Built once; /model makes it again, on the new model (the mock
+	// calls list_servers, the first tool).
+	if builds != 1 {
+		t.Errorf("built %d times for one model", builds)
+	}
+	ag, err := l.WithModel(ctx, "mock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetAgent(ag)
+	if text, err := s.MetaTurn(ctx, "thanks", build, sink); err != nil || builds != 2 || !strings.HasPrefix(text, "The tool returned") || !strings.Contains(text, "two") {
+		t.Errorf("after /model mock: %q, %v, built %d times", text, err, builds)
 	}
 }
 
