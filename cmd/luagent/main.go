@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -76,6 +77,7 @@ type options struct {
 	tlsCert     string
 	tlsKey      string
 	trace       string
+	logHTTP     string // --log-http URL: trace events POSTed as JSON lines
 	verbose     bool
 	clean       bool
 	init        bool           // serve runs init.lua only when asked
@@ -110,6 +112,13 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 			}
 			i++
 			o.trace = argv[i]
+		case a == "--log-http" || strings.HasPrefix(a, "--log-http="):
+			v, ok := optValue(argv, &i, "--log-http")
+			if u, err := url.Parse(v); !ok || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				fmt.Fprintln(stderr, "luagent: --log-http needs a collector URL: luagent --log-http http://127.0.0.1:4318/events run script.lua")
+				return o, host.ExitUsage, false
+			}
+			o.logHTTP = v
 		case a == "-i":
 			o.interactive = true
 		case a == "--types" || strings.HasPrefix(a, "--types="):
@@ -246,6 +255,18 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if o.verbose {
 		sinks = append(sinks, trace.NewHuman(stderr))
+	}
+	if o.logHTTP != "" {
+		hs := trace.NewHTTP(o.logHTTP, trace.HTTPOptions{})
+		defer func() {
+			// A dead collector may hold the exit two seconds at most.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			if st := hs.Close(ctx); st.Dropped > 0 || st.Queued > 0 {
+				fmt.Fprintf(stderr, "luagent: --log-http: %d trace events dropped, %d not sent (%d failed posts): is the collector at %s up?\n", st.Dropped, st.Queued, st.FailedPosts, redactURL(o.logHTTP))
+			}
+		}()
+		sinks = append(sinks, hs)
 	}
 	var sink trace.Sink
 	if len(sinks) > 0 {
@@ -521,4 +542,15 @@ func takesAddr(s string, haveScript bool) bool {
 	}
 	_, err := os.Stat(s)
 	return err != nil
+}
+
+// redactURL drops the user info and query of a URL for messages: a
+// collector URL may carry a token.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the given URL"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
 }

@@ -39,6 +39,7 @@ options:
   --set NAME=VALUE     a parameter for the catalog's {"param": NAME} env references (repeatable)
   --params-file FILE   parameters from a JSON object or NAME=VALUE lines (--set wins)
   --trace FILE write protocol and process events to FILE as JSON lines
+  --log-http URL       POST the same events as batches of JSON lines to a collector (buffered; a dead one costs nothing)
   --types DIR  write type stubs of the Lua modules to DIR for editors (lua-language-server), then exit
   -v           print protocol and process events to stderr
   --version    print the version
