@@ -516,6 +516,23 @@ function Catalog:enable(name) end
 ---@param name string
 function Catalog:disable(name) end
 
+---One entry as config.json holds it, secrets shown as <hidden>.
+---@param name string
+---@return string|nil text
+function Catalog:show(name) end
+
+---An edit shown before it is saved: op "save" (add or replace),
+---"remove", "enable" or "disable". Raises the catalog's own error (kind
+---invalid) without writing.
+---@param edit {op: string, name: string, entry?: mcp.ServerEntry}
+---@return {op: string, name: string, text: string, changed: boolean, entry?: string, plan: userdata} preview
+function Catalog:preview(edit) end
+
+---Writes exactly what preview showed, or nothing (and raises) when the
+---file changed since.
+---@param preview table cat:preview's result
+function Catalog:apply(preview) end
+
 -----------------------------------------------------------------------------
 -- Servers: mcp.server
 -----------------------------------------------------------------------------
