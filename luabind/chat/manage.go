@@ -45,20 +45,15 @@ func (s *Session) Catalog() []*catalog.Server {
 }
 
 // Inspect is /mcp NAME: a server's status, instructions, tools (titles,
-// annotations, arguments), prompts and resources.
+// annotations, arguments), prompts and resources, as text.
 func (s *Session) Inspect(ctx context.Context, name string) (string, error) {
-	st, err := s.state(name)
+	d, err := s.Details(ctx, name)
 	if err != nil {
 		return "", err
 	}
+	st := d.State
 	var b strings.Builder
-	transport := "-"
-	for _, e := range s.Catalog() {
-		if e.Name == name {
-			transport = e.Transport()
-		}
-	}
-	fmt.Fprintf(&b, "%s: %s, %s", name, strings.ReplaceAll(string(st.Status), "_", " "), transport)
+	fmt.Fprintf(&b, "%s: %s, %s", name, StatusWord(st.Status), d.Transport)
 	if st.Status != hub.Ready {
 		if st.Err != nil {
 			fmt.Fprintf(&b, "\n  error: %s", OneLine(st.Err.Error(), 300))
@@ -72,71 +67,63 @@ func (s *Session) Inspect(ctx context.Context, name string) (string, error) {
 	if st.Info.Instructions != "" {
 		fmt.Fprintf(&b, "instructions: %s\n", OneLine(st.Info.Instructions, 400))
 	}
-	tools, _ := s.o.Hub.Tools()
 	b.WriteString("tools:\n")
-	for _, t := range tools {
-		if t.Server != name {
-			continue
+	for _, t := range d.Tools {
+		fmt.Fprintf(&b, "  %s", t.Name)
+		if t.Title != "" {
+			fmt.Fprintf(&b, " (%s)", t.Title)
 		}
-		fmt.Fprintf(&b, "  %s", t.Def.Name)
-		if t.Def.Title != "" {
-			fmt.Fprintf(&b, " (%s)", t.Def.Title)
+		if t.Description != "" {
+			fmt.Fprintf(&b, " — %s", OneLine(t.Description, 120))
 		}
-		if t.Def.Description != "" {
-			fmt.Fprintf(&b, " — %s", OneLine(t.Def.Description, 120))
-		}
-		if w := hints(t.Def.Annotations); w != "" {
-			fmt.Fprintf(&b, " [%s]", w)
+		if len(t.Hints) > 0 {
+			fmt.Fprintf(&b, " [%s]", strings.Join(t.Hints, ", "))
 		}
 		b.WriteString("\n")
-		for _, a := range SchemaArgs(t.Def.InputSchema) {
+		for _, a := range SchemaArgs(t.Schema) {
 			fmt.Fprintf(&b, "      %s\n", a)
 		}
 	}
-	if st.Info.Capabilities.Prompts != nil {
-		items, err := s.o.Hub.Prompts(ctx, name)
+	if d.HasPrompts {
 		b.WriteString("prompts:\n")
-		for _, it := range items {
-			var p struct {
-				Name        string `json:"name"`
-				Description string `json:"description"`
-				Arguments   []struct {
-					Name     string `json:"name"`
-					Required bool   `json:"required"`
-				} `json:"arguments"`
-			}
-			json.Unmarshal(it.Raw, &p)
-			var args []string
-			for _, a := range p.Arguments {
-				if a.Required {
-					a.Name += "*"
-				}
-				args = append(args, a.Name)
-			}
-			fmt.Fprintf(&b, "  %s(%s)", p.Name, strings.Join(args, ", "))
+		for _, p := range d.Prompts {
+			fmt.Fprintf(&b, "  %s(%s)", p.Name, strings.Join(p.ArgNames(), ", "))
 			if p.Description != "" {
 				fmt.Fprintf(&b, " — %s", OneLine(p.Description, 120))
 			}
 			b.WriteString("\n")
 		}
-		if err != nil {
-			fmt.Fprintf(&b, "  (listing failed: %s)\n", OneLine(err.Error(), 200))
+		if d.PromptsErr != nil {
+			fmt.Fprintf(&b, "  (listing failed: %s)\n", OneLine(d.PromptsErr.Error(), 200))
 		}
 	}
-	if st.Info.Capabilities.Resources != nil {
-		items, err := s.o.Hub.Resources(ctx, name)
+	if d.HasResources {
 		b.WriteString("resources:\n")
-		for _, it := range items {
-			var r struct{ URI, Name, MimeType string }
-			json.Unmarshal(it.Raw, &r)
+		for _, r := range d.Resources {
 			fmt.Fprintf(&b, "  %s %s %s\n", r.URI, r.Name, r.MimeType)
 		}
-		if err != nil {
-			fmt.Fprintf(&b, "  (listing failed: %s)\n", OneLine(err.Error(), 200))
+		if d.ResourcesErr != nil {
+			fmt.Fprintf(&b, "  (listing failed: %s)\n", OneLine(d.ResourcesErr.Error(), 200))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
+
+// ArgNames are a prompt's arguments, a required one marked with *.
+func (p PromptDetail) ArgNames() []string {
+	var out []string
+	for _, a := range p.Args {
+		n := a.Name
+		if a.Required {
+			n += "*"
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// StatusWord is a status as people read it: "needs auth", not needs_auth.
+func StatusWord(st hub.Status) string { return strings.ReplaceAll(string(st), "_", " ") }
 
 func hints(a *mcp.ToolAnnotations) string {
 	if a == nil {
@@ -215,6 +202,37 @@ func (s *Session) Reauthorize(ctx context.Context, name string) error {
 // SetEnabled enables or disables a catalog entry in the file at path and
 // reloads the hub: only that server starts or stops.
 func (s *Session) SetEnabled(ctx context.Context, path, name string, on bool) error {
+	return s.edit(ctx, path, func(c *catalog.Config) error {
+		e := c.Server(name)
+		if e == nil {
+			return errs.Errorf(errs.NotFound, "chat", "no server %q in the catalog (/mcp lists them)", name)
+		}
+		e.Enabled = on
+		return nil
+	})
+}
+
+// Remove takes a server out of the catalog at path; the hub stops it and
+// keeps the others' connections.
+func (s *Session) Remove(ctx context.Context, path, name string) error {
+	return s.edit(ctx, path, func(c *catalog.Config) error {
+		if !c.Remove(name) {
+			return errs.Errorf(errs.NotFound, "chat", "no server %q in the catalog (/mcp lists them)", name)
+		}
+		return nil
+	})
+}
+
+// Add saves a new entry in the catalog at path (a name already there is
+// an error of kind invalid) and the hub starts it.
+func (s *Session) Add(ctx context.Context, path string, e *catalog.Server) error {
+	return s.edit(ctx, path, func(c *catalog.Config) error { return c.Add(e, false) })
+}
+
+// edit changes the catalog at path under its lock (the catalog's
+// validation applies: a change that breaks a rule writes nothing), then
+// reloads the hub, which restarts only the entries that changed.
+func (s *Session) edit(ctx context.Context, path string, fn func(*catalog.Config) error) error {
 	h, err := s.hub()
 	if err != nil {
 		return err
@@ -228,15 +246,7 @@ func (s *Session) SetEnabled(ctx context.Context, path, name string, on bool) er
 			return errs.Errorf(errs.Invalid, "chat", "this agent's hub is not the catalog's (it has %q): change the servers in the agent's file", st.Name)
 		}
 	}
-	err = catalog.Update(ctx, path, func(c *catalog.Config) error {
-		e := c.Server(name)
-		if e == nil {
-			return errs.Errorf(errs.NotFound, "chat", "no server %q in the catalog (/mcp lists them)", name)
-		}
-		e.Enabled = on
-		return nil
-	})
-	if err != nil {
+	if err := catalog.Update(ctx, path, fn); err != nil {
 		return err
 	}
 	cfg, err := catalog.Load(path)
@@ -248,4 +258,113 @@ func (s *Session) SetEnabled(ctx context.Context, path, name string, on bool) er
 	s.mu.Unlock()
 	h.Reload(cfg.Servers)
 	return nil
+}
+
+// NewEntry makes the entry the manager's add form describes: target is
+// an http(s) URL (a remote server; args must be empty) or a command, run
+// with args (split as a shell would, quotes kept together, no expansion).
+// The catalog's own rules check it; a broken one is an error of kind
+// invalid that says what to change.
+func NewEntry(name, target, args string) (*catalog.Server, error) {
+	name, target = strings.TrimSpace(name), strings.TrimSpace(target)
+	if name == "" {
+		return nil, errs.New(errs.Invalid, "chat", "the server needs a name: letters, digits, _ and - (like files or my-api)")
+	}
+	if target == "" {
+		return nil, errs.New(errs.Invalid, "chat", "give a URL (https://example.com/mcp) or a command (npx, uvx, a program's path)")
+	}
+	e := &catalog.Server{Name: name, Enabled: true}
+	words, err := SplitArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
+		if len(words) > 0 {
+			return nil, errs.New(errs.Invalid, "chat", "a remote server takes no arguments: leave them empty, or give a command instead of the URL")
+		}
+		e.URL = target
+	} else {
+		e.Command, e.Args = target, words
+	}
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// SplitArgs splits a line into arguments as a shell would, without its
+// expansions: white space separates, '...' and "..." keep spaces (\
+// escapes inside "..." and outside quotes). An open quote is an error of
+// kind invalid.
+func SplitArgs(line string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	in, quote, esc := false, rune(0), false
+	for _, r := range line {
+		switch {
+		case esc:
+			cur.WriteRune(r)
+			esc = false
+		case r == '\\' && quote != '\'':
+			esc, in = true, true
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 || esc {
+		return nil, errs.New(errs.Invalid, "chat", "the arguments end inside a quote or after a \\: close the quote")
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+// Preview is exactly what saving e writes into mcpServers, in the
+// catalog's own encoding ("name": {...}), except env values, which show
+// as "***" (the keys stay).
+func Preview(e *catalog.Server) (string, error) {
+	c := *e
+	if len(c.Env) > 0 {
+		c.Env = map[string]catalog.EnvValue{}
+		for k := range e.Env {
+			c.Env[k] = catalog.EnvValue{Value: "***"}
+		}
+	}
+	data, err := (&catalog.Config{Version: catalog.Version, Servers: []*catalog.Server{&c}}).Marshal()
+	if err != nil {
+		return "", err
+	}
+	// The file is {"version": 1, "mcpServers": {ENTRY}}: the entry is the
+	// lines inside mcpServers, two levels in.
+	lines := strings.Split(string(data), "\n")
+	var out []string
+	inside := false
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, `  "mcpServers": {`):
+			inside = true
+		case inside && strings.HasPrefix(l, "  }"):
+			inside = false
+		case inside:
+			out = append(out, strings.TrimPrefix(l, "    "))
+		}
+	}
+	if len(out) == 0 {
+		return "", errs.Errorf(errs.Internal, "chat", "the catalog encoded %s as nothing", e.Name)
+	}
+	return strings.Join(out, "\n"), nil
 }
