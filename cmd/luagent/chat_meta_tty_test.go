@@ -14,8 +14,9 @@ import (
 // model (a Lua model from --agent that answers the main agent and the
 // catalog agent apart), a proposal the catalog refuses and the model
 // fixes, a save declined (the file stays as it was), one confirmed (the
-// file has the entry and the hub starts that server), and the secret the
-// model put in env never on the screen.
+// file has the entry and the hub starts that server), a removal
+// cancelled at the question, and the secret the model put in env never on
+// the screen.
 
 const metaSecret = "tok-META-SECRET-9"
 
@@ -32,7 +33,9 @@ return agent.new{ model = function(req)
   if not (req.system or ""):find("catalog agent", 1, true) then
     return { text = "main sees " .. #req.messages .. " messages" }
   end
-  if last.role == "user" then
+  if last.role == "user" and text:find("remove", 1, true) then
+    return { tool_calls = { { name = "remove_server", arguments = { name = "echo2" } } } }
+  elseif last.role == "user" then
     return { text = "Checking it.\n", tool_calls = { { name = "propose_server", arguments = entry("echo two") } } }
   elseif text:find("^not valid") then
     return { tool_calls = { { name = "propose_server", arguments = entry("echo2") } } }
@@ -93,6 +96,16 @@ func TestTTYChatMeta(t *testing.T) {
 	e := cfg.Server("echo2")
 	if e == nil || e.Command != bin || len(e.Args) != 2 || e.Args[1] != srv || e.Env["ECHO_TOKEN"].Value != metaSecret || cfg.Server("first") == nil {
 		t.Errorf("the saved catalog: %+v", e)
+	}
+
+	// Ctrl-C at the question cancels the turn and saves nothing.
+	saved, _ := os.ReadFile(cfgPath)
+	tt.send("/meta remove echo2\r")
+	m = tt.wait(m, "catalog › remove_server echo2", `remove "echo2" in `, `-     "echo2": {`, "save this? [y/N] ")
+	tt.send("\x03")
+	m = tt.wait(m, "(cancelled; nothing more is saved)", "\r\n> ")
+	if after, _ := os.ReadFile(cfgPath); string(after) != string(saved) {
+		t.Errorf("a cancelled removal changed the file:\n%s", after)
 	}
 
 	// /meta's turns are not the main conversation's.
