@@ -317,8 +317,19 @@ func (m *module) catApply(L *lua.LState) int {
 // with up to ctx unchanged lines around them ("  "), hunks apart "...".
 func lineDiff(a, b string, ctx int) string {
 	x, y := strings.Split(strings.TrimSuffix(a, "\n"), "\n"), strings.Split(strings.TrimSuffix(b, "\n"), "\n")
-	// lcs[i][j] is the longest common subsequence of x[i:] and y[j:]; a
-	// catalog is small enough for the table.
+	// The lines alike at both ends are set aside first: an edit changes
+	// one entry, so what is left for the table is small.
+	pre := 0
+	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
+		suf++
+	}
+	head, tail := x[:pre], x[len(x)-suf:]
+	x, y = x[pre:len(x)-suf], y[pre:len(y)-suf]
+	// lcs[i][j] is the longest common subsequence of x[i:] and y[j:].
 	lcs := make([][]int, len(x)+1)
 	for i := range lcs {
 		lcs[i] = make([]int, len(y)+1)
@@ -337,19 +348,25 @@ func lineDiff(a, b string, ctx int) string {
 		text string
 	}
 	var ops []line
+	for _, l := range head {
+		ops = append(ops, line{' ', l})
+	}
 	i, j := 0, 0
 	for i < len(x) || j < len(y) {
 		switch {
 		case i < len(x) && j < len(y) && x[i] == y[j]:
 			ops = append(ops, line{' ', x[i]})
 			i, j = i+1, j+1
-		case j < len(y) && (i == len(x) || lcs[i][j+1] >= lcs[i+1][j]):
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
+			ops = append(ops, line{'-', x[i]}) // removals first, as diff does
+			i++
+		default:
 			ops = append(ops, line{'+', y[j]})
 			j++
-		default:
-			ops = append(ops, line{'-', x[i]})
-			i++
 		}
+	}
+	for _, l := range tail {
+		ops = append(ops, line{' ', l})
 	}
 	keep := make([]bool, len(ops))
 	for k, o := range ops {
