@@ -240,6 +240,9 @@ func (m *module) catPreview(L *lua.LState) int {
 	if err != nil {
 		fail(errs.Wrap(errs.Internal, "mcp.catalog", err))
 	}
+	if before == nil {
+		old = nil // a new file: every line is new
+	}
 	realOld, _ := c.Marshal()
 	verb, err := p.do(c, path)
 	if err == nil {
@@ -316,7 +319,13 @@ func (m *module) catApply(L *lua.LState) int {
 // lineDiff is a line diff of a and b: changed lines marked "-" and "+",
 // with up to ctx unchanged lines around them ("  "), hunks apart "...".
 func lineDiff(a, b string, ctx int) string {
-	x, y := strings.Split(strings.TrimSuffix(a, "\n"), "\n"), strings.Split(strings.TrimSuffix(b, "\n"), "\n")
+	lines := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	}
+	x, y := lines(a), lines(b)
 	// The lines alike at both ends are set aside first: an edit changes
 	// one entry, so what is left for the table is small.
 	pre := 0

@@ -14,7 +14,8 @@ func TestLineDiff(t *testing.T) {
 		{"removed at the end", "1\n2\n3\n", "1\n2\n", "  1\n  2\n- 3\n"},
 		{"changed", "a\nb\nc\n", "a\nB\nc\n", "  a\n- b\n+ B\n  c\n"},
 		{"two hunks apart", "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "x\n2\n3\n4\n5\n6\n7\n8\ny\n", "- 1\n+ x\n  2\n  3\n  ...\n  7\n  8\n- 9\n+ y\n"},
-		{"from nothing", "", "a\n", "- \n+ a\n"},
+		{"from nothing", "", "a\nb\n", "+ a\n+ b\n"},
+		{"to nothing", "a\n", "", "- a\n"},
 	} {
 		if got := lineDiff(tc.a, tc.b, 2); got != tc.want {
 			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, got, tc.want)
