@@ -17,6 +17,7 @@
 -- header values and client secrets are never in what the tools return.
 local agent = require("agent")
 local mcp = require("mcp")
+local json = require("json")
 
 local M = {}
 
