@@ -40,6 +40,14 @@ type Config struct {
 	// LuaPath is the LUA_PATH value.
 	LuaPath string
 	Profile vm.Profile
+	// Grants are the modules a sandboxed host has beyond its base (see
+	// Grants); ignored in the Full profile.
+	Grants []string
+	// Limits bound what each run of a sandboxed host may use: a task
+	// spawned from outside Lua (the script's main task, a request's
+	// handler) gets its own budget and the tasks it spawns share it. Zero
+	// fields take vm's defaults; ignored in the Full profile.
+	Limits vm.Limits
 	// TimeLimit bounds every task of the host (meant for the sandbox).
 	TimeLimit time.Duration
 	Stdout    io.Writer
@@ -123,6 +131,19 @@ func New(cfg Config) *Host {
 	if cfg.Profile == vm.Full {
 		paths = vm.SearchPath(dir, cfg.Home, cfg.LuaPath)
 	}
+	sandboxed := cfg.Profile == vm.Sandbox
+	grants := map[string]bool{}
+	if sandboxed {
+		if err := CheckGrants(cfg.Grants); err != nil {
+			panic("host: " + err.Error())
+		}
+		for _, g := range cfg.Grants {
+			grants[g] = true
+		}
+		if grants["agent"] {
+			grants["mcp"] = true // agent.lua runs over mcp
+		}
+	}
 	L := vm.New(vm.Options{
 		Profile:  cfg.Profile,
 		Stdout:   cfg.Stdout,
@@ -135,26 +156,57 @@ func New(cfg Config) *Host {
 	if lvl, ok := logmod.ParseLevel(os.Getenv("LUAGENT_LOG")); ok {
 		h.Logger.Level = lvl
 	}
-	h.Loop = sched.New(L, sched.Options{OnUnobserved: h.reportUnobserved, TimeLimit: cfg.TimeLimit})
+	lopts := sched.Options{OnUnobserved: h.reportUnobserved, TimeLimit: cfg.TimeLimit}
+	if sandboxed {
+		lopts.TaskContext = sandboxTaskContext(cfg.Limits)
+	}
+	h.Loop = sched.New(L, lopts)
 	taskmod.Preload(h.Loop)
 	jsonmod.Preload(L)
 	logmod.Preload(L, h.Logger)
-	envmod.Preload(L, cfg.Env)
+	if sandboxed {
+		h.preloadGranted(grants)
+	} else {
+		envmod.Preload(L, cfg.Env)
+		h.preloadMCP()
+		h.preloadAgent()
+		h.globals([]string{"json", "task", "log", "env"}, []string{"inspect", "mcp", "help", "agent"})
+	}
+	// arg[-1] is the interpreter, as in standalone Lua, for init.lua, -e
+	// and the REPL too; a script's arg adds its own (setArg).
+	arg := L.CreateTable(0, 1)
+	arg.RawSetInt(-1, lua.LString(Executable()))
+	L.SetGlobal("arg", arg)
+	return h
+}
+
+func (h *Host) preloadMCP() {
+	cfg, L := h.cfg, h.L
 	mcpmod.Preload(h.Loop, mcpmod.Config{Trace: cfg.Trace, Home: cfg.Home, Params: cfg.Params, Interactive: cfg.Interactive, Log: func(server, line string) {
 		h.Logger.Log(logmod.Debug, "["+server+"] "+line)
 	}, Warn: func(server, line string) {
 		h.Logger.Log(logmod.Warn, "["+server+"] "+line)
-	}})
-	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
-		return CatalogModels(cfg.Home)
 	}})
 	// mcp and agent are built in (over their native mcp._native and
 	// agent._native): a script's own agent.lua (an agent file, say) must
 	// not shadow them.
 	preload.Embedded(L, "mcp", "mcp")
 	preload.Embedded(L, "mcp._features", "mcp_features")
-	preload.Embedded(L, "agent", "agent")
-	for _, name := range []string{"json", "task", "log", "env"} {
+}
+
+func (h *Host) preloadAgent() {
+	cfg := h.cfg
+	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
+		return CatalogModels(cfg.Home)
+	}})
+	preload.Embedded(h.L, "agent", "agent")
+}
+
+// globals sets the modules named in eager as globals now and those in lazy
+// as globals that load on first use.
+func (h *Host) globals(eager, lazy []string) {
+	L := h.L
+	for _, name := range eager {
 		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
 			panic(fmt.Sprintf("host: loading module %s: %v", name, err))
 		}
@@ -163,16 +215,9 @@ func New(cfg Config) *Host {
 	}
 	// The costlier modules load on first use: compiling inspect.lua and
 	// building mcp's types was most of a server's start-up.
-	lazyGlobal(L, "inspect")
-	lazyGlobal(L, "mcp")
-	lazyGlobal(L, "help")
-	lazyGlobal(L, "agent")
-	// arg[-1] is the interpreter, as in standalone Lua, for init.lua, -e
-	// and the REPL too; a script's arg adds its own (setArg).
-	arg := L.CreateTable(0, 1)
-	arg.RawSetInt(-1, lua.LString(Executable()))
-	L.SetGlobal("arg", arg)
-	return h
+	for _, name := range lazy {
+		lazyGlobal(L, name)
+	}
 }
 
 // lazyLoader is the metatable key of a lazy global's loader (lazyGlobal).
@@ -263,11 +308,7 @@ func (h *Host) reportUnobserved(t *sched.Task, f *sched.Failure) {
 
 // Load compiles a chunk from src and returns it as a function of this state.
 func (h *Host) Load(src []byte, name string) (*lua.LFunction, error) {
-	proto, err := vm.Compile(src, name)
-	if err != nil {
-		return nil, err
-	}
-	return h.L.NewFunctionFromProto(proto), nil
+	return vm.LoadChunk(h.L, src, name)
 }
 
 // RunTask spawns fn(args...) as a task and runs the loop until that task

@@ -211,13 +211,16 @@ func unwrapOpError(err error) error {
 // serve runs the script and hands the server it returned to run, on its own
 // goroutine, while the loop serves the Lua side.
 func (h *Host) serve(ctx context.Context, s Script, run func(context.Context, *rmcp.Server) error) int {
-	proto, err := vm.Compile(s.Src, s.Name)
+	proto, err := vm.CompileFor(h.L, s.Src, s.Name)
+	var fn *lua.LFunction
+	if err == nil {
+		fn, err = vm.FunctionOf(h.L, proto)
+	}
 	if err != nil {
 		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
 		return ExitError
 	}
 	h.served = proto // workers run the same compiled chunk
-	fn := h.L.NewFunctionFromProto(proto)
 	h.setArg(s)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 )
@@ -39,10 +40,16 @@ func (h *Host) startWorkers(proto *lua.FunctionProto, s Script, n int) (*workers
 		wh := New(h.cfg)
 		wh.RunInit(context.Background())
 		wh.setArg(s)
+		fn, err := vm.FunctionOf(wh.L, proto)
+		if err != nil {
+			wh.Close()
+			w.stop()
+			return nil, err
+		}
 		done := make(chan struct{})
 		w.hosts = append(w.hosts, wh)
 		w.done = append(w.done, done)
-		main := wh.Loop.Spawn(wh.L.NewFunctionFromProto(proto), nil, sched.SpawnOptions{Name: "main"})
+		main := wh.Loop.Spawn(fn, nil, sched.SpawnOptions{Name: "main"})
 		main.OnDone(func(t *sched.Task) {
 			if f := t.Failure(); f != nil {
 				ready <- started{i: i, err: errs.Errorf(errs.Runtime, "", "worker %d: %s", i+2, f.Message)}

@@ -21,6 +21,12 @@ type Options struct {
 	// past it they all fail with kind timeout, even a loop that never waits
 	// (the sandbox's CPU limit; gopher-lua has no instruction hook).
 	TimeLimit time.Duration
+	// TaskContext, if set, replaces each task's context when it is spawned:
+	// given the task's context and the context of the task spawning it (nil
+	// when spawned from outside any task), it returns the context the task
+	// runs under and a func to call when the task is over. The sandbox's
+	// budgets (vm.BudgetContext, vm.ShareBudget) come in this way.
+	TaskContext func(ctx, spawner context.Context) (context.Context, func())
 }
 
 // Loop owns one Lua state and runs its tasks. Create it with New; run it

@@ -89,6 +89,16 @@ func (lp *Loop) Spawn(fn *lua.LFunction, args []lua.LValue, o SpawnOptions) *Tas
 	} else {
 		t.ctx, t.cancel = context.WithCancelCause(parent)
 	}
+	if wrap := lp.opts.TaskContext; wrap != nil {
+		var spawner context.Context
+		if lp.running != nil {
+			spawner = lp.running.ctx
+		}
+		ctx, stop := wrap(t.ctx, spawner)
+		cancel := t.cancel
+		t.ctx = ctx
+		t.cancel = func(cause error) { cancel(cause); stop() }
+	}
 	lp.live++
 	lp.ready = append(lp.ready, resumption{t: t})
 	return t
@@ -396,7 +406,9 @@ func (lp *Loop) failureOf(t *Task, err error) *Failure {
 		if f.Kind == errs.Unknown {
 			f.Kind = errs.Cancelled
 		}
-		f.Message = causeMessage(cause)
+		// The raised value has where the code stopped ("x.lua:3: time
+		// limit of 1s exceeded") when the context's Err was the cause.
+		f.Message = vm.WithPosition(f.Value, causeMessage(cause))
 		f.Value = ErrorValue(lp.L, f.Kind, f.Message)
 		return f
 	}
@@ -433,8 +445,13 @@ func describe(L *lua.LState, v lua.LValue, def errs.Kind) (errs.Kind, string) {
 // with __tostring through it (an error inside it falls back), tables by
 // their message field, other values through inspect (bounded: an enormous
 // table gives a few hundred characters, not megabytes), nil as Lua
-// describes it.
+// describes it. In a sandbox state no metamethod is called (vm.ErrorText).
 func Message(L *lua.LState, v lua.LValue) (s string) {
+	if vm.IsSandbox(L) {
+		// Calling the code's __tostring here would run it outside its
+		// limits (on the loop, after the task's context ended).
+		return vm.ErrorText(v)
+	}
 	defer func() {
 		if recover() != nil {
 			s = fmt.Sprintf("(error object is a %s value)", v.Type())

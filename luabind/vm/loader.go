@@ -86,6 +86,18 @@ func installLoader(L *lua.LState, paths []string, embedded fs.FS) {
 					tried = append(tried, "no embedded module '"+cand+"'")
 					continue
 				}
+				if IsSandbox(L) {
+					proto, err := compileSandboxedCached(src, "luagent/"+cand)
+					if err != nil {
+						L.RaiseError("%s", err.Error())
+					}
+					fn, err := instantiate(L, proto)
+					if err != nil {
+						L.RaiseError("%s", err.Error())
+					}
+					L.Push(fn)
+					return 1
+				}
 				proto, err := CompileCached(src, "luagent/"+cand)
 				if err != nil {
 					L.RaiseError("%s", err.Error())

@@ -8,11 +8,13 @@
 //     os.exit routed through the host.
 //   - Sandbox, for untrusted code: no io, no os.execute/exit/getenv/remove,
 //     no debug, no loadfile/dofile, require only of preloaded and embedded
-//     modules, and a lower cap on string growth. A time limit comes from the
-//     task's context (see package sched).
+//     modules, load of source only, and chunks compiled with meters: code
+//     running under a budget context (BudgetContext, Sandbox.Run) has a
+//     wall-time limit, an instruction budget and a memory ceiling, enforced
+//     in the VM and in every built-in that can grow or loop (sandbox*.go).
 //
-// The sandbox is for robustness, not a security boundary: gopher-lua has no
-// memory limit per state.
+// What the sandbox guarantees and what it approximates is in
+// docs/sandbox.md.
 package vm
 
 import (
@@ -157,6 +159,8 @@ func sandbox(L *lua.LState) {
 			loaded.RawSetString(name, lua.LNil)
 		}
 	}
+	L.G.Registry.RawSetString(sandboxKey, lua.LTrue)
+	installMeters(L)
 }
 
 // printTo is print writing to w: values through tostring (honouring
