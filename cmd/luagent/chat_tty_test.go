@@ -123,28 +123,27 @@ func TestTTYChat(t *testing.T) {
 	m = tt.wait(m, "[1/2 servers ready, 1 connecting]")
 	tt.send("please echo hi\r")
 	m = tt.wait(m, "srv › echo {\"message\":\"example\"}", "✓", `The tool returned: "pong:example"`, "> ")
+	// /mcp on a terminal is the manager (chat_manager_tty_test.go): its
+	// list while slow connects; q returns to the prompt.
 	tt.send("/mcp\r")
-	m = tt.wait(m, "/mcp")
-	out, m := tt.between(m, "> ")
-	for _, want := range []string{"1/2 servers ready, 1 connecting", "NAME", "srv   ready       stdio      4", "slow  connecting  stdio      -"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("/mcp while slow connects lacks %q:\n%s", want, out)
-		}
-	}
+	mt := &mgrTTY{tty: tt, vt: newVT(120, 40)}
+	out := mt.waitScreen("1/2 servers ready, 1 connecting", "NAME STATUS TRANSPORT TOOLS", "srv ● ready stdio 4", "slow ● connecting stdio -")
 	if strings.Contains(out, "SECRET") || strings.Contains(out, "SRV_TOKEN") {
 		t.Errorf("/mcp shows env:\n%s", out)
 	}
+	m = len(tt.output())
+	tt.send("q")
+	m = tt.wait(m, "> ")
 	tt.send("/mcp prompt slow anything\r")
 	m = tt.wait(m, `closed: chat: server "slow" is still connecting: try again when /mcp shows it ready`, "> ")
 	// The slow server gets ready: the status line says so at the prompt.
 	os.WriteFile(gate, nil, 0o600)
 	m = tt.wait(m, "[2/2 servers ready]")
 	tt.send("/mcps\r")
-	m = tt.wait(m, "/mcps")
-	out, m = tt.between(m, "> ")
-	if !strings.Contains(out, "slow  ready   stdio      1") {
-		t.Errorf("/mcps after slow started:\n%s", out)
-	}
+	mt.waitScreen("MCP servers — 2/2 servers ready", "slow ● ready stdio 1", "srv ● ready stdio 4")
+	m = len(tt.output())
+	tt.send("q")
+	m = tt.wait(m, "> ")
 
 	// A tool call with progress: the bar, the count and the message.
 	tt.send("count to three\r")
@@ -543,7 +542,10 @@ func TestTTYChatManager(t *testing.T) {
 		t.Errorf("the catalog after /mcp disable:\n%s", b)
 	}
 	tt.send("/mcp\r")
-	m = tt.wait(m, "slow  disabled", "\r\n> ")
+	(&mgrTTY{tty: tt, vt: newVT(120, 40)}).waitScreen("slow ● disabled stdio -", "srv ● ready stdio 4")
+	m = len(tt.output())
+	tt.send("q")
+	m = tt.wait(m, "> ")
 	tt.send("please echo hi\r") // srv kept its connection: its tools still run
 	m = tt.wait(m, "pong:example", "\r\n> ")
 	tt.send("/mcp enable slow\r")

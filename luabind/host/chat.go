@@ -375,6 +375,10 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 			t.say("this agent has no MCP servers (its hub is off)")
 			return true
 		}
+		if t.tty {
+			t.mcpManager(ctx, hb)
+			return true
+		}
 		t.say("%s", strings.TrimRight(chat.MCPList(hb.Status(), t.s.Catalog()), "\n"))
 	case "meta":
 		t.meta(ctx, c.Rest)

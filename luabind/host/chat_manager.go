@@ -1,0 +1,158 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/luabind/host/manager"
+	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/errs"
+	rhub "github.com/luagent/luagent/runtime/hub"
+)
+
+// mcpManager is /mcp on a terminal: the full-screen manager
+// (luabind/host/manager), between two prompts (the line editor is not
+// reading then). It returns when the manager closes (q, Esc), and prints
+// what the manager did, one line per action, and the status line if it
+// changed. What the session printed meanwhile is held, so it does not
+// draw over the screen, and printed after — but for the status lines
+// (watch's "[...]"), which the last one sums up.
+func (t *chatTerm) mcpManager(ctx context.Context, hb *rhub.Hub) {
+	t.mu.Lock()
+	before := t.status
+	t.mu.Unlock()
+	var held heldOutput
+	oldOut, oldErr := t.h.out.swap(&held), t.h.errw.swap(&held)
+	restore := func() {
+		t.h.out.Set(oldOut)
+		t.h.errw.Set(oldErr)
+	}
+	path := catalog.Path(t.h.cfg.Home)
+	m := manager.New(manager.Options{
+		Backend: sessionBackend{s: t.s, path: path},
+		Path:    path,
+		Redact:  t.redact,
+		Authorize: func(name string) tea.Cmd {
+			return tea.Exec(&authExec{t: t, ctx: ctx, name: name}, func(err error) tea.Msg {
+				return manager.AuthDoneMsg{Name: name, Err: err}
+			})
+		},
+	})
+	// The chat's own handler keeps SIGINT (Ctrl-C is a key in the
+	// manager's raw mode, and ends a login the manager hands the terminal
+	// to); SIGTERM keeps its default.
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithInput(os.Stdin), tea.WithOutput(os.Stdout))
+	stop := hb.Subscribe(func(rhub.Event) { p.Send(manager.StatusMsg{}) })
+	final, err := p.Run()
+	stop()
+	restore()
+	held.flushTo(oldOut, func(line string) bool { return strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") })
+	if err != nil && ctx.Err() == nil {
+		t.fail(errs.Errorf(errs.Internal, "chat", "the /mcp manager failed: %v; /mcp NAME and /mcp restart|enable|disable|auth NAME work without it", err))
+	}
+	if fm, ok := final.(manager.Model); ok {
+		for _, l := range fm.Log() {
+			t.say("  %s", l)
+		}
+	}
+	t.mu.Lock()
+	now := t.status
+	t.mu.Unlock()
+	if now != before && now != "" {
+		t.say("[%s]", now)
+	}
+}
+
+// sessionBackend is the manager's Backend: the session, its hub and the
+// catalog file.
+type sessionBackend struct {
+	s    *chat.Session
+	path string
+}
+
+func (b sessionBackend) Status() []rhub.State       { return b.s.Hub().Status() }
+func (b sessionBackend) Catalog() []*catalog.Server { return b.s.Catalog() }
+func (b sessionBackend) Details(ctx context.Context, name string) (chat.Details, error) {
+	return b.s.Details(ctx, name)
+}
+func (b sessionBackend) Restart(name string) error { return b.s.Restart(name) }
+func (b sessionBackend) SetEnabled(ctx context.Context, name string, on bool) error {
+	return b.s.SetEnabled(ctx, b.path, name, on)
+}
+func (b sessionBackend) Remove(ctx context.Context, name string) error {
+	return b.s.Remove(ctx, b.path, name)
+}
+func (b sessionBackend) Add(ctx context.Context, e *catalog.Server) error {
+	return b.s.Add(ctx, b.path, e)
+}
+
+// authExec is a login the manager hands the terminal to (tea.Exec): the
+// same path as /mcp auth NAME, the URL printed by the OAuth flow, Ctrl-C
+// giving up; the manager's screen comes back when it ends.
+type authExec struct {
+	t    *chatTerm
+	ctx  context.Context
+	name string
+	out  io.Writer
+}
+
+func (a *authExec) SetStdin(io.Reader)    {}
+func (a *authExec) SetStdout(w io.Writer) { a.out = w }
+func (a *authExec) SetStderr(io.Writer)   {}
+
+func (a *authExec) Run() error {
+	if a.out == nil {
+		a.out = os.Stdout
+	}
+	fmt.Fprintf(a.out, "\nauthorizing %s: open the URL below in a browser; the login waits for it (Ctrl-C gives up)\n", a.name)
+	octx, done := a.t.op(a.ctx, 10*time.Minute)
+	defer done()
+	err := a.t.s.Reauthorize(octx, a.name)
+	// The manager shows the outcome; tea.Exec reports only the error.
+	return err
+}
+
+// swap sets the writer's target and returns the one it had.
+func (s *swapWriter) swap(w io.Writer) io.Writer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.w
+	s.w = w
+	return old
+}
+
+// heldOutput keeps what is written until flushTo.
+type heldOutput struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (h *heldOutput) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.buf.Write(p)
+}
+
+func (h *heldOutput) flushTo(w io.Writer, drop func(line string) bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out bytes.Buffer
+	for _, l := range strings.SplitAfter(h.buf.String(), "\n") {
+		if l != "" && !drop(strings.TrimRight(l, "\n")) {
+			out.WriteString(l)
+		}
+	}
+	h.buf.Reset()
+	if out.Len() > 0 {
+		w.Write(out.Bytes())
+	}
+}
