@@ -19,6 +19,7 @@ require (
 	golang.org/x/net v0.62.0
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/term v0.48.0
+	layeh.com/gopher-luar v1.0.11
 )
 
 require (

@@ -1,5 +1,5 @@
--- mcp: connections to MCP servers (native: connect, hub, catalog, login)
--- and MCP servers written in Lua, over the private mcp._native; the
+-- mcp: connections to MCP servers (mcp_client.lua) and MCP servers
+-- written in Lua, over the private mcp._native; the
 -- protocol is runtime/mcp's registry. This file is what a tools-only
 -- server runs on its way to the first answer; everything else — checks'
 -- messages, resources, templates, prompts, completion, auth, the request
@@ -10,9 +10,16 @@
 local native = require("mcp._native")
 local S = native._server
 
-local M = {}
-for k, v in pairs(native) do
-  if k:sub(1, 1) ~= "_" then M[k] = v end
+-- The client surface is mcp_client.lua, loaded on first use: connect,
+-- login, hub and catalog are stubs that call on (tail calls, so the
+-- client's argument errors count the script's frame as theirs).
+local M = { auth_redirect = native._client.auth_redirect }
+local client
+for _, k in ipairs({ "connect", "login", "hub", "catalog" }) do
+  M[k] = function(...)
+    client = client or require("mcp._client")
+    return client[k](...)
+  end
 end
 
 local features, copy, schema
@@ -124,7 +131,7 @@ end
 
 stubs(M, "module", { "schema" })
 stubs(Server, "methods", { "resource", "template", "prompt", "complete", "auth", "remove_tool", "remove_resource",
-  "remove_prompt", "list_changed", "resource_updated" })
+  "remove_template", "remove_prompt", "list_changed", "resource_updated" })
 stubs(S.ctx_methods, "ctx", { "elicit", "elicit_url", "sample", "roots", "ask" })
 
 return M

@@ -306,6 +306,7 @@ end
 
 Server.remove_tool = remover("tools", "remove_tool")
 Server.remove_resource = remover("resources", "remove_resource")
+Server.remove_template = remover("templates", "remove_template")
 Server.remove_prompt = remover("prompts", "remove_prompt")
 
 -- s:list_changed(kind) tells clients a list changed ("tools", "resources"

@@ -40,7 +40,7 @@ func TestSandboxLimitsStopEscapes(t *testing.T) {
 		{"concat doubling", "local s = string.rep('x', 1024 * 1024)\nwhile true do s = s .. s end", errs.Limit, "snippet:2: string of 33554432 bytes from '..' is over the limit of 16 MiB", vm.Limits{}},
 		{"concat in a table", "local t, s = {}, string.rep('x', 1024 * 1024)\nfor i = 1, 1e6 do t[i] = s .. i end", errs.Limit, "snippet:2: memory limit of 64 MiB reached", vm.Limits{}},
 		{"byte of 16 MB", `local s = string.rep("x", 16 * 1024 * 1024) local t = {s:byte(1, -1)} return #t`, errs.Limit, "snippet:1: string.byte: 16777216 results, over the limit of 8000", vm.Limits{}},
-		{"rep kept", `local t = {} for i = 1, 1e6 do t[#t + 1] = string.rep(tostring(i), 4 * 1024 * 1024) end`, errs.Limit, "memory limit of 16 MiB reached by string.rep", vm.Limits{Time: time.Second, MemoryBytes: 16 << 20}},
+		{"rep kept", `local t = {} for i = 1, 1e6 do t[#t + 1] = string.rep("x", 8 * 1024 * 1024, tostring(i)) end`, errs.Limit, "memory limit of 16 MiB reached by string.rep", vm.Limits{Time: time.Second, MemoryBytes: 16 << 20}},
 		{"table growth", `local t = {} local i = 0 while true do i = i + 1 t[i] = i end`, errs.Limit, "memory limit of 1 MiB reached by a table assignment", vm.Limits{Time: time.Second, MemoryBytes: 1 << 20}},
 		{"hash growth", `local t = {} local i = 0 while true do i = i + 1 t["k" .. i] = true end`, errs.Limit, "memory limit of 1 MiB", vm.Limits{Time: time.Second, MemoryBytes: 1 << 20}},
 		{"rawset growth", `local t = {} local i = 0 while true do i = i + 1 rawset(t, -i, i) end`, errs.Limit, "memory limit of 1 MiB reached by rawset", vm.Limits{Time: time.Second, MemoryBytes: 1 << 20}},

@@ -670,6 +670,10 @@ function Server:remove_tool(name) end
 ---@return boolean removed
 function Server:remove_resource(uri) end
 
+---@param uriTemplate string
+---@return boolean removed
+function Server:remove_template(uriTemplate) end
+
 ---@param name string
 ---@return boolean removed
 function Server:remove_prompt(name) end

@@ -219,13 +219,7 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 }
 
 func (m *module) checkAgent(L *lua.LState) *luaAgent {
-	if ud, ok := L.Get(1).(*lua.LUserData); ok {
-		if la, ok := ud.Value.(*luaAgent); ok {
-			return la
-		}
-	}
-	L.ArgError(1, "agent expected (call it as a:method(...))")
-	return nil
+	return value.Check[*luaAgent](L, 1, "agent expected (call it as a:method(...))")
 }
 
 // ud:ask(prompt [, on_event]) -> text, transcript. A failed ask raises an

@@ -203,13 +203,7 @@ func (m *module) modelMT(L *lua.LState) *lua.LTable {
 }
 
 func (m *module) checkModel(L *lua.LState) *luaModel {
-	if ud, ok := L.Get(1).(*lua.LUserData); ok {
-		if lm, ok := ud.Value.(*luaModel); ok {
-			return lm
-		}
-	}
-	L.ArgError(1, "model expected (call it as model:method(...))")
-	return nil
+	return value.Check[*luaModel](L, 1, "model expected (call it as model:method(...))")
 }
 
 // msgIn is a message as model:complete takes it: the transcript's shape,

@@ -41,7 +41,7 @@ func (s *luaServer) newCtx(L *lua.LState, r *rmcp.Request) *lua.LUserData {
 }
 
 func (m *module) checkCtx(L *lua.LState) *reqCtx {
-	return checkUD[*reqCtx](L, 1, "request context expected (call it as ctx:method(...))")
+	return value.Check[*reqCtx](L, 1, "request context expected (call it as ctx:method(...))")
 }
 
 // ctxMetatable makes the contexts' metatable over methods, to which it adds
@@ -151,7 +151,7 @@ func (m *module) readAsk(L *lua.LState) sched.Start {
 		if err != nil {
 			L.ArgError(2, err.Error())
 		}
-		inputs[i] = rmcp.Input{Key: optString(in, "key"), Method: optString(in, "method"), Params: p}
+		inputs[i] = rmcp.Input{Key: lua.LVAsString(in.RawGetString("key")), Method: lua.LVAsString(in.RawGetString("method")), Params: p}
 	}
 	return func(_ context.Context, done func(sched.Completion)) {
 		c.r.AskAll(inputs, func(answers map[string]json.RawMessage, keys []string, err error) {

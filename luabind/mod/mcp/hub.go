@@ -3,38 +3,22 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
+	luar "layeh.com/gopher-luar"
 
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
-	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
-	rmcp "github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth/store"
 )
 
 // The hub from Lua: the live connections of a catalog (runtime/hub).
-//
-//	local hub = mcp.hub()                       -- the user's catalog (Home/config.json)
-//	local hub = mcp.hub{ path = "servers.json" } -- another catalog file
-//	local hub = mcp.hub{ servers = { fs = { command = "npx", args = { ... } } } }
-//	hub:on("status", function(s) print(s.name, s.status) end)
-//	hub:wait()
-//	for _, t in ipairs(hub:search("read a file")) do print(t.name) end
-//	local r = hub:call("fs__read_text_file", { path = "README.md" })
-//
-// servers entries take config.json's fields (command, args, cwd, env, url,
-// headers, oauth, enabled, startupTimeoutSeconds, requestTimeoutSeconds,
-// protocol, roots, sampling, logLevel, maxConcurrentCalls). params = {...}
-// resolves {param = NAME} env references. The hub starts at once
-// (progressively); hub:wait() waits for it.
-
-const hubType = "mcp.hub"
+// stdlib/mcp_client.lua reads mcp.hub's options into hubOptions, shapes
+// the states and lists the natives here return, and builds each hub method.
 
 type luaHub struct {
 	m    *module
@@ -43,49 +27,17 @@ type luaHub struct {
 	// conns are the connection objects hub:server handed out (loop
 	// goroutine only), to route notifications to their handlers.
 	conns map[string]*conn
-	mu    sync.Mutex // guards closed
-	done  bool
+	once  sync.Once // closes h
 }
 
-func (m *module) hubMT(L *lua.LState) *lua.LTable {
-	if mt, ok := L.GetTypeMetatable(hubType).(*lua.LTable); ok {
-		return mt
-	}
-	lp := m.lp
-	mt := L.NewTypeMetatable(hubType)
-	methods := L.CreateTable(0, 20)
-	for name, fn := range map[string]func(*lua.LState) sched.Start{
-		"wait":        m.hubWait,
-		"call":        m.hubCall,
-		"resources":   m.hubList("resources"),
-		"templates":   m.hubList("templates"),
-		"prompts":     m.hubList("prompts"),
-		"read":        m.hubRead,
-		"prompt":      m.hubPrompt,
-		"reauthorize": m.hubReauthorize,
-	} {
-		methods.RawSetString(name, lp.Async("hub:"+name, fn))
-	}
-	m.hubSkillMethods(methods)
-	L.SetFuncs(methods, map[string]lua.LGFunction{
-		"status":       m.hubStatus,
-		"on":           m.hubOn,
-		"tools":        m.hubTools,
-		"search":       m.hubSearch,
-		"server":       m.hubServer,
-		"instructions": m.hubInstructions,
-		"restart":      m.hubRestart,
-		"reload":       m.hubReload,
-		"close":        m.hubClose,
-	})
-	mt.RawSetString("__index", methods)
-	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
-		hb := m.checkHub(L)
-		L.Push(lua.LString(fmt.Sprintf("mcp hub (%d servers)", len(hb.h.Status()))))
-		return 1
-	}))
-	mt.RawSetString("__metatable", lua.LString(hubType))
-	return mt
+// hubOptions is mcp.hub's options as mcp_client.lua hands them over
+// (gopher-luar): Servers is the servers table as the script wrote it,
+// Wait a boolean or nil (the catalog's strategy decides).
+type hubOptions struct {
+	Path               string
+	Params             map[string]string
+	Servers, Wait      lua.LValue
+	OnElicit, OnSample lua.LValue
 }
 
 // Hub returns the runtime hub behind a Lua hub: other modules (the agent's)
@@ -93,129 +45,85 @@ func (m *module) hubMT(L *lua.LState) *lua.LTable {
 func (hb *luaHub) Hub() *hub.Hub { return hb.h }
 
 func (m *module) checkHub(L *lua.LState) *luaHub {
-	if ud, ok := L.Get(1).(*lua.LUserData); ok {
-		if hb, ok := ud.Value.(*luaHub); ok {
-			return hb
-		}
-	}
-	L.ArgError(1, "mcp hub expected (call it as hub:method(...))")
-	return nil
+	return value.Check[*luaHub](L, 1, "mcp hub expected (call it as hub:method(...))")
 }
 
-// newHub is mcp.hub([opts]). Whether it returns at once or after the
-// servers have settled follows the catalog's mcpInitStrategy (opts.wait
-// overrides it): "wait" waits, "progressive" does not, "auto" waits unless
-// the session is interactive.
+func (hb *luaHub) close() { hb.once.Do(func() { hb.h.Close() }) }
+
+// newHub is hub(o). Whether it returns at once or after the servers have
+// settled follows the catalog's mcpInitStrategy (o.Wait overrides it):
+// "wait" waits, "progressive" does not, "auto" waits unless the session is
+// interactive.
 func (m *module) newHub(L *lua.LState) sched.Start {
-	opts, _ := L.Get(1).(*lua.LTable)
-	if L.Get(1) != lua.LNil && opts == nil {
-		L.ArgError(1, "options must be a table ({path = ...} or {servers = {...}})")
-	}
+	o := luarIn[hubOptions](L, 1)
 	var servers []*catalog.Server
 	strategy := catalog.InitAuto
-	path := ""
-	if opts != nil {
-		path = optString(opts, "path")
-	}
 	var err error
 	switch {
-	case opts != nil && opts.RawGetString("servers") != lua.LNil:
-		if path != "" {
-			L.ArgError(1, "give path or servers, not both")
-		}
-		servers, err = serversTable(opts.RawGetString("servers"))
+	case o.Servers != nil && o.Servers != lua.LNil:
+		servers, err = serversTable(o.Servers)
 	default:
-		if path == "" {
+		if o.Path == "" {
 			if m.cfg.Home == "" {
 				L.ArgError(1, "no luagent home to find the catalog in: pass path = FILE or servers = {...}")
 			}
-			path = catalog.Path(m.cfg.Home)
+			o.Path = catalog.Path(m.cfg.Home)
 		}
 		var cfg *catalog.Config
-		if cfg, err = catalog.Load(path); err == nil {
+		if cfg, err = catalog.Load(o.Path); err == nil {
 			servers, strategy = cfg.Servers, cfg.InitStrategy
 		}
 	}
 	if err != nil {
 		L.RaiseError("%s", err.Error())
 	}
-	hb := &luaHub{m: m, path: path, conns: map[string]*conn{}}
-	o := hub.Options{Trace: m.cfg.Trace, Params: catalog.Params{}}
-	if opts != nil {
-		if ps, ok := opts.RawGetString("params").(*lua.LTable); ok {
-			ps.ForEach(func(k, v lua.LValue) { o.Params[vm.ToString(L, k)] = vm.ToString(L, v) })
-		}
-		m.hubCallbacks(opts, &o)
+	hb := &luaHub{m: m, path: o.Path, conns: map[string]*conn{}}
+	ho := hub.Options{Trace: m.cfg.Trace, Params: catalog.Params{}, OnStderr: m.cfg.Log}
+	for k, v := range o.Params {
+		ho.Params[k] = v
 	}
 	for k, v := range m.cfg.Params {
-		o.Params[k] = v
+		ho.Params[k] = v
 	}
+	ho.Elicit, ho.Sample = m.hubCallback(o.OnElicit, "on_elicit"), m.hubCallback(o.OnSample, "on_sample")
 	wait := strategy == catalog.InitWait || strategy == catalog.InitAuto && !m.cfg.Interactive
-	if opts != nil {
-		if w, ok := opts.RawGetString("wait").(lua.LBool); ok {
-			wait = bool(w)
-		}
+	if w, ok := o.Wait.(lua.LBool); ok {
+		wait = bool(w)
 	}
 	if m.cfg.Home != "" {
-		o.Store = store.Default(m.cfg.Home)
+		ho.Store = store.Default(m.cfg.Home)
 	}
-	if m.cfg.Log != nil {
-		o.OnStderr = m.cfg.Log
-	}
-	o.OnNotification = func(server, method string, params json.RawMessage) {
+	ho.OnNotification = func(server, method string, params json.RawMessage) {
 		m.lp.Post(func() {
 			if c := hb.conns[server]; c != nil {
 				c.dispatch(method, params)
 			}
 		})
 	}
-	hb.h = hub.New(servers, o)
-	m.lp.OnClose(func() { hb.close() })
+	hb.h = hub.New(servers, ho)
+	m.lp.OnClose(hb.close)
 	hb.h.Start()
-	ud := L.NewUserData()
-	ud.Value = hb
-	ud.Metatable = m.hubMT(L)
+	ud := newUD(L, hb, m.hubMT)
 	return goDo(func(ctx context.Context) sched.Completion {
 		if wait {
 			// Each server's own startup timeout bounds this; a server that
 			// fails shows in hub:status(), not as an error here.
 			hb.h.Wait(ctx)
 		}
-		return func(L *lua.LState) ([]lua.LValue, error) { return []lua.LValue{ud}, nil }
+		return sched.Values(ud)
 	})
 }
 
-// hubCallbacks wires on_elicit and on_sample (Lua functions run as tasks).
-func (m *module) hubCallbacks(t *lua.LTable, o *hub.Options) {
-	if fn, ok := t.RawGetString("on_elicit").(*lua.LFunction); ok {
-		o.Elicit = func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
-			return m.callLua(ctx, fn, "on_elicit", params, lua.LString(server))
-		}
+// hubCallback adapts an optional Lua function to a hub callback:
+// fn(params, server) runs as a task.
+func (m *module) hubCallback(fn lua.LValue, what string) func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	f, ok := fn.(*lua.LFunction)
+	if !ok {
+		return nil
 	}
-	if fn, ok := t.RawGetString("on_sample").(*lua.LFunction); ok {
-		o.Sample = func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
-			return m.callLua(ctx, fn, "on_sample", params, lua.LString(server))
-		}
+	return func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
+		return m.callLua(ctx, f, what, params, lua.LString(server))
 	}
-}
-
-func (hb *luaHub) close() {
-	hb.mu.Lock()
-	done := hb.done
-	hb.done = true
-	hb.mu.Unlock()
-	if !done {
-		hb.h.Close()
-	}
-}
-
-// loadServers reads a catalog file's entries.
-func loadServers(path string) ([]*catalog.Server, error) {
-	cfg, err := catalog.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	return cfg.Servers, nil
 }
 
 // serversTable reads {name = {config.json fields}} as a catalog would.
@@ -238,241 +146,179 @@ func serversTable(v lua.LValue) ([]*catalog.Server, error) {
 	return cfg.Servers, nil
 }
 
-// stateTable is one server's status as Lua sees it.
-func stateTable(L *lua.LState, s hub.State) *lua.LTable {
-	t := L.CreateTable(0, 8)
-	t.RawSetString("name", lua.LString(s.Name))
-	t.RawSetString("status", lua.LString(s.Status))
-	t.RawSetString("tools", lua.LNumber(s.Tools))
-	if s.Err != nil {
-		t.RawSetString("error", sched.ErrorValueOf(L, s.Err))
+// hubNatives adds the hub's natives to t. States and tools go out as
+// gopher-luar values; mcp_client.lua copies what Lua sees into tables.
+func (m *module) hubNatives(L *lua.LState, t *lua.LTable) {
+	lp := m.lp
+	async := func(name string, read func(L *lua.LState, hb *luaHub) sched.Start) {
+		t.RawSetString("hub_"+name, lp.Async("hub:"+name, func(L *lua.LState) sched.Start { return read(L, m.checkHub(L)) }))
 	}
-	if len(s.Stderr) > 0 {
-		lines := L.CreateTable(len(s.Stderr), 0)
-		for i, l := range s.Stderr {
-			lines.RawSetInt(i+1, lua.LString(l))
-		}
-		t.RawSetString("stderr", lines)
+	sync := func(name string, f func(L *lua.LState, hb *luaHub) int) {
+		t.RawSetString("hub_"+name, L.NewFunction(func(L *lua.LState) int { return f(L, m.checkHub(L)) }))
 	}
-	if s.Status == hub.Ready {
-		t.RawSetString("era", lua.LString(s.Info.Era.String()))
-		t.RawSetString("server_name", lua.LString(s.Info.ServerInfo.Name))
-		if s.Info.Instructions != "" {
-			t.RawSetString("instructions", lua.LString(s.Info.Instructions))
-		}
-	}
-	return t
-}
-
-func statusList(L *lua.LState, states []hub.State) *lua.LTable {
-	t := L.CreateTable(len(states), 0)
-	for i, s := range states {
-		t.RawSetInt(i+1, stateTable(L, s))
-	}
-	return value.MarkArray(t)
-}
-
-// hub:status() -> { {name=, status=, error=, stderr=, tools=, era=, instructions=}, ... }
-func (m *module) hubStatus(L *lua.LState) int {
-	L.Push(statusList(L, m.checkHub(L).h.Status()))
-	return 1
-}
-
-// hub:on("status" | "tools", fn): fn(state) runs as a task per event;
-// "status" starts with each server's status now.
-func (m *module) hubOn(L *lua.LState) int {
-	hb := m.checkHub(L)
-	ev := L.CheckString(2)
-	fn := L.CheckFunction(3)
-	if ev != hub.EventStatus && ev != hub.EventTools {
-		L.ArgError(2, "unknown event "+ev+" (status, tools)")
-	}
-	cancel := hb.h.Subscribe(func(e hub.Event) {
-		if e.Kind != ev {
-			return
-		}
-		m.lp.Post(func() {
-			L := m.lp.L
-			m.lp.Spawn(fn, []lua.LValue{stateTable(L, e.State)}, sched.SpawnOptions{Name: "hub " + ev})
+	async("wait", func(L *lua.LState, hb *luaHub) sched.Start {
+		return goDo(func(ctx context.Context) sched.Completion {
+			err := hb.h.Wait(ctx)
+			return luarOut(hb.h.Status(), err)
 		})
 	})
-	m.lp.OnClose(cancel)
-	if ev == hub.EventStatus {
-		// fn hears each server's status now, then every change: a handler
-		// registered after a server settled (mcp.hub() may wait) misses
-		// nothing. A change racing this may be heard twice.
-		for _, st := range hb.h.Status() {
-			m.lp.Spawn(fn, []lua.LValue{stateTable(L, st)}, sched.SpawnOptions{Name: "hub " + ev})
-		}
-	}
-	return 0
-}
-
-// hub:wait() waits until no server is connecting and returns hub:status().
-func (m *module) hubWait(L *lua.LState) sched.Start {
-	hb := m.checkHub(L)
-	return goDo(func(ctx context.Context) sched.Completion {
-		if err := hb.h.Wait(ctx); err != nil {
-			return fail(err)
-		}
-		return func(L *lua.LState) ([]lua.LValue, error) {
-			return []lua.LValue{statusList(L, hb.h.Status())}, nil
-		}
-	})
-}
-
-// toolList is tools as Lua tables: the server's object with name set to
-// the qualified name, plus server, tool (the server's own name) and
-// schema_hash.
-func toolList(L *lua.LState, tools []hub.Tool) (*lua.LTable, error) {
-	t := L.CreateTable(len(tools), 0)
-	for i, tl := range tools {
-		v, err := value.Decode(L, tl.Def.Raw)
-		tt, ok := v.(*lua.LTable)
-		if err != nil || !ok {
-			tt = L.CreateTable(0, 4)
-		}
-		tt.RawSetString("name", lua.LString(tl.Name))
-		tt.RawSetString("server", lua.LString(tl.Server))
-		tt.RawSetString("tool", lua.LString(tl.Def.Name))
-		tt.RawSetString("schema_hash", lua.LString(tl.SchemaHash))
-		t.RawSetInt(i+1, tt)
-	}
-	return value.MarkArray(t), nil
-}
-
-// hub:tools() -> tools, partial
-func (m *module) hubTools(L *lua.LState) int {
-	tools, partial := m.checkHub(L).h.Tools()
-	t, _ := toolList(L, tools)
-	L.Push(t)
-	L.Push(lua.LBool(partial))
-	return 2
-}
-
-// hub:search(query [, {server=, limit=}]) -> tools, partial
-func (m *module) hubSearch(L *lua.LState) int {
-	hb := m.checkHub(L)
-	q := L.CheckString(2)
-	var o hub.SearchOptions
-	if t, ok := L.Get(3).(*lua.LTable); ok {
-		o.Server = optString(t, "server")
-		if n, ok := t.RawGetString("limit").(lua.LNumber); ok {
-			o.Limit = int(n)
-		}
-	}
-	tools, partial := hb.h.Search(q, o)
-	t, _ := toolList(L, tools)
-	L.Push(t)
-	L.Push(lua.LBool(partial))
-	return 2
-}
-
-// hub:call(qualified, args [, {timeout=, schema_hash=, progress=}])
-func (m *module) hubCall(L *lua.LState) sched.Start {
-	hb := m.checkHub(L)
-	name := L.CheckString(2)
-	args, argsValue := m.callArgs(L, 3)
-	o := hub.CallOptions{CallOptions: rmcp.CallOptions{Args: argsValue}}
-	if opts, ok := L.Get(4).(*lua.LTable); ok {
-		o.CallOptions = m.callOptions(L, opts, 4, argsValue)
-		o.SchemaHash = optString(opts, "schema_hash")
-	}
-	return goDo(func(ctx context.Context) sched.Completion {
-		r, err := hb.h.Call(ctx, name, args, o)
-		if err != nil {
-			return fail(err)
-		}
-		return decoded(r.Raw)
-	})
-}
-
-// hub:resources{server=} (also templates, prompts): objects with server set.
-func (m *module) hubList(which string) func(*lua.LState) sched.Start {
-	return func(L *lua.LState) sched.Start {
-		hb := m.checkHub(L)
-		server := ""
-		switch a := L.Get(2).(type) {
-		case *lua.LTable:
-			server = optString(a, "server")
-		case lua.LString:
-			server = string(a)
-		}
+	// call(hb, qualified, args, timeout_ns, task, progress, schema_hash)
+	async("call", func(L *lua.LState, hb *luaHub) sched.Start {
+		name := L.CheckString(2)
+		args, co := m.callArgs(L)
+		o := hub.CallOptions{CallOptions: co, SchemaHash: L.OptString(7, "")}
 		return goDo(func(ctx context.Context) sched.Completion {
-			var items []hub.Item
-			var err error
-			switch which {
-			case "resources":
-				items, err = hb.h.Resources(ctx, server)
-			case "templates":
-				items, err = hb.h.Templates(ctx, server)
-			default:
-				items, err = hb.h.Prompts(ctx, server)
-			}
-			if err != nil && (server != "" || len(items) == 0) {
+			r, err := hb.h.Call(ctx, name, args, o)
+			if err != nil {
 				return fail(err)
 			}
-			return func(L *lua.LState) ([]lua.LValue, error) {
-				t := L.CreateTable(len(items), 0)
-				for i, it := range items {
-					v, derr := value.Decode(L, it.Raw)
-					if derr != nil {
-						return nil, errs.Wrap(errs.Protocol, "mcp", derr)
-					}
-					if tt, ok := v.(*lua.LTable); ok {
-						tt.RawSetString("server", lua.LString(it.Server))
-					}
-					t.RawSetInt(i+1, v)
+			return decoded(r.Raw)
+		})
+	})
+	for name, f := range map[string]func(*hub.Hub, context.Context, string) ([]hub.Item, error){
+		"resources": (*hub.Hub).Resources, "templates": (*hub.Hub).Templates, "prompts": (*hub.Hub).Prompts,
+	} {
+		// list(hb, server) -> the items as sent, their servers
+		async(name, func(L *lua.LState, hb *luaHub) sched.Start {
+			server := L.OptString(2, "")
+			return goDo(func(ctx context.Context) sched.Completion {
+				items, err := f(hb.h, ctx, server)
+				if err != nil && (server != "" || len(items) == 0) {
+					return fail(err)
 				}
-				return []lua.LValue{value.MarkArray(t)}, nil
-			}
+				raws, servers := make([]json.RawMessage, len(items)), make([]string, len(items))
+				for i, it := range items {
+					raws[i], servers[i] = it.Raw, it.Server
+				}
+				raw, _ := joined(raws, nil)
+				return func(L *lua.LState) ([]lua.LValue, error) {
+					v, err := decoded(raw)(L)
+					return append(v, luar.New(L, servers)), err
+				}
+			})
 		})
 	}
-}
-
-// hub:read(server, uri)
-func (m *module) hubRead(L *lua.LState) sched.Start {
-	hb := m.checkHub(L)
-	server, uri := L.CheckString(2), L.CheckString(3)
-	return goDo(func(ctx context.Context) sched.Completion {
-		raw, err := hb.h.Read(ctx, server, uri)
+	async("read", func(L *lua.LState, hb *luaHub) sched.Start {
+		server, uri := L.CheckString(2), L.CheckString(3)
+		return goRaw(func(ctx context.Context) (json.RawMessage, error) { return hb.h.Read(ctx, server, uri) })
+	})
+	async("prompt", func(L *lua.LState, hb *luaHub) sched.Start {
+		server, name, args := L.CheckString(2), L.CheckString(3), luarIn[map[string]string](L, 4)
+		return goRaw(func(ctx context.Context) (json.RawMessage, error) { return hb.h.Prompt(ctx, server, name, args) })
+	})
+	async("reauthorize", func(L *lua.LState, hb *luaHub) sched.Start {
+		name := L.CheckString(2)
+		return goRaw(func(ctx context.Context) (json.RawMessage, error) { return nil, hb.h.Reauthorize(ctx, name) })
+	})
+	async("load_skill", func(L *lua.LState, hb *luaHub) sched.Start {
+		name := L.CheckString(2)
+		return goDo(func(ctx context.Context) sched.Completion { return orError(hb.h.LoadSkill(ctx, name)) })
+	})
+	async("read_skill_file", func(L *lua.LState, hb *luaHub) sched.Start {
+		name, path := L.CheckString(2), L.CheckString(3)
+		return goDo(func(ctx context.Context) sched.Completion { return fileValues(hb.h.ReadSkillFile(ctx, name, path)) })
+	})
+	sync("status", func(L *lua.LState, hb *luaHub) int { L.Push(luar.New(L, hb.h.Status())); return 1 })
+	// on(hb, event, fn): fn(state) runs as a task per event, state a
+	// hub.State; "status" starts with each server's status now.
+	sync("on", func(L *lua.LState, hb *luaHub) int {
+		ev, fn := L.CheckString(2), L.CheckFunction(3)
+		spawn := func(st hub.State) {
+			lp.Spawn(fn, []lua.LValue{luar.New(lp.L, st)}, sched.SpawnOptions{Name: "hub " + ev})
+		}
+		lp.OnClose(hb.h.Subscribe(func(e hub.Event) {
+			if e.Kind == ev {
+				lp.Post(func() { spawn(e.State) })
+			}
+		}))
+		if ev == hub.EventStatus {
+			// fn hears each server's status now, then every change: a handler
+			// registered after a server settled (mcp.hub() may wait) misses
+			// nothing. A change racing this may be heard twice.
+			for _, st := range hb.h.Status() {
+				spawn(st)
+			}
+		}
+		return 0
+	})
+	// tools(hb [, query, server, limit]) -> the tools as sent, the
+	// hub.Tools, partial: all of them, or those search ranks first.
+	sync("tools", func(L *lua.LState, hb *luaHub) int {
+		var tools []hub.Tool
+		var partial bool
+		if q, ok := L.Get(2).(lua.LString); ok {
+			tools, partial = hb.h.Search(string(q), hub.SearchOptions{Server: L.OptString(3, ""), Limit: L.OptInt(4, 0)})
+		} else {
+			tools, partial = hb.h.Tools()
+		}
+		raws := make([]json.RawMessage, len(tools))
+		for i, tl := range tools {
+			raws[i] = tl.Def.Raw
+		}
+		raw, _ := joined(raws, nil)
+		v, err := value.Decode(L, raw)
 		if err != nil {
-			return fail(err)
+			L.Error(sched.ErrorValueOf(L, errs.Wrap(errs.Protocol, "mcp", err)), 1)
 		}
-		return decoded(raw)
+		L.Push(v)
+		L.Push(luar.New(L, tools))
+		L.Push(lua.LBool(partial))
+		return 3
 	})
-}
-
-// hub:prompt(server, name [, args])
-func (m *module) hubPrompt(L *lua.LState) sched.Start {
-	hb := m.checkHub(L)
-	server, name := L.CheckString(2), L.CheckString(3)
-	args := stringArgs(L, 4)
-	return goDo(func(ctx context.Context) sched.Completion {
-		raw, err := hb.h.Prompt(ctx, server, name, args)
+	sync("skills", func(L *lua.LState, hb *luaHub) int {
+		all := hb.h.Skills()
+		raws := make([]json.RawMessage, len(all))
+		for i, sk := range all {
+			raws[i] = sk.Entry.Raw
+		}
+		raw, _ := joined(raws, nil)
+		v, _ := value.Decode(L, raw)
+		L.Push(v)
+		L.Push(luar.New(L, all))
+		return 2
+	})
+	sync("server", m.hubServer)
+	sync("instructions", func(L *lua.LState, hb *luaHub) int { L.Push(luar.New(L, hb.h.Instructions())); return 1 })
+	sync("restart", func(L *lua.LState, hb *luaHub) int {
+		if err := hb.h.Restart(L.CheckString(2)); err != nil {
+			L.Error(sched.ErrorValueOf(L, err), 1)
+		}
+		return 0
+	})
+	// reload(hb, servers): re-reads the catalog file when servers is nil.
+	sync("reload", func(L *lua.LState, hb *luaHub) int {
+		var servers []*catalog.Server
+		var err error
+		switch {
+		case L.Get(2) != lua.LNil:
+			servers, err = serversTable(L.Get(2))
+		case hb.path != "":
+			var cfg *catalog.Config
+			if cfg, err = catalog.Load(hb.path); err == nil {
+				servers = cfg.Servers
+			}
+		default:
+			L.ArgError(2, "this hub has no catalog file: pass the new servers table")
+		}
 		if err != nil {
-			return fail(err)
+			L.Error(sched.ErrorValueOf(L, err), 1)
 		}
-		return decoded(raw)
+		hb.h.Reload(servers)
+		return 0
 	})
+	// close stops every server in the background: the loop does not wait
+	// for stubborn processes.
+	sync("close", func(L *lua.LState, hb *luaHub) int { go hb.close(); return 0 })
+	t.RawSetString("error_value", L.NewFunction(func(L *lua.LState) int {
+		L.Push(sched.ErrorValueOf(L, L.CheckUserData(1).Value.(error)))
+		return 1
+	}))
 }
 
-// hub:reauthorize(name): the OAuth login in a browser, then a restart.
-func (m *module) hubReauthorize(L *lua.LState) sched.Start {
-	hb := m.checkHub(L)
-	name := L.CheckString(2)
-	return goDo(func(ctx context.Context) sched.Completion {
-		if err := hb.h.Reauthorize(ctx, name); err != nil {
-			return fail(err)
-		}
-		return sched.Values()
-	})
-}
-
-// hub:server(name): the server's connection (the mcp.connect object),
-// while it is ready. The hub owns it: conn:close() leaves it open.
-func (m *module) hubServer(L *lua.LState) int {
-	hb := m.checkHub(L)
+// hubServer is hub:server(name): the server's connection (the
+// mcp.connect object), while it is ready. The hub owns it: conn:close()
+// leaves it open.
+func (m *module) hubServer(L *lua.LState, hb *luaHub) int {
 	name := L.CheckString(2)
 	c, ok := hb.h.Client(name)
 	if !ok {
@@ -489,58 +335,8 @@ func (m *module) hubServer(L *lua.LState) int {
 		return 1
 	}
 	cn := &conn{m: m, c: c, name: name, handlers: map[string][]*lua.LFunction{}, borrowed: true}
-	ud := L.NewUserData()
-	ud.Value = cn
-	ud.Metatable = m.connMT(L)
-	cn.ud = ud
+	cn.ud = newUD(L, cn, m.connMT)
 	hb.conns[name] = cn
-	L.Push(ud)
+	L.Push(cn.ud)
 	return 1
-}
-
-// hub:instructions() -> { server = text, ... }
-func (m *module) hubInstructions(L *lua.LState) int {
-	t := L.CreateTable(0, 4)
-	for k, v := range m.checkHub(L).h.Instructions() {
-		t.RawSetString(k, lua.LString(v))
-	}
-	L.Push(t)
-	return 1
-}
-
-// hub:restart(name)
-func (m *module) hubRestart(L *lua.LState) int {
-	if err := m.checkHub(L).h.Restart(L.CheckString(2)); err != nil {
-		L.Error(sched.ErrorValueOf(L, err), 1)
-	}
-	return 0
-}
-
-// hub:reload([servers]): re-reads the catalog file (or takes a new servers
-// table) and restarts only what changed.
-func (m *module) hubReload(L *lua.LState) int {
-	hb := m.checkHub(L)
-	var servers []*catalog.Server
-	var err error
-	switch {
-	case L.Get(2) != lua.LNil:
-		servers, err = serversTable(L.Get(2))
-	case hb.path != "":
-		servers, err = loadServers(hb.path)
-	default:
-		L.ArgError(2, "this hub has no catalog file: pass the new servers table")
-	}
-	if err != nil {
-		L.Error(sched.ErrorValueOf(L, err), 1)
-	}
-	hb.h.Reload(servers)
-	return 0
-}
-
-// hub:close() stops every server (in the background: the loop does not
-// wait for stubborn processes).
-func (m *module) hubClose(L *lua.LState) int {
-	hb := m.checkHub(L)
-	go hb.close()
-	return 0
 }

@@ -150,20 +150,8 @@ func ServerOf(v lua.LValue) (*rmcp.Server, bool) {
 	return nil, false
 }
 
-// checkUD returns the userdata value of type T at n, or raises msg.
-func checkUD[T any](L *lua.LState, n int, msg string) T {
-	if ud, ok := L.Get(n).(*lua.LUserData); ok {
-		if v, ok := ud.Value.(T); ok {
-			return v
-		}
-	}
-	L.ArgError(n, msg)
-	var zero T
-	return zero
-}
-
 func checkServer(L *lua.LState) *luaServer {
-	return checkUD[*luaServer](L, 1, "mcp server expected (call it as s:tool{...})")
+	return value.Check[*luaServer](L, 1, "mcp server expected (call it as s:tool{...})")
 }
 
 // registered returns what a native registration returns to the Lua side:
@@ -343,6 +331,8 @@ func (m *module) remove(L *lua.LState) int {
 		n = s.srv.RemoveTools(key)
 	case "resources":
 		n = s.srv.RemoveResources(key)
+	case "templates":
+		n = s.srv.RemoveResourceTemplates(key)
 	case "prompts":
 		n = s.srv.RemovePrompts(key)
 	}

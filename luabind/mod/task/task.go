@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/errs"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -111,14 +112,7 @@ func (m *module) handle(t *sched.Task) *lua.LUserData {
 }
 
 func (m *module) check(L *lua.LState, n int) *sched.Task {
-	ud, ok := L.Get(n).(*lua.LUserData)
-	if ok {
-		if t, ok := ud.Value.(*sched.Task); ok {
-			return t
-		}
-	}
-	L.ArgError(n, "task handle expected, got "+L.Get(n).Type().String())
-	return nil
+	return value.Check[*sched.Task](L, n, "task handle expected, got %s")
 }
 
 // spawn(fn, ...) starts fn(...) as a new task and returns its handle at

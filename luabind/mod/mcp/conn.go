@@ -1,0 +1,562 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/value"
+	"github.com/luagent/luagent/runtime/errs"
+	rmcp "github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/oauth"
+	"github.com/luagent/luagent/runtime/oauth/store"
+	"github.com/luagent/luagent/runtime/skills"
+	lua "github.com/yuin/gopher-lua"
+	luar "layeh.com/gopher-luar"
+)
+
+// Connections from Lua: stdlib/mcp_client.lua reads mcp.connect's options
+// into connectOptions and builds each conn method over the natives here.
+
+type conn struct {
+	m        *module
+	c        *rmcp.Client
+	name     string
+	handlers map[string][]*lua.LFunction // loop goroutine only
+	ud       *lua.LUserData
+	borrowed bool // a hub's connection (hub:server): the hub closes it
+
+	skillsOnce sync.Once
+	skills     *skills.Remote // see remote
+}
+
+// connectOptions is mcp.connect's (and mcp.login's) options as
+// mcp_client.lua hands them over, converted by gopher-luar: rmcp.Options
+// by its fields' Go names, and what the binding turns into callbacks.
+// (gopher-luar v1.0.11 fills no promoted fields: Options is not embedded.)
+type connectOptions struct {
+	Options                              rmcp.Options
+	OAuthConfig                          *oauth.Config // nil: no OAuth
+	Store                                bool          // keep OAuth credentials in Home
+	TokenFile                            string        // MCP_OAUTH_TOKEN_FILE
+	AccessToken                          string        // MCP_ACCESS_TOKEN
+	LogLevel                             string
+	OnElicit, OnSample, Roots, OnAuthURL lua.LValue
+}
+
+func (m *module) check(L *lua.LState, n int) *conn {
+	return value.Check[*conn](L, n, "mcp connection expected, got %s")
+}
+
+// clientNative is the table mcp_client.lua builds the client surface on.
+func (m *module) clientNative(L *lua.LState) *lua.LTable {
+	t := L.CreateTable(0, 40)
+	m.connMT = typeMT(L, t, "mcp.connection", "conn_methods", func(L *lua.LState) int {
+		c := m.check(L, 1)
+		info := c.c.Info()
+		L.Push(lua.LString(fmt.Sprintf("mcp connection %q (%s %s)", c.name, info.Era, info.ProtocolVersion)))
+		return 1
+	})
+	m.hubMT = typeMT(L, t, "mcp.hub", "hub_methods", func(L *lua.LState) int {
+		L.Push(lua.LString(fmt.Sprintf("mcp hub (%d servers)", len(m.checkHub(L).h.Status()))))
+		return 1
+	})
+	m.catMT = typeMT(L, t, "mcp.catalog", "catalog_methods", nil)
+	eras := L.CreateTable(0, 3)
+	for _, e := range []rmcp.Era{rmcp.EraUnknown, rmcp.EraLegacy, rmcp.EraModern} {
+		eras.RawSetInt(int(e), lua.LString(e.String()))
+	}
+	t.RawSetString("eras", eras)
+	lp := m.lp
+	for name, fn := range map[string]func(*lua.LState) sched.Start{
+		"connect": m.connect, "login": m.login, "auth_redirect": authRedirect, "hub": m.newHub,
+	} {
+		t.RawSetString(name, lp.Async("mcp."+name, fn))
+	}
+	op := func(name string, work func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error)) {
+		t.RawSetString(name, lp.Async("conn:"+name, func(L *lua.LState) sched.Start { return goRaw(work(L, m.check(L, 1))) }))
+	}
+	list := func(name string, f func(*rmcp.Client, context.Context) ([]json.RawMessage, error)) {
+		op(name, func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
+			return func(ctx context.Context) (json.RawMessage, error) { return joined(f(c.c, ctx)) }
+		})
+	}
+	list("tools", func(c *rmcp.Client, ctx context.Context) ([]json.RawMessage, error) {
+		tools, err := c.Tools(ctx)
+		raws := make([]json.RawMessage, len(tools))
+		for i, t := range tools {
+			raws[i] = t.Raw
+		}
+		return raws, err
+	})
+	list("resources", (*rmcp.Client).Resources)
+	list("templates", (*rmcp.Client).Templates)
+	list("prompts", (*rmcp.Client).Prompts)
+	// read(c, uri)
+	op("read", func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
+		uri := L.CheckString(2)
+		return func(ctx context.Context) (json.RawMessage, error) { return c.c.ReadResource(ctx, uri) }
+	})
+	// prompt(c, name, args): args' values are strings.
+	op("prompt", func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
+		name, args := L.CheckString(2), luarIn[map[string]string](L, 3)
+		return func(ctx context.Context) (json.RawMessage, error) { return c.c.GetPrompt(ctx, name, args) }
+	})
+	// complete(c, ref, name, value, context): the whole result.
+	op("complete", func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
+		ref, err := value.Encode(L.CheckTable(2), value.EncodeOptions{})
+		if err != nil {
+			L.ArgError(2, err.Error())
+		}
+		name, val, args := L.CheckString(3), L.CheckString(4), luarIn[map[string]string](L, 5)
+		return func(ctx context.Context) (json.RawMessage, error) { return c.c.Complete(ctx, ref, name, val, args) }
+	})
+	for name, f := range map[string]func(*rmcp.Client, context.Context, string) error{
+		"subscribe": (*rmcp.Client).Subscribe, "unsubscribe": (*rmcp.Client).Unsubscribe, "log_level": (*rmcp.Client).SetLogLevel,
+	} {
+		op(name, func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
+			arg := L.OptString(2, "")
+			if name != "log_level" {
+				arg = L.CheckString(2)
+			}
+			return func(ctx context.Context) (json.RawMessage, error) { return nil, f(c.c, ctx, arg) }
+		})
+	}
+	// request(c, method, params): any method, for what the API does not cover.
+	op("request", func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
+		method := L.CheckString(2)
+		var params json.RawMessage
+		if t, ok := L.Get(3).(*lua.LTable); ok {
+			var err error
+			if params, err = value.Encode(t, value.EncodeOptions{}); err != nil {
+				L.ArgError(3, err.Error())
+			}
+		}
+		return func(ctx context.Context) (json.RawMessage, error) { return c.c.Request(ctx, method, params) }
+	})
+	t.RawSetString("call", lp.Async("conn:call", m.call))
+	for name, fn := range map[string]func(*lua.LState) sched.Start{
+		"skills": m.skills, "load_skill": m.loadSkill, "read_skill_file": m.readSkillFile,
+	} {
+		t.RawSetString(name, lp.Async("conn:"+name, fn))
+	}
+	L.SetFuncs(t, map[string]lua.LGFunction{
+		// info(c) -> the connection's rmcp.Info (gopher-luar), capabilities
+		"info": func(L *lua.LState) int {
+			info := m.check(L, 1).c.Info()
+			L.Push(luar.New(L, info))
+			if caps, err := value.Decode(L, info.Capabilities.Raw); err == nil {
+				L.Push(caps)
+				return 2
+			}
+			return 1
+		},
+		"on":    m.on,
+		"close": m.close,
+	})
+	m.hubNatives(L, t)
+	m.catalogNatives(L, t)
+	return t
+}
+
+// joined is items as one JSON array.
+func joined(items []json.RawMessage, err error) (json.RawMessage, error) {
+	if err != nil {
+		return nil, err
+	}
+	b := []byte{'['}
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, ']'), nil
+}
+
+// connect(o): o is connectOptions.
+func (m *module) connect(L *lua.LState) sched.Start {
+	o := luarIn[connectOptions](L, 1)
+	c := &conn{m: m, name: o.Options.Name, handlers: map[string][]*lua.LFunction{}}
+	if err := m.prepare(&o); err != nil {
+		L.ArgError(1, err.Error())
+	}
+	o.Options.OnNotification = func(method string, params json.RawMessage) {
+		m.lp.Post(func() { c.dispatch(method, params) })
+	}
+	return goDo(func(ctx context.Context) sched.Completion {
+		client, err := rmcp.Connect(ctx, o.Options)
+		if err == nil && o.LogLevel != "" {
+			if err = client.SetLogLevel(ctx, o.LogLevel); err != nil {
+				client.Close()
+			}
+		}
+		if err != nil {
+			return fail(err)
+		}
+		return func(L *lua.LState) ([]lua.LValue, error) {
+			c.c = client
+			m.mu.Lock()
+			m.conns[c] = true
+			m.mu.Unlock()
+			c.ud = newUD(L, c, m.connMT)
+			return []lua.LValue{c.ud}, nil
+		}
+	})
+}
+
+// prepare completes o with what only Go makes: callbacks, the HTTP
+// headers' canonical names, OAuth's browser step and stores.
+func (m *module) prepare(o *connectOptions) error {
+	o.Options.Trace = m.cfg.Trace
+	o.Options.Extensions = map[string]json.RawMessage{skills.Extension: nil} // conn:skills() speaks it
+	if name := o.Options.Name; m.cfg.Log != nil {
+		o.Options.OnStderr = func(line string) { m.cfg.Log(name, line) }
+	}
+	if o.Options.Header != nil {
+		h := http.Header{}
+		for k, vs := range o.Options.Header {
+			h[http.CanonicalHeaderKey(k)] = vs
+		}
+		o.Options.Header = h
+	}
+	o.Options.Elicit, o.Options.Sample = m.luaCallback(o.OnElicit, "on_elicit"), m.luaCallback(o.OnSample, "on_sample")
+	if _, err := url.Parse(o.Options.URL); err != nil {
+		o.AccessToken, o.OAuthConfig = "", nil // connect refuses it with its own message
+	}
+	if tok := o.AccessToken; tok != "" {
+		o.Options.Token = func(context.Context) (string, error) { return tok, nil }
+	} else if o.OAuthConfig != nil {
+		if err := m.oauth(o); err != nil {
+			return err
+		}
+	}
+	switch r := o.Roots.(type) {
+	case *lua.LFunction:
+		o.Options.Roots = func(ctx context.Context) ([]rmcp.Root, error) {
+			raw, err := m.callLua(ctx, r, "roots", nil)
+			if err != nil {
+				return nil, err
+			}
+			return parseRoots(raw)
+		}
+	case *lua.LTable:
+		raw, err := value.Encode(r, value.EncodeOptions{})
+		if err != nil {
+			return fmt.Errorf("roots: %v", err)
+		}
+		roots, err := parseRoots(raw)
+		if err != nil {
+			return err
+		}
+		o.Options.Roots = func(context.Context) ([]rmcp.Root, error) { return roots, nil }
+	}
+	return nil
+}
+
+// oauth sets o.Options.OAuth from o.OAuthConfig, on_auth_url and the stores.
+func (m *module) oauth(o *connectOptions) error {
+	cfg := *o.OAuthConfig
+	cfg.ServerURL, cfg.ClientName = o.Options.URL, "luagent"
+	if fn, ok := o.OnAuthURL.(*lua.LFunction); ok {
+		cfg.Browse = func(ctx context.Context, authURL string) (string, error) {
+			arg, _ := json.Marshal(authURL)
+			raw, err := m.callLua(ctx, fn, "on_auth_url", arg)
+			var cb string
+			if err == nil && (json.Unmarshal(raw, &cb) != nil || cb == "") {
+				err = errs.New(errs.Invalid, "on_auth_url", "on_auth_url must return the URL the browser was sent back to (with code and state)")
+			}
+			return cb, err
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	o.Options.OAuth = &rmcp.OAuthOptions{Config: cfg}
+	if o.Store && m.cfg.Home != "" {
+		o.Options.OAuth.Store = store.Default(m.cfg.Home)
+	}
+	if o.TokenFile != "" {
+		// A token record kept elsewhere: used and refreshed in place.
+		o.Options.OAuth.Entry = store.Legacy(o.TokenFile, o.Options.URL, nil)
+	}
+	return nil
+}
+
+// parseRoots accepts {{uri=, name=}, ...} or {roots = {...}}.
+func parseRoots(raw json.RawMessage) ([]rmcp.Root, error) {
+	var list []rmcp.Root
+	if err := json.Unmarshal(raw, &list); err != nil {
+		var wrapped struct {
+			Roots []rmcp.Root `json:"roots"`
+		}
+		if err2 := json.Unmarshal(raw, &wrapped); err2 != nil {
+			return nil, fmt.Errorf("roots must be a list of {uri = \"file://...\", name = ...}")
+		}
+		list = wrapped.Roots
+	}
+	for _, r := range list {
+		if !strings.HasPrefix(r.URI, "file://") {
+			return nil, fmt.Errorf("root %q must be a file:// URI", r.URI)
+		}
+	}
+	return list, nil
+}
+
+// login(url, o) authorizes with the server now and stores the credential
+// (o is connectOptions).
+func (m *module) login(L *lua.LState) sched.Start {
+	u := L.CheckString(1)
+	o := luarIn[connectOptions](L, 2)
+	o.Options.URL = u
+	if err := m.prepare(&o); err != nil {
+		L.ArgError(2, err.Error())
+	}
+	if o.Options.OAuth == nil {
+		L.ArgError(2, "oauth = false leaves nothing to log in with")
+	}
+	oa := *o.Options.OAuth
+	return goDo(func(ctx context.Context) sched.Completion {
+		cred, err := rmcp.Login(ctx, u, oa, nil)
+		if err != nil {
+			return fail(err)
+		}
+		// What the script may see of the credential: never a token.
+		return luarOut(struct {
+			Issuer, Scope string
+			ExpiresAt     int64
+		}{cred.Issuer, cred.Scope, int64(cred.ExpiresAt)}, nil)
+	})
+}
+
+// --- events ---
+
+var events = map[string]string{
+	"notifications/tools/list_changed":     "tools_changed",
+	"notifications/prompts/list_changed":   "prompts_changed",
+	"notifications/resources/list_changed": "resources_changed",
+	"notifications/resources/updated":      "resource_updated",
+	"notifications/message":                "log",
+}
+
+// dispatch runs the handlers of an event as tasks (loop goroutine).
+func (c *conn) dispatch(method string, params json.RawMessage) {
+	ev, ok := events[method]
+	if !ok {
+		return
+	}
+	hs := c.handlers[ev]
+	if len(hs) == 0 {
+		if ev == "log" && c.m.cfg.Log != nil {
+			c.m.cfg.Log(c.name, "log: "+string(params))
+		}
+		return
+	}
+	var arg lua.LValue = lua.LNil
+	if len(params) > 0 {
+		if v, err := value.Decode(c.m.lp.L, params); err == nil {
+			arg = v
+		}
+	}
+	for _, fn := range hs {
+		c.m.lp.Spawn(fn, []lua.LValue{arg, c.ud}, sched.SpawnOptions{Name: c.name + " " + ev})
+	}
+}
+
+// on(c, event, fn): mcp_client.lua has checked event and fn.
+func (m *module) on(L *lua.LState) int {
+	c, ev, fn := m.check(L, 1), L.CheckString(2), L.CheckFunction(3)
+	c.handlers[ev] = append(c.handlers[ev], fn)
+	if ev == "log" {
+		c.c.WantLogs() // the same script hears the same logs in both eras
+	}
+	return 0
+}
+
+func (m *module) close(L *lua.LState) int {
+	c := m.check(L, 1)
+	if c.borrowed {
+		return 0 // the hub's: it stays open until hub:close()
+	}
+	m.mu.Lock()
+	delete(m.conns, c)
+	m.mu.Unlock()
+	// The process shuts down in the background: the loop must not wait the
+	// seconds a stubborn server may take.
+	c.c.CloseAsync()
+	return 0
+}
+
+// call(c, name, args, timeout_ns, task, progress): mcp_client.lua has read
+// the options; progress(p, total, message, status) is a Lua function.
+func (m *module) call(L *lua.LState) sched.Start {
+	c, name := m.check(L, 1), L.CheckString(2)
+	args, o := m.callArgs(L)
+	return func(ctx context.Context, done func(sched.Completion)) {
+		c.c.CallToolAsync(ctx, name, args, o, func(raw json.RawMessage, err error) {
+			if err != nil {
+				done(fail(err))
+				return
+			}
+			done(decoded(raw))
+		})
+	}
+}
+
+// callArgs reads a call's arguments (3: nil or a table of named
+// arguments, as JSON and as decoded Go values for validation) and options
+// (4, 5, 6: the timeout in nanoseconds, task, a progress function).
+func (m *module) callArgs(L *lua.LState) (json.RawMessage, rmcp.CallOptions) {
+	args := json.RawMessage("{}")
+	var argsValue any = map[string]any{}
+	switch a := L.Get(3).(type) {
+	case *lua.LNilType:
+	case *lua.LTable:
+		var err error
+		if argsValue, err = value.FromLua(a); err != nil {
+			L.ArgError(3, err.Error())
+		}
+		if _, isObj := argsValue.(map[string]any); !isObj {
+			if list, isList := argsValue.([]any); !(isList && len(list) == 0) {
+				L.ArgError(3, "arguments must be a table of named arguments, not a list")
+			}
+			argsValue = map[string]any{}
+		} else if args, err = value.Encode(a, value.EncodeOptions{}); err != nil {
+			L.ArgError(3, err.Error())
+		}
+	default:
+		L.ArgError(3, "arguments must be a table, not a "+a.Type().String())
+	}
+	o := rmcp.CallOptions{Args: argsValue, Timeout: time.Duration(float64(L.OptNumber(4, 0))), Task: lua.LVAsBool(L.Get(5))}
+	if fn, ok := L.Get(6).(*lua.LFunction); ok {
+		o.Progress = func(p rmcp.Progress) {
+			m.lp.Post(func() {
+				args := []lua.LValue{lua.LNumber(p.Progress), lua.LNil, lua.LString(p.Message), lua.LString(p.Status)}
+				if p.Total != nil {
+					args[1] = lua.LNumber(*p.Total)
+				}
+				m.lp.Spawn(fn, args, sched.SpawnOptions{Name: "progress"})
+			})
+		}
+	}
+	return args, o
+}
+
+// --- skills (the skills extension, through runtime/skills) ---
+
+// remote is the connection's skills (made on first use).
+func (c *conn) remote() *skills.Remote {
+	c.skillsOnce.Do(func() { c.skills = skills.NewRemote(c.name, c.c) })
+	return c.skills
+}
+
+// skills(c) -> the listed entries as sent, problems (one line each)
+func (m *module) skills(L *lua.LState) sched.Start {
+	c := m.check(L, 1)
+	return goDo(func(ctx context.Context) sched.Completion {
+		entries, problems, err := c.remote().List(ctx)
+		if err != nil {
+			return fail(err)
+		}
+		raws := make([]json.RawMessage, len(entries))
+		for i, e := range entries {
+			raws[i] = e.Raw
+		}
+		raw, _ := joined(raws, nil)
+		lines := make([]string, len(problems))
+		for i, p := range problems {
+			lines[i] = p.String()
+		}
+		return func(L *lua.LState) ([]lua.LValue, error) {
+			v, err := value.Decode(L, raw)
+			return []lua.LValue{v, luar.New(L, lines)}, err
+		}
+	})
+}
+
+// load_skill(c, name_or_uri) -> the skills.Loaded (gopher-luar) | nil, err
+func (m *module) loadSkill(L *lua.LState) sched.Start {
+	c, name := m.check(L, 1), L.CheckString(2)
+	return goDo(func(ctx context.Context) sched.Completion {
+		r := c.remote()
+		e, err := r.Resolve(ctx, name)
+		var l *skills.Loaded
+		if err == nil {
+			l, err = r.Load(ctx, e)
+		}
+		return orError(l, err)
+	})
+}
+
+// read_skill_file(c, name_or_uri, path_or_uri) -> content, mime_type | nil, err
+func (m *module) readSkillFile(L *lua.LState) sched.Start {
+	c, name, path := m.check(L, 1), L.CheckString(2), L.CheckString(3)
+	return goDo(func(ctx context.Context) sched.Completion {
+		r := c.remote()
+		e, err := r.Resolve(ctx, name)
+		var f *skills.File
+		if err == nil {
+			f, err = r.ReadFile(ctx, e, path)
+		}
+		return fileValues(f, err)
+	})
+}
+
+// orError completes a wait with v (gopher-luar), or nil and the error.
+func orError(v any, err error) sched.Completion {
+	return func(L *lua.LState) ([]lua.LValue, error) {
+		if err != nil {
+			return []lua.LValue{lua.LNil, sched.ErrorValueOf(L, err)}, nil
+		}
+		return []lua.LValue{luar.New(L, v)}, nil
+	}
+}
+
+// fileValues is a file's content (text, or the bytes of a blob) and its
+// MIME type, or nil and the error.
+func fileValues(f *skills.File, err error) sched.Completion {
+	if err != nil {
+		return orError(nil, err)
+	}
+	content := f.Text
+	if f.Blob != nil {
+		content = string(f.Blob)
+	}
+	return sched.Values(lua.LString(content), lua.LString(f.MIMEType))
+}
+
+// authRedirect is mcp.auth_redirect(url): GET url without following
+// redirects and return the Location it redirects to — the browser step
+// for authorization servers that approve without a person (tests, the
+// conformance suite, pre-approved automation).
+func authRedirect(L *lua.LState) sched.Start {
+	target := L.CheckString(1)
+	return goDo(func(ctx context.Context) sched.Completion {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+		if err != nil {
+			return fail(errs.Errorf(errs.Invalid, "mcp.auth_redirect", "not a URL: %v", err))
+		}
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := client.Do(req)
+		if err != nil {
+			return fail(errs.Errorf(errs.Process, "mcp.auth_redirect", "cannot reach the authorization server: %v", err))
+		}
+		resp.Body.Close()
+		loc := resp.Header.Get("Location")
+		if resp.StatusCode < 300 || resp.StatusCode > 399 || loc == "" {
+			return fail(errs.Errorf(errs.Auth, "mcp.auth_redirect", "the authorization server answered HTTP %d without a redirect: it wants a person in a browser", resp.StatusCode))
+		}
+		if u, err := resp.Request.URL.Parse(loc); err == nil {
+			loc = u.String()
+		}
+		return sched.Values(lua.LString(loc))
+	})
+}

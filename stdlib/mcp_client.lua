@@ -1,0 +1,618 @@
+-- The client half of mcp (see mcp.lua): mcp.connect, mcp.login, mcp.hub,
+-- mcp.catalog and the methods of connections, hubs and catalogs, over the
+-- private natives of mcp._native._client (luabind/mod/mcp). This file
+-- reads the option tables, checks arguments and shapes what comes back;
+-- the natives talk to runtime/mcp, runtime/hub and runtime/catalog. Option
+-- tables go to the natives under the Go names of the runtime's fields
+-- (converted by gopher-luar), durations in nanoseconds.
+--
+-- Argument errors are raised at the script's line: a function here that
+-- calls a native which may raise one calls it last (a tail call), so the
+-- script's frame is the native's caller.
+local C = require("mcp._native")._client
+local json = require("json")
+
+local M = {}
+local Conn, Hub, Cat = C.conn_methods, C.hub_methods, C.catalog_methods
+
+local function argerror(n, fname, msg, level)
+  error("bad argument #" .. n .. " to " .. fname .. " (" .. msg .. ")", level + 1)
+end
+
+-- opt is t[k] when it is a string, else "" (numbers and the rest are not
+-- options' strings).
+local function opt(t, k)
+  local v = rawget(t, k)
+  return type(v) == "string" and v or ""
+end
+
+local function first(t, a, b)
+  local v = opt(t, a)
+  if v == "" and b then v = opt(t, b) end
+  return v ~= "" and v or nil
+end
+
+-- seconds reads t[k] as nanoseconds, or nil and what is wrong.
+local function seconds(t, k)
+  local v = rawget(t, k)
+  if v == nil then return 0 end
+  if type(v) ~= "number" then return nil, k .. " must be a number of seconds, not a " .. type(v) end
+  if v <= 0 then return nil, k .. " must be a number of seconds > 0" end
+  return v * 1e9
+end
+
+local function strings_of(t, what)
+  local out = {}
+  for k, v in pairs(t) do
+    if type(k) ~= "string" then return nil, what end
+    out[k] = tostring(v)
+  end
+  return out
+end
+
+local function is_http(url)
+  local scheme = url:match("^(%a[%w+.-]*):")
+  scheme = scheme and scheme:lower()
+  return scheme == "http" or scheme == "https"
+end
+
+-- oauth_config reads an oauth table (or mcp.login's options) as
+-- oauth.Config's fields; store is whether credentials may be kept.
+local function oauth_config(v)
+  local cfg = {
+    ClientID = first(v, "client_id", "clientId"),
+    ClientSecret = first(v, "client_secret", "clientSecret"),
+    ClientIssuer = first(v, "client_issuer", "clientIssuer"),
+    ClientIDMetadataURL = first(v, "client_id_metadata_url", "clientIdMetadataUrl"),
+    RedirectURL = first(v, "redirect_url", "redirectUrl"),
+    -- The unattended grants: client_credentials (with private_key_pem for
+    -- private_key_jwt), jwt_bearer (idp = {...} or assertion = jwt), and
+    -- DPoP-bound tokens for any grant; oauth.Config.Validate checks them
+    -- together.
+    Grant = first(v, "grant"),
+    PrivateKeyPEM = first(v, "private_key_pem", "privateKeyPem"),
+    SigningAlgorithm = first(v, "signing_algorithm", "signingAlgorithm"),
+    Assertion = first(v, "assertion"),
+  }
+  local dpop = rawget(v, "dpop")
+  if dpop ~= nil and type(dpop) ~= "boolean" then return nil, "oauth.dpop must be a boolean" end
+  cfg.DPoP = dpop
+  local idp = rawget(v, "idp")
+  if type(idp) == "table" then
+    cfg.IdP = {
+      TokenEndpoint = first(idp, "token_endpoint", "tokenEndpoint"),
+      ClientID = first(idp, "client_id", "clientId"),
+      ClientSecret = first(idp, "client_secret", "clientSecret"),
+      IDToken = first(idp, "id_token", "idToken"),
+    }
+  elseif idp ~= nil then
+    return nil, "oauth.idp must be a table ({token_endpoint = …, client_id = …, id_token = …})"
+  end
+  local sc = rawget(v, "scopes")
+  if type(sc) == "table" then
+    cfg.Scopes = {}
+    for i = 1, #sc do
+      local s = sc[i]
+      cfg.Scopes[i] = (type(s) == "string" or type(s) == "number") and tostring(s) or ""
+    end
+  elseif type(sc) == "string" then
+    cfg.Scopes = {}
+    for w in sc:gmatch("%S+") do cfg.Scopes[#cfg.Scopes + 1] = w end
+  elseif sc ~= nil then
+    return nil, "oauth.scopes must be a list of scope names"
+  end
+  return cfg, rawget(v, "store") ~= false
+end
+M._oauth_config = oauth_config
+
+-- auth reads how a url connection authorizes into o:
+--
+--   env = { MCP_ACCESS_TOKEN = "…" }        a static bearer token (no OAuth)
+--   env = { MCP_OAUTH_TOKEN_FILE = path }   a JSON token record, refreshed in place
+--   oauth = false                           no authorization at all
+--   oauth = { client_id, client_secret, client_issuer, client_id_metadata_url,
+--             scopes, redirect_url, store = false, grant, private_key_pem,
+--             signing_algorithm, idp = {...}, assertion, dpop }
+--   on_auth_url = function(url) return callback_url end   the browser step
+--
+-- By default a server that answers 401 is authorized with OAuth, tokens
+-- kept under ~/.luagent/credentials/mcp/.
+local function auth(t, o, env)
+  if o.URL == "" or not is_http(o.URL) then return end -- connect refuses it with its own message
+  if env and (env.MCP_ACCESS_TOKEN or "") ~= "" then
+    o.AccessToken = env.MCP_ACCESS_TOKEN
+    return
+  end
+  local v, err = rawget(t, "oauth"), nil
+  if v == false then return end
+  if v == nil or v == true then
+    o.OAuthConfig, o.Store = {}, true
+  elseif type(v) == "table" then
+    o.OAuthConfig, err = oauth_config(v)
+    if not o.OAuthConfig then return err end
+    o.Store = err
+  else
+    return "oauth must be a table ({client_id = …, scopes = {…}}) or false"
+  end
+  if type(rawget(t, "on_auth_url")) == "function" then o.OnAuthURL = t.on_auth_url end
+  if env and (env.MCP_OAUTH_TOKEN_FILE or "") ~= "" then o.TokenFile = env.MCP_OAUTH_TOKEN_FILE end
+end
+
+-- split puts rmcp.Options' fields of o under Options, as the native takes them.
+local go_fields = { Name = true, URL = true, Command = true, Protocol = true, Header = true, Timeout = true,
+  StartupTimeout = true, ProbeTimeout = true, MaxMessage = true }
+
+local function split(o)
+  local out = { Options = {} }
+  for k, v in pairs(o) do
+    if go_fields[k] then out.Options[k] = v else out[k] = v end
+  end
+  return out
+end
+
+-- connect_options reads mcp.connect's table, or says what is wrong.
+local function connect_options(t)
+  local o = { Name = opt(t, "name"), URL = opt(t, "url"), Command = { Path = opt(t, "command"), Dir = opt(t, "cwd") },
+    Protocol = opt(t, "protocol"), LogLevel = opt(t, "log_level") }
+  if o.Command.Path == "" and o.URL == "" then
+    return nil, 'command or url is required (the server program, e.g. command = "npx", or its HTTP endpoint, url = "http://127.0.0.1:8080/mcp")'
+  elseif o.Command.Path ~= "" and o.URL ~= "" then
+    return nil, "give command or url, not both"
+  end
+  if o.Name == "" then o.Name = o.URL ~= "" and o.URL or o.Command.Path end
+  local hs, err = rawget(t, "headers"), nil
+  if type(hs) == "table" then
+    local h = strings_of(hs, false)
+    if not h then return nil, "headers keys must be header names" end
+    o.Header = {}
+    for k, v in pairs(h) do o.Header[k] = { v } end
+  elseif hs ~= nil then
+    return nil, "headers must be a table of name = value"
+  end
+  local args = rawget(t, "args")
+  if type(args) == "table" then
+    o.Command.Args = {}
+    for i = 1, #args do o.Command.Args[i] = tostring(args[i]) end
+  elseif args ~= nil then
+    return nil, "args must be a list of strings"
+  end
+  local env = rawget(t, "env")
+  if type(env) == "table" then
+    o.Command.Env = strings_of(env, false)
+    if not o.Command.Env then return nil, "env keys must be variable names" end
+  end
+  err = auth(t, o, o.Command.Env)
+  if err then return nil, err end
+  for k, key in pairs({ Timeout = "timeout", StartupTimeout = "startup_timeout", ProbeTimeout = "probe_timeout" }) do
+    o[k], err = seconds(t, key)
+    if not o[k] then return nil, err end
+  end
+  if type(rawget(t, "max_message")) == "number" then o.MaxMessage = t.max_message end
+  for _, k in ipairs({ "on_elicit", "on_sample" }) do
+    if type(rawget(t, k)) == "function" then o[k == "on_elicit" and "OnElicit" or "OnSample"] = t[k] end
+  end
+  local roots = rawget(t, "roots")
+  if type(roots) == "function" or type(roots) == "table" then o.Roots = roots end
+  return split(o)
+end
+
+-- mcp.connect{name, command, args, env, cwd | url, headers, oauth, on_auth_url;
+-- protocol, timeout, startup_timeout, probe_timeout, max_message,
+-- log_level, on_elicit, on_sample, roots}
+function M.connect(t)
+  if type(t) ~= "table" then argerror(1, "'mcp.connect'", "table expected, got " .. type(t), 2) end
+  local o, err = connect_options(t)
+  if not o then argerror(1, "'mcp.connect'", err, 2) end
+  return C.connect(o)
+end
+
+-- mcp.login(url [, {scopes=, client_id=, …, on_auth_url=}]): authorize with
+-- the server now and store the credential. It returns {issuer=, scope=,
+-- expires_at=} (never a token).
+function M.login(url, t)
+  if type(url) ~= "string" and type(url) ~= "number" then
+    argerror(1, "'mcp.login'", "string expected, got " .. type(url), 2)
+  end
+  if t ~= nil and type(t) ~= "table" then
+    argerror(2, "'mcp.login'", "options must be a table ({scopes = {...}, client_id = ...})", 2)
+  end
+  local o = { URL = tostring(url) }
+  local err = auth({ oauth = t, on_auth_url = t and rawget(t, "on_auth_url") }, o)
+  if err then argerror(2, "'mcp.login'", err, 2) end
+  local cred = C.login(url, split(o))
+  return { issuer = cred.Issuer, scope = cred.Scope, expires_at = cred.ExpiresAt > 0 and cred.ExpiresAt or nil }
+end
+
+-- mcp.catalog([path]): the catalog at path (default Home/config.json).
+function M.catalog(path)
+  if path ~= nil and type(path) ~= "string" and type(path) ~= "number" then
+    argerror(1, "catalog", "string expected, got " .. type(path), 2)
+  end
+  if (path == nil or path == "") and not C.home then
+    argerror(1, "catalog", "no luagent home to find the catalog in: pass its path", 2)
+  end
+  return C.catalog(path)
+end
+
+-- ---------------------------------------------------------------------
+-- Connections.
+
+for _, name in ipairs({ "tools", "resources", "templates", "prompts", "read", "subscribe", "unsubscribe",
+  "log_level", "request", "read_skill_file", "close" }) do
+  Conn[name] = C[name]
+end
+
+local function check_conn(c, fname, level)
+  if getmetatable(c) ~= "mcp.connection" then
+    argerror(1, fname, "mcp connection expected, got " .. type(c), level + 1)
+  end
+end
+
+-- eras[n] is the name of rmcp.Era n.
+local eras = C.eras
+
+-- list copies a Go slice (gopher-luar; nil when the slice is) into a table.
+-- (gopher-lua has no # for userdata: the slice's iterator it is.)
+local function list(ud)
+  local out = {}
+  if ud then
+    for i, v in ud() do out[i] = v end
+  end
+  return out
+end
+
+-- conn:info() -> {name, version, title, era, protocol_version,
+-- instructions, capabilities, supported_versions}
+function Conn:info()
+  local i, caps = C.info(self)
+  local s = i.ServerInfo
+  local t = { name = s.Name, version = s.Version, title = s.Title ~= "" and s.Title or nil, era = eras[i.Era],
+    protocol_version = i.ProtocolVersion, instructions = i.Instructions ~= "" and i.Instructions or nil,
+    capabilities = caps }
+  local sv = list(i.SupportedVersions)
+  if #sv > 0 then t.supported_versions = sv end
+  return t
+end
+
+local events = { tools_changed = true, prompts_changed = true, resources_changed = true, resource_updated = true, log = true }
+
+-- conn:on(event, fn): tools_changed, prompts_changed, resources_changed,
+-- resource_updated, log. fn(params, conn) runs as a task per event.
+function Conn:on(ev, fn)
+  check_conn(self, "on", 2)
+  if type(ev) ~= "string" and type(ev) ~= "number" then argerror(2, "on", "string expected, got " .. type(ev), 2) end
+  if type(fn) ~= "function" then argerror(3, "on", "function expected, got " .. type(fn), 2) end
+  if not events[tostring(ev)] then
+    argerror(2, "on", "unknown event " .. ev .. " (tools_changed, prompts_changed, resources_changed, resource_updated, log)", 2)
+  end
+  C.on(self, tostring(ev), fn)
+end
+
+-- progress adapts a progress option: the native calls it with (progress,
+-- total, message, status); fn gets {progress=, total=, message=} or
+-- {status=, message=} (task updates).
+local function progress(fn)
+  return function(p, total, message, status)
+    local t
+    if status == "" then t = { progress = p, total = total } else t = { status = status } end
+    if message ~= "" then t.message = message end
+    return fn(t)
+  end
+end
+
+-- call_options reads a call's options table at n: timeout (seconds),
+-- task = true, progress = function(p) ... end; the native's arguments.
+local function call_options(o, n, fname)
+  if type(o) ~= "table" then return 0, false, nil end
+  local timeout, err = seconds(o, "timeout")
+  if not timeout then argerror(n, fname, err, 3) end
+  local fn = rawget(o, "progress")
+  return timeout, rawget(o, "task") and true or false, type(fn) == "function" and progress(fn) or nil
+end
+
+-- conn:call(name, args, opts)
+function Conn:call(name, args, o)
+  if o == nil then return C.call(self, name, args) end
+  local timeout, task, fn = call_options(o, 4, "'conn:call'")
+  return C.call(self, name, args, timeout, task, fn)
+end
+
+local function string_map(t)
+  if type(t) ~= "table" then return nil end
+  local out = {}
+  for k, v in pairs(t) do out[tostring(k)] = tostring(v) end
+  return out
+end
+
+-- conn:prompt(name [, args]): args' values as strings.
+function Conn:prompt(name, args)
+  return C.prompt(self, name, string_map(args))
+end
+
+-- conn:complete(ref, argument [, context]): ref = {type="ref/prompt",
+-- name=} or {type="ref/resource", uri=}; argument = {name=, value=};
+-- context = the other arguments' values. Returns {values=, total=, hasMore=}.
+function Conn:complete(ref, arg, context)
+  check_conn(self, "'conn:complete'", 2)
+  if type(ref) ~= "table" then argerror(2, "'conn:complete'", "table expected, got " .. type(ref), 2) end
+  if type(arg) ~= "table" then argerror(3, "'conn:complete'", "table expected, got " .. type(arg), 2) end
+  if opt(arg, "name") == "" then argerror(3, "'conn:complete'", "argument must be {name = ..., value = ...}", 2) end
+  local r = C.complete(self, ref, arg.name, opt(arg, "value"), string_map(context))
+  if type(r) == "table" and rawget(r, "completion") ~= nil then return r.completion end
+  return r
+end
+
+-- skill_table is a listed skill: {name, uri, description, frontmatter,
+-- resources = {{uri, digest, size}, ...} | "dynamic"}.
+local function skill_table(e)
+  local fm = type(e.frontmatter) == "table" and e.frontmatter or {}
+  return { name = fm.name, uri = e.uri, description = fm.description, frontmatter = e.frontmatter, resources = e.resources }
+end
+
+-- conn:skills() -> skills, problems (the entries left out, one line each)
+--
+-- Listing reads no skill file; load_skill reads SKILL.md and verifies it
+-- against the listing (size, digest, front matter); read_skill_file reads
+-- a loaded skill's file, verified too. A failure of either returns nil
+-- and the error (kind integrity for content that failed its check).
+function Conn:skills()
+  local entries, problems = C.skills(self)
+  local out = {}
+  for i, e in ipairs(entries) do out[i] = skill_table(e) end
+  return json.array(out), json.array(list(problems))
+end
+
+local function loaded(l, err)
+  if l == nil then return nil, err end
+  return l.Body, json.array(list(l.Files))
+end
+
+-- conn:load_skill(name_or_uri) -> body, files | nil, err
+function Conn:load_skill(name)
+  return loaded(C.load_skill(self, name))
+end
+
+-- ---------------------------------------------------------------------
+-- The hub: the live connections of a catalog (runtime/hub).
+--
+--   local hub = mcp.hub()                       -- the user's catalog (Home/config.json)
+--   local hub = mcp.hub{ path = "servers.json" } -- another catalog file
+--   local hub = mcp.hub{ servers = { fs = { command = "npx", args = { ... } } } }
+--
+-- servers entries take config.json's fields. params = {...} resolves
+-- {param = NAME} env references. The hub starts at once (progressively);
+-- hub:wait() waits for it.
+function M.hub(t)
+  if t ~= nil and type(t) ~= "table" then
+    argerror(1, "'mcp.hub'", "options must be a table ({path = ...} or {servers = {...}})", 2)
+  end
+  t = t or {}
+  local o = { Path = opt(t, "path"), Servers = rawget(t, "servers"), Params = string_map(rawget(t, "params")) }
+  if o.Servers ~= nil and o.Path ~= "" then argerror(1, "'mcp.hub'", "give path or servers, not both", 2) end
+  if type(rawget(t, "wait")) == "boolean" then o.Wait = t.wait end
+  if type(rawget(t, "on_elicit")) == "function" then o.OnElicit = t.on_elicit end
+  if type(rawget(t, "on_sample")) == "function" then o.OnSample = t.on_sample end
+  return C.hub(o)
+end
+
+for _, name in ipairs({ "read", "reauthorize", "server", "restart", "reload", "close", "read_skill_file" }) do
+  Hub[name] = C["hub_" .. name]
+end
+
+local function check_hub(h, fname, level)
+  if getmetatable(h) ~= "mcp.hub" then argerror(1, fname, "mcp hub expected (call it as hub:method(...))", level + 1) end
+end
+
+-- state_table is one server's status (a hub.State) as Lua sees it.
+local function state_table(s)
+  local t = { name = s.Name, status = s.Status, tools = s.Tools }
+  if s.Err ~= nil then t.error = C.error_value(s.Err) end
+  local stderr = list(s.Stderr)
+  if #stderr > 0 then t.stderr = stderr end
+  if s.Status == "ready" then
+    t.era, t.server_name = eras[s.Info.Era], s.Info.ServerInfo.Name
+    if s.Info.Instructions ~= "" then t.instructions = s.Info.Instructions end
+  end
+  return t
+end
+
+local function status_list(states)
+  local out = {}
+  for i, s in ipairs(list(states)) do out[i] = state_table(s) end
+  return json.array(out)
+end
+
+-- hub:status() -> { {name=, status=, error=, stderr=, tools=, era=, instructions=}, ... }
+function Hub:status()
+  check_hub(self, "status", 2)
+  return status_list(C.hub_status(self))
+end
+
+-- hub:wait() waits until no server is connecting and returns hub:status().
+function Hub:wait()
+  return status_list(C.hub_wait(self))
+end
+
+-- hub:on("status" | "tools", fn): fn(state) runs as a task per event;
+-- "status" starts with each server's status now.
+function Hub:on(ev, fn)
+  check_hub(self, "on", 2)
+  if type(ev) ~= "string" and type(ev) ~= "number" then argerror(2, "on", "string expected, got " .. type(ev), 2) end
+  if type(fn) ~= "function" then argerror(3, "on", "function expected, got " .. type(fn), 2) end
+  if ev ~= "status" and ev ~= "tools" then argerror(2, "on", "unknown event " .. ev .. " (status, tools)", 2) end
+  C.hub_on(self, ev, function(s) return fn(state_table(s)) end)
+end
+
+-- tool_list is tools as Lua tables: the server's object with name set to
+-- the qualified name, plus server, tool (the server's own name) and
+-- schema_hash.
+local function tool_list(defs, tools, partial)
+  for i, tl in ipairs(list(tools)) do
+    local t = defs[i]
+    if type(t) ~= "table" then
+      t = {}
+      defs[i] = t
+    end
+    t.name, t.server, t.tool, t.schema_hash = tl.Name, tl.Server, tl.Def.Name, tl.SchemaHash
+  end
+  return defs, partial
+end
+
+-- hub:tools() -> tools, partial
+function Hub:tools()
+  check_hub(self, "tools", 2)
+  return tool_list(C.hub_tools(self))
+end
+
+-- hub:search(query [, {server=, limit=}]) -> tools, partial
+function Hub:search(q, o)
+  check_hub(self, "search", 2)
+  if type(q) ~= "string" and type(q) ~= "number" then argerror(2, "search", "string expected, got " .. type(q), 2) end
+  local server, limit = "", 0
+  if type(o) == "table" then
+    server = opt(o, "server")
+    if type(rawget(o, "limit")) == "number" then limit = o.limit end
+  end
+  return tool_list(C.hub_tools(self, tostring(q), server, limit))
+end
+
+-- hub:call(qualified, args [, {timeout=, schema_hash=, progress=, task=}])
+function Hub:call(name, args, o)
+  if type(o) ~= "table" then return C.hub_call(self, name, args) end
+  local timeout, task, fn = call_options(o, 4, "'hub:call'")
+  return C.hub_call(self, name, args, timeout, task, fn, opt(o, "schema_hash"))
+end
+
+-- hub:resources{server=} (also templates, prompts): objects with server set.
+for _, which in ipairs({ "resources", "templates", "prompts" }) do
+  Hub[which] = function(self, server)
+    if type(server) == "table" then
+      server = opt(server, "server")
+    elseif type(server) ~= "string" then
+      server = ""
+    end
+    local items, servers = C["hub_" .. which](self, server)
+    for i = 1, #items do
+      if type(items[i]) == "table" then items[i].server = servers[i] end
+    end
+    return items
+  end
+end
+
+-- hub:prompt(server, name [, args])
+function Hub:prompt(server, name, args)
+  return C.hub_prompt(self, server, name, string_map(args))
+end
+
+-- hub:instructions() -> { server = text, ... }
+function Hub:instructions()
+  check_hub(self, "instructions", 2)
+  local out = {}
+  local m = C.hub_instructions(self)
+  if m then
+    for k, v in m() do out[k] = v end
+  end
+  return out
+end
+
+-- hub:skills() -> {{name (SERVER__NAME), server, skill, description, uri, ...}, ...}
+function Hub:skills()
+  check_hub(self, "skills", 2)
+  local entries, all = C.hub_skills(self)
+  local out = {}
+  for i, sk in ipairs(list(all)) do
+    local t = skill_table(entries[i])
+    t.name, t.server, t.skill = sk.Name, sk.Server, sk.Skill
+    out[i] = t
+  end
+  return json.array(out)
+end
+
+-- hub:load_skill(name) -> body, files | nil, err
+function Hub:load_skill(name)
+  return loaded(C.hub_load_skill(self, name))
+end
+
+-- ---------------------------------------------------------------------
+-- The saved catalog (runtime/catalog): read and edit config.json.
+--
+--   local cat = mcp.catalog()          -- Home/config.json; mcp.catalog(path) for another
+--   for _, s in ipairs(cat:list()) do print(s.name, s.transport, s.enabled) end
+--   cat:add("fs", { command = "npx", args = { "-y", "@modelcontextprotocol/server-filesystem", "." } })
+--   cat:disable("fs"); cat:enable("fs"); cat:remove("fs")
+
+local function check_cat(c, fname, level)
+  if getmetatable(c) ~= "mcp.catalog" then argerror(1, fname, "mcp catalog expected (call it as cat:method(...))", level + 1) end
+end
+
+local function check_name(name, fname, level)
+  if type(name) ~= "string" and type(name) ~= "number" then
+    argerror(2, fname, "string expected, got " .. type(name), level + 1)
+  end
+end
+
+local function sorted_keys(m)
+  local out = {}
+  if m then
+    for k in m() do out[#out + 1] = k end
+  end
+  table.sort(out)
+  return json.array(out)
+end
+
+-- entry_table is an entry (a *catalog.Server) as Lua reads it:
+-- config.json's names, env keys only, header values hidden (they may hold
+-- tokens).
+local function entry_table(s)
+  local t = { name = s.Name, enabled = s.Enabled, transport = s:Transport(), roots = s.Roots, sampling = s.Sampling }
+  if s.URL ~= "" then
+    t.url, t.headers = s.URL, {}
+    for _, k in ipairs(sorted_keys(s.Headers)) do t.headers[k] = "…" end
+  else
+    t.command, t.args, t.envKeys = s.Command, json.array(list(s.Args)), sorted_keys(s.Env)
+    if s.Cwd ~= "" then t.cwd = s.Cwd end
+  end
+  if s.StartupTimeout > 0 then t.startupTimeoutSeconds = s.StartupTimeout / 1e9 end
+  if s.RequestTimeout > 0 then t.requestTimeoutSeconds = s.RequestTimeout / 1e9 end
+  if s.Protocol ~= "" then t.protocol = s.Protocol end
+  if s.LogLevel ~= "" then t.logLevel = s.LogLevel end
+  return t
+end
+
+function Cat:list()
+  check_cat(self, "list", 2)
+  local out = {}
+  for i, s in ipairs(list(C.cat_list(self))) do out[i] = entry_table(s) end
+  return json.array(out)
+end
+
+function Cat:get(name)
+  check_cat(self, "get", 2)
+  check_name(name, "get", 2)
+  local s = C.cat_get(self, name)
+  return s and entry_table(s) or nil
+end
+
+-- cat:add(name, entry [, {force = true}]): entry has config.json's fields.
+function Cat:add(name, entry, o)
+  check_cat(self, "add", 2)
+  check_name(name, "add", 2)
+  if type(entry) ~= "table" then argerror(3, "add", "table expected, got " .. type(entry), 2) end
+  C.cat_add(self, name, entry, type(o) == "table" and rawget(o, "force") and true or false)
+end
+
+function Cat:remove(name)
+  check_cat(self, "remove", 2)
+  check_name(name, "remove", 2)
+  C.cat_remove(self, name)
+end
+
+for fname, on in pairs({ enable = true, disable = false }) do
+  Cat[fname] = function(self, name)
+    check_cat(self, fname, 2)
+    check_name(name, fname, 2)
+    C.cat_enable(self, name, on)
+  end
+end
+
+return M
