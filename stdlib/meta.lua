@@ -12,7 +12,8 @@
 -- it would make, or the rules' error for the model to fix); save_server,
 -- remove_server and enable_server preview the change, call
 -- confirm(text, op, name) (text is exactly the change to config.json,
--- secrets as <hidden>) and write only when it returns true; then
+-- secrets as <hidden>: M.preview_text) and write only when it returns
+-- true; then
 -- on_saved(name, op) (luagent chat restarts that one server). Env values,
 -- header values and client secrets are never in what the tools return.
 local agent = require("agent")
@@ -93,6 +94,84 @@ local function sorted_keys(t)
   return json.array(out)
 end
 
+local function lines(s)
+  local out = {}
+  if s == "" then return out end
+  -- (a local: gopher-lua's compiler fails on the call written inline)
+  local text = s:gsub("\n$", "") .. "\n"
+  for l in text:gmatch("(.-)\n") do out[#out + 1] = l end
+  return out
+end
+
+-- M.diff(a, b [, context]) is a line diff of two texts: removed lines
+-- "- ", added "+ ", up to context (2) unchanged lines around a change
+-- "  ", and "  ..." between changes apart.
+function M.diff(a, b, context)
+  context = context or 2
+  local x, y = lines(a), lines(b)
+  -- The lines alike at both ends are set aside: an edit changes one
+  -- entry, so the table below stays small however long the file.
+  local pre, suf = 0, 0
+  while pre < #x and pre < #y and x[pre + 1] == y[pre + 1] do pre = pre + 1 end
+  while suf < #x - pre and suf < #y - pre and x[#x - suf] == y[#y - suf] do suf = suf + 1 end
+  local n, m = #x - pre - suf, #y - pre - suf
+  -- lcs[i][j]: the longest common subsequence of the middles from i, j.
+  local lcs = {}
+  for i = n + 1, 1, -1 do
+    local row, below = {}, lcs[i + 1]
+    for j = m + 1, 1, -1 do
+      if i > n or j > m then row[j] = 0
+      elseif x[pre + i] == y[pre + j] then row[j] = below[j + 1] + 1
+      else row[j] = math.max(below[j], row[j + 1]) end
+    end
+    lcs[i] = row
+  end
+  local ops = {}
+  for k = 1, pre do ops[#ops + 1] = { " ", x[k] } end
+  local i, j = 1, 1
+  while i <= n or j <= m do
+    if i <= n and j <= m and x[pre + i] == y[pre + j] then
+      ops[#ops + 1] = { " ", x[pre + i] }; i, j = i + 1, j + 1
+    elseif i <= n and (j > m or lcs[i + 1][j] >= lcs[i][j + 1]) then
+      ops[#ops + 1] = { "-", x[pre + i] }; i = i + 1 -- removals first, as diff does
+    else
+      ops[#ops + 1] = { "+", y[pre + j] }; j = j + 1
+    end
+  end
+  for k = #x - suf + 1, #x do ops[#ops + 1] = { " ", x[k] } end
+  local keep = {}
+  for k, o in ipairs(ops) do
+    if o[1] ~= " " then
+      for d = math.max(1, k - context), math.min(#ops, k + context) do keep[d] = true end
+    end
+  end
+  local out, gap = {}, false
+  for k, o in ipairs(ops) do
+    if not keep[k] then
+      gap = true
+    else
+      if gap and #out > 0 then out[#out + 1] = "  ..." end
+      gap = false
+      out[#out + 1] = o[1] .. " " .. o[2]
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+-- M.preview_text(p) is what a person is shown of cat:preview's p: what
+-- happens where, then the lines of the file that change.
+function M.preview_text(p)
+  local head = string.format("%s %q in %s", p.op, p.name, p.path)
+  if p.new_file then
+    head = head .. " (a new file)"
+  elseif not p.changed then
+    return head .. ": no change (the file already says so)"
+  elseif p.relaid then
+    head = head .. " (the other entries are rewritten in the catalog's layout, their values unchanged)"
+  end
+  return head .. ":\n" .. M.diff(p.before, p.after)
+end
+
 -- M.tools(opts) are the agent's tools over opts.catalog.
 function M.tools(opts)
   local cat = opts.catalog or mcp.catalog()
@@ -101,6 +180,7 @@ function M.tools(opts)
   local function preview(change)
     local ok, p = pcall(cat.preview, cat, change)
     if not ok then return nil, message(p) end
+    p.text = M.preview_text(p)
     return p
   end
 

@@ -141,3 +141,18 @@ test("list and show give names, never values; enable, disable and replace are co
   expect.match(read(path), '"TOKEN": {%s*"fromEnv": "TOKEN"%s*}')
   os.remove(path)
 end)
+
+test("diff: changed lines with two lines of context, hunks apart", function()
+  for _, c in ipairs{
+    { "a\nb\n", "a\nb\n", "" },
+    { "1\n2\n3\n4\n5\n6\n", "1\n2\n3\nx\n4\n5\n6\n", "  2\n  3\n+ x\n  4\n  5" },
+    { "1\n2\n3\n", "1\n2\n", "  1\n  2\n- 3" },
+    { "a\nb\nc\n", "a\nB\nc\n", "  a\n- b\n+ B\n  c" },
+    { "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "x\n2\n3\n4\n5\n6\n7\n8\ny\n", "- 1\n+ x\n  2\n  3\n  ...\n  7\n  8\n- 9\n+ y" },
+    { "", "a\nb\n", "+ a\n+ b" },
+    { "a\n", "", "- a" },
+    { "a\nx\nb\n", "a\nb\nx\n", "  a\n- x\n  b\n+ x" },
+  } do
+    expect.eq(meta.diff(c[1], c[2]), c[3])
+  end
+end)

@@ -525,7 +525,10 @@ function Catalog:show(name) end
 ---"remove", "enable" or "disable". Raises the catalog's own error (kind
 ---invalid) without writing.
 ---@param edit {op: string, name: string, entry?: mcp.ServerEntry}
----@return {op: string, name: string, text: string, changed: boolean, entry?: string, plan: userdata} preview
+---`before` and `after` are the file's text now ("" when there is none)
+---and as it will be written; `relaid`: the other entries are written in
+---the catalog's layout, unlike the file now.
+---@return {op: string, name: string, path: string, changed: boolean, new_file: boolean, relaid: boolean, before: string, after: string, entry?: string, plan: userdata} preview
 function Catalog:preview(edit) end
 
 ---Writes exactly what preview showed, or nothing (and raises) when the

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -22,7 +21,7 @@ import (
 // A catalog edit in two steps, so a person can see it before it is saved:
 //
 //	local p = cat:preview{ op = "save", name = "docs", entry = { url = "https://example.com/mcp" } }
-//	print(p.text)      -- the lines of config.json that change, secrets as <hidden>
+//	show(p.before, p.after) -- config.json now and as it will be, secrets as <hidden>
 //	if yes then cat:apply(p) end
 //
 // op is "save" (add, or replace an entry of that name), "remove",
@@ -210,10 +209,13 @@ func (p *plan) do(c *catalog.Config, path string) (string, error) {
 	return "", errs.Errorf(errs.Invalid, "mcp.catalog", `op must be "save", "remove", "enable" or "disable", not %q`, p.op)
 }
 
-// cat:preview{op=, name=, entry=} -> {op=, name=, text=, changed=, entry=}
-// where op is what happens ("add", "replace", "remove", "enable",
-// "disable"), text the change to config.json, entry the entry's text
-// after it (nil when removed).
+// cat:preview{op=, name=, entry=} -> {op=, name=, path=, changed=,
+// new_file=, relaid=, before=, after=, entry=, plan=}: op is what happens
+// ("add", "replace", "remove", "enable", "disable"); before and after are
+// the file's text now ("" when there is none) and as it will be written,
+// secrets <hidden> in both; relaid says the other entries are written in
+// the catalog's layout, unlike the file now; entry is the entry's text
+// after (nil when removed). meta.lua makes the diff shown.
 func (m *module) catPreview(L *lua.LState) int {
 	path := checkCatalog(L)
 	o := L.CheckTable(2)
@@ -241,7 +243,7 @@ func (m *module) catPreview(L *lua.LState) int {
 		fail(errs.Wrap(errs.Internal, "mcp.catalog", err))
 	}
 	if before == nil {
-		old = nil // a new file: every line is new
+		old = nil
 	}
 	realOld, _ := c.Marshal()
 	verb, err := p.do(c, path)
@@ -255,33 +257,23 @@ func (m *module) catPreview(L *lua.LState) int {
 		fail(errs.Wrap(errs.Internal, "mcp.catalog", err))
 	}
 	shown, _ := masked(c).Marshal()
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %q in %s", verb, p.name, path)
-	changed := !bytes.Equal(p.want, before)
-	switch {
-	case before == nil:
-		b.WriteString(" (a new file)")
-	case !changed:
-		b.WriteString(": no change (the file already says so)")
-	case !bytes.Equal(realOld, before):
-		b.WriteString(" (the other entries are rewritten in the catalog's layout, their values unchanged)")
-	}
-	b.WriteString(":\n")
-	if changed {
-		b.WriteString(lineDiff(string(old), string(shown), 2))
-	}
-	t := L.CreateTable(0, 6)
-	t.RawSetString("op", lua.LString(verb))
-	t.RawSetString("name", lua.LString(p.name))
-	t.RawSetString("text", lua.LString(strings.TrimRight(b.String(), "\n")))
-	t.RawSetString("changed", lua.LBool(changed))
+	t := L.CreateTable(0, 10)
+	set := func(k string, v lua.LValue) { t.RawSetString(k, v) }
+	set("op", lua.LString(verb))
+	set("name", lua.LString(p.name))
+	set("path", lua.LString(path))
+	set("changed", lua.LBool(!bytes.Equal(p.want, before)))
+	set("new_file", lua.LBool(before == nil))
+	set("relaid", lua.LBool(before != nil && !bytes.Equal(realOld, before)))
+	set("before", lua.LString(old))
+	set("after", lua.LString(shown))
 	if et := entryText(shown, p.name); et != "" && verb != "remove" {
-		t.RawSetString("entry", lua.LString(et))
+		set("entry", lua.LString(et))
 	}
 	ud := L.NewUserData()
 	ud.Value = p
 	ud.Metatable = L.NewTypeMetatable(planType)
-	t.RawSetString("plan", ud)
+	set("plan", ud)
 	L.Push(t)
 	return 1
 }
@@ -314,92 +306,4 @@ func (m *module) catApply(L *lua.LState) int {
 		L.Error(sched.ErrorValueOf(L, err), 1)
 	}
 	return 0
-}
-
-// lineDiff is a line diff of a and b: changed lines marked "-" and "+",
-// with up to ctx unchanged lines around them ("  "), hunks apart "...".
-func lineDiff(a, b string, ctx int) string {
-	lines := func(s string) []string {
-		if s == "" {
-			return nil
-		}
-		return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	}
-	x, y := lines(a), lines(b)
-	// The lines alike at both ends are set aside first: an edit changes
-	// one entry, so what is left for the table is small.
-	pre := 0
-	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
-		suf++
-	}
-	head, tail := x[:pre], x[len(x)-suf:]
-	x, y = x[pre:len(x)-suf], y[pre:len(y)-suf]
-	// lcs[i][j] is the longest common subsequence of x[i:] and y[j:].
-	lcs := make([][]int, len(x)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(y)+1)
-	}
-	for i := len(x) - 1; i >= 0; i-- {
-		for j := len(y) - 1; j >= 0; j-- {
-			if x[i] == y[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	type line struct {
-		mark byte
-		text string
-	}
-	var ops []line
-	for _, l := range head {
-		ops = append(ops, line{' ', l})
-	}
-	i, j := 0, 0
-	for i < len(x) || j < len(y) {
-		switch {
-		case i < len(x) && j < len(y) && x[i] == y[j]:
-			ops = append(ops, line{' ', x[i]})
-			i, j = i+1, j+1
-		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
-			ops = append(ops, line{'-', x[i]}) // removals first, as diff does
-			i++
-		default:
-			ops = append(ops, line{'+', y[j]})
-			j++
-		}
-	}
-	for _, l := range tail {
-		ops = append(ops, line{' ', l})
-	}
-	keep := make([]bool, len(ops))
-	for k, o := range ops {
-		if o.mark != ' ' {
-			for d := max(0, k-ctx); d <= min(len(ops)-1, k+ctx); d++ {
-				keep[d] = true
-			}
-		}
-	}
-	var out strings.Builder
-	gap := false
-	for k, o := range ops {
-		if !keep[k] {
-			gap = true
-			continue
-		}
-		if gap && out.Len() > 0 {
-			out.WriteString("  ...\n")
-		}
-		gap = false
-		out.WriteByte(o.mark)
-		out.WriteByte(' ')
-		out.WriteString(o.text)
-		out.WriteByte('\n')
-	}
-	return out.String()
 }

@@ -7,22 +7,6 @@ import (
 	"github.com/luagent/luagent/runtime/catalog"
 )
 
-func TestLineDiff(t *testing.T) {
-	for _, tc := range []struct{ name, a, b, want string }{
-		{"same", "a\nb\n", "a\nb\n", ""},
-		{"added in the middle", "1\n2\n3\n4\n5\n6\n", "1\n2\n3\nx\n4\n5\n6\n", "  2\n  3\n+ x\n  4\n  5\n"},
-		{"removed at the end", "1\n2\n3\n", "1\n2\n", "  1\n  2\n- 3\n"},
-		{"changed", "a\nb\nc\n", "a\nB\nc\n", "  a\n- b\n+ B\n  c\n"},
-		{"two hunks apart", "1\n2\n3\n4\n5\n6\n7\n8\n9\n", "x\n2\n3\n4\n5\n6\n7\n8\ny\n", "- 1\n+ x\n  2\n  3\n  ...\n  7\n  8\n- 9\n+ y\n"},
-		{"from nothing", "", "a\nb\n", "+ a\n+ b\n"},
-		{"to nothing", "a\n", "", "- a\n"},
-	} {
-		if got := lineDiff(tc.a, tc.b, 2); got != tc.want {
-			t.Errorf("%s: got\n%s\nwant\n%s", tc.name, got, tc.want)
-		}
-	}
-}
-
 // A catalog as shown hides every secret and keeps the rest as written.
 func TestMaskedHidesSecrets(t *testing.T) {
 	c, err := catalog.Parse([]byte(`{"version": 1, "mcpServers": {
