@@ -25,9 +25,11 @@ import (
 
 	"github.com/luagent/luagent/luabind/host"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
+	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/httpauth"
 	"github.com/luagent/luagent/runtime/mcphttp"
+	"github.com/luagent/luagent/runtime/otlp"
 	"github.com/luagent/luagent/runtime/trace"
 	"golang.org/x/term"
 )
@@ -78,12 +80,15 @@ type options struct {
 	tlsKey      string
 	trace       string
 	logHTTP     string // --log-http URL: trace events POSTed as JSON lines
+	otlpURL     string // --otlp URL: the same events as OpenTelemetry spans
 	verbose     bool
 	clean       bool
 	init        bool           // serve runs init.lua only when asked
 	sets        catalog.Params // --set NAME=VALUE
 	paramFiles  []string       // --params-file FILE (--set wins)
 	interactive bool
+	sandbox     bool     // run/serve --sandbox: the script gets the sandbox profile
+	grants      []string // --grant MODULE, with --sandbox
 	exprs       []string
 	script      string // "" none, "-" stdin
 	args        []string
@@ -119,6 +124,13 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 				return o, host.ExitUsage, false
 			}
 			o.logHTTP = v
+		case a == "--otlp" || strings.HasPrefix(a, "--otlp="):
+			v, ok := optValue(argv, &i, "--otlp")
+			if u, err := url.Parse(v); !ok || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				fmt.Fprintln(stderr, "luagent: --otlp needs the collector's OTLP/HTTP traces URL: luagent --otlp http://127.0.0.1:4318/v1/traces ask ...")
+				return o, host.ExitUsage, false
+			}
+			o.otlpURL = v
 		case a == "-i":
 			o.interactive = true
 		case a == "--types" || strings.HasPrefix(a, "--types="):
@@ -179,6 +191,16 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 		case a == "run":
 			if i+1 < len(argv) && (argv[i+1] == "-h" || argv[i+1] == "--help") {
 				return o, printUsage(stdout, runUsage), false
+			}
+			for i+1 < len(argv) && isSandboxFlag(argv[i+1]) {
+				i++
+				if ok := sandboxFlag(&o, argv, &i, stderr); !ok {
+					return o, host.ExitUsage, false
+				}
+			}
+			if err := checkSandboxFlags(o); err != nil {
+				fmt.Fprintf(stderr, "luagent: %v\n", err)
+				return o, host.ExitUsage, false
 			}
 			if i+1 >= len(argv) {
 				fmt.Fprintln(stderr, "luagent: run needs a file: luagent run script.lua (or - for stdin)")
@@ -268,6 +290,23 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}()
 		sinks = append(sinks, hs)
 	}
+	if o.otlpURL != "" {
+		ot, err := otlp.New(o.otlpURL, otlp.Options{Version: version})
+		if err != nil {
+			fmt.Fprintf(stderr, "luagent: %v\n", err)
+			return host.ExitUsage
+		}
+		defer func() {
+			// As with --log-http: a dead collector holds the exit 2 s at most.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			ot.Close(ctx)
+			if n := otlp.Failures(); n > 0 || ot.Skipped() > 0 {
+				fmt.Fprintf(stderr, "luagent: --otlp: %d span exports failed, %d spans skipped: is the collector at %s up?\n", n, ot.Skipped(), redactURL(o.otlpURL))
+			}
+		}()
+		sinks = append(sinks, ot)
+	}
 	var sink trace.Sink
 	if len(sinks) > 0 {
 		sink = sinks
@@ -278,7 +317,13 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return host.ExitUsage
 	}
 	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve && o.ask == nil && o.chat == nil) || o.interactive
+	profile := vm.Full
+	if o.sandbox {
+		profile = vm.Sandbox
+	}
 	h := host.New(host.Config{
+		Profile:     profile,
+		Grants:      o.grants,
 		Params:      params,
 		Interactive: repl || o.chat != nil,
 		Trace:       sink,
@@ -293,7 +338,8 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx := context.Background()
 	// A server's init.lua that connects to a luagent server started each
 	// child in turn: serve runs it only when asked.
-	if !o.serve || o.init {
+	// init.lua is the user's own (full) code: a sandboxed script runs alone.
+	if (!o.serve || o.init) && !o.sandbox {
 		h.RunInit(ctx)
 	}
 
@@ -470,6 +516,10 @@ func parseServe(o options, rest []string, stdout, stderr io.Writer) (options, in
 				return fail("--workers needs a number of Lua states from 1 to %d: --workers 2", host.MaxWorkers)
 			}
 			o.workers = n
+		case isSandboxFlag(a):
+			if ok := sandboxFlag(&o, rest, &i, stderr); !ok {
+				return o, host.ExitUsage, false
+			}
 		case a == "--grace" || strings.HasPrefix(a, "--grace="):
 			v, ok := optValue(rest, &i, "--grace")
 			secs, err := strconv.ParseFloat(v, 64)
@@ -494,6 +544,9 @@ func parseServe(o options, rest []string, stdout, stderr io.Writer) (options, in
 	if o.script == "" {
 		return fail("serve needs a file: luagent serve server.lua")
 	}
+	if err := checkSandboxFlags(o); err != nil {
+		return fail("%v", err)
+	}
 	if len(o.allowOrigin) > 0 && o.http == "" {
 		return fail("--allow-origin is for HTTP: add --http")
 	}
@@ -513,6 +566,39 @@ func parseServe(o options, rest []string, stdout, stderr io.Writer) (options, in
 }
 
 const defaultHTTP = "127.0.0.1:8080/mcp"
+
+func isSandboxFlag(a string) bool {
+	return a == "--sandbox" || a == "--grant" || strings.HasPrefix(a, "--grant=")
+}
+
+// sandboxFlag reads --sandbox or --grant MODULE at args[*i].
+func sandboxFlag(o *options, args []string, i *int, stderr io.Writer) bool {
+	if args[*i] == "--sandbox" {
+		o.sandbox = true
+		return true
+	}
+	v, ok := optValue(args, i, "--grant")
+	if !ok {
+		fmt.Fprintf(stderr, "luagent: --grant needs a module: --sandbox --grant %s\n", host.Grants[0])
+		return false
+	}
+	if err := host.CheckGrants([]string{v}); err != nil {
+		fmt.Fprintf(stderr, "luagent: --grant: %v\n", err)
+		return false
+	}
+	o.grants = append(o.grants, v)
+	return true
+}
+
+func checkSandboxFlags(o options) error {
+	if len(o.grants) > 0 && !o.sandbox {
+		return fmt.Errorf("--grant is for --sandbox: luagent run --sandbox --grant %s FILE", o.grants[0])
+	}
+	if o.sandbox && (len(o.exprs) > 0 || o.interactive) {
+		return fmt.Errorf("--sandbox runs a FILE: -e and -i are not sandboxed")
+	}
+	return nil
+}
 
 // optValue reads an option's value from --opt=V or the next argument.
 func optValue(args []string, i *int, name string) (string, bool) {

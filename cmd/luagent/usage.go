@@ -40,6 +40,7 @@ options:
   --params-file FILE   parameters from a JSON object or NAME=VALUE lines (--set wins)
   --trace FILE write protocol and process events to FILE as JSON lines
   --log-http URL       POST the same events as batches of JSON lines to a collector (buffered; a dead one costs nothing)
+  --otlp URL           export agent runs, turns, model requests, tool calls and MCP requests as OpenTelemetry spans (OTLP/HTTP)
   --types DIR  write type stubs of the Lua modules to DIR for editors (lua-language-server), then exit
   -v           print protocol and process events to stderr
   --version    print the version
@@ -142,7 +143,7 @@ examples:
   luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json
 `
 
-const runUsage = `usage: luagent [options] run FILE [ARGS...]
+const runUsage = `usage: luagent [options] run [--sandbox [--grant MODULE]...] FILE [ARGS...]
        luagent [options] run - [ARGS...]
        luagent [options] FILE [ARGS...]
 
@@ -153,6 +154,11 @@ arg[1..]=ARGS and arg[-1]=this luagent binary's path; ... holds ARGS too.
 ~/.luagent/init.lua runs first unless --clean is given.
 
 A first line #!/usr/bin/env -S luagent run makes a script executable.
+
+--sandbox runs FILE as untrusted code (docs/sandbox.md): no files,
+processes, network or environment; json, inspect, task, log, string, table,
+math; a time limit, an instruction budget and a memory ceiling. --grant env,
+--grant mcp (connect, hub) and --grant agent add those modules.
 
 options (before run): -e CODE, -i (open the REPL after), --clean, --trace FILE, -v
 `
@@ -170,6 +176,9 @@ options:
                              a bare PORT is 127.0.0.1:PORT)
   --handler-timeout SECONDS  stop a request's handler after this long (default 60)
   --init                     run ~/.luagent/init.lua first
+  --sandbox                  run FILE as untrusted code: mcp.server but no files, processes,
+                             network or environment; limits per request (docs/sandbox.md)
+  --grant MODULE             with --sandbox: also give env, mcp (connect, hub) or agent
 options of serve --http:
   --allow-origin ORIGIN      accept browser requests from ORIGIN too
   --auth-token-env NAME      require Authorization: Bearer <the value of $NAME>

@@ -95,6 +95,8 @@ type Config struct {
 	// tool calls starting, progressing and ending, approvals, the end.
 	// Calls are serialized; it must return quickly.
 	OnEvent func(Event)
+	// Name names the agent in its trace events (and as a served tool).
+	Name string
 	// Trace receives the loop's trace events (model requests and
 	// responses, approvals, tool calls, the end).
 	Trace trace.Sink

@@ -53,6 +53,10 @@ func (a *Agent) runCalls(ctx context.Context, turn int, ts *toolset, calls []llm
 // AfterTool. Whatever happens, the model gets a result.
 func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolCall) (o outcome) {
 	start := time.Now()
+	// The call is a span under the turn; the MCP request it makes runs
+	// under the call.
+	span, parent := trace.NewSpan(), trace.SpanOf(ctx)
+	ctx = trace.WithSpan(ctx, span)
 	args := tc.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -71,6 +75,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		call.Annotations = &Annotations{ReadOnlyHint: &t}
 	}
 	call.ReadOnly = call.Annotations.readOnly()
+	a.trace(trace.Event{Kind: trace.AgentToolStart, Span: span, Parent: parent, ID: call.ID, Server: call.Server, Tool: call.Name})
 	a.emit(Event{Type: EventToolStart, Turn: turn, Call: call.copy()})
 
 	var res *Result
@@ -92,7 +97,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		if err != nil {
 			msg = err.Error()
 		}
-		a.trace(trace.Event{Kind: trace.AgentToolCall, Server: call.Server, Tool: call.Name, Duration: o.rec.Duration, Message: msg})
+		a.trace(trace.Event{Kind: trace.AgentToolCall, Span: span, Parent: parent, ID: call.ID, Server: call.Server, Tool: call.Name, Duration: o.rec.Duration, Message: msg, Error: msg})
 		a.emit(Event{Type: EventToolEnd, Turn: turn, Call: call.copy(), Result: res, Duration: o.rec.Duration, Err: err})
 	}()
 	if rerr != nil {

@@ -52,5 +52,8 @@ func (a *Agent) emit(e Event) {
 }
 
 func (a *Agent) trace(e trace.Event) {
+	if e.Agent == "" {
+		e.Agent = a.cfg.Name
+	}
 	trace.Emit(a.cfg.Trace, e)
 }

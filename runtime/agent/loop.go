@@ -34,6 +34,9 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 		return "", tr, err
 	}
 	tr.Model = a.cfg.Model.Name()
+	run, parent := trace.NewSpan(), trace.SpanOf(ctx)
+	ctx = trace.WithSpan(ctx, run)
+	a.trace(trace.Event{Kind: trace.AgentStart, Span: run, Parent: parent, Method: tr.Model})
 	var cancel context.CancelFunc
 	if a.cfg.Timeout > 0 {
 		ctx, cancel = context.WithTimeoutCause(ctx, a.cfg.Timeout, errAgentTimeout)
@@ -54,7 +57,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	if err != nil {
 		tr.Error, tr.ErrorKind = err.Error(), errs.KindOf(err).String()
 	}
-	a.trace(trace.Event{Kind: trace.AgentEnd, Method: tr.Model, Count: len(tr.Turns), Duration: tr.Duration, Message: string(end)})
+	a.trace(trace.Event{Kind: trace.AgentEnd, Span: run, Parent: parent, Method: tr.Model, Count: len(tr.Turns), Duration: tr.Duration, Message: string(end), Error: tr.Error})
 	a.emit(Event{Type: EventEnd, Turn: len(tr.Turns), End: end, Err: err, Text: text})
 	return text, tr, err
 }
@@ -67,60 +70,83 @@ func (a *Agent) loop(ctx context.Context, tr *Transcript, text *string) (EndReas
 		if turn > a.cfg.MaxTurns {
 			return EndMaxTurns, errs.Errorf(errs.Limit, "agent", "the model took %d turns without answering (max_turns %d)", a.cfg.MaxTurns, a.cfg.MaxTurns)
 		}
-		ts := a.toolset()
-		req := &llm.Request{System: withSkills(a.system(), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
-		if a.cfg.BeforeModel != nil {
-			a.cfg.BeforeModel(ctx, req)
+		if end, done, err := a.turn(ctx, turn, tr, text); done {
+			return end, err
 		}
-		a.trace(trace.Event{Kind: trace.ModelRequest, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
-		t0 := time.Now()
-		resp, err := a.cfg.Model.Stream(ctx, req, func(e llm.Event) {
-			if e.Text != "" {
-				a.emit(Event{Type: EventText, Turn: turn, Text: e.Text})
-			}
-		})
-		d := time.Since(t0)
-		if err != nil {
-			a.trace(trace.Event{Kind: trace.ModelResponse, Method: tr.Model, Count: turn, Duration: d, Message: err.Error()})
-			if ctx.Err() != nil {
-				return ctxEnd(ctx)
-			}
-			return EndError, err
-		}
-		if a.cfg.AfterModel != nil {
-			a.cfg.AfterModel(ctx, resp)
-		}
-		u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
-		a.trace(trace.Event{Kind: trace.ModelResponse, Method: tr.Model, Count: turn, Duration: d, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)})
-		tr.Usage.InputTokens += u.InputTokens
-		tr.Usage.OutputTokens += u.OutputTokens
-
-		msg := resp.Message
-		msg.Role = llm.RoleAssistant
-		msg.ToolCalls = slices.Clone(msg.ToolCalls)
-		for i := range msg.ToolCalls {
-			if msg.ToolCalls[i].ID == "" {
-				a.ids++
-				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d", a.ids)
-			}
-		}
-		a.messages = append(a.messages, msg)
-		tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls)})
-		*text = textOf(msg)
-		if len(msg.ToolCalls) == 0 {
-			return EndAnswer, nil
-		}
-		if b := a.cfg.TokenBudget; b > 0 && tr.Usage.Total() >= b {
-			// The calls are answered, unrun, so the conversation stays
-			// well-formed for a next Ask.
-			for _, tc := range msg.ToolCalls {
-				a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, IsError: true,
-					Parts: []llm.Part{llm.Text("not run: the token budget is spent")}})
-			}
-			return EndBudget, errs.Errorf(errs.Limit, "agent", "the token budget is spent: %d of %d tokens", tr.Usage.Total(), b)
-		}
-		a.messages = append(a.messages, a.runCalls(ctx, turn, ts, msg.ToolCalls, tr)...)
 	}
+}
+
+// turn is one model request and the tool calls it asks for, traced as a
+// span with those under it; done when the loop ends with this turn.
+func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string) (end EndReason, done bool, err error) {
+	span, parent := trace.NewSpan(), trace.SpanOf(ctx)
+	ctx = trace.WithSpan(ctx, span)
+	start := time.Now()
+	a.trace(trace.Event{Kind: trace.TurnStart, Span: span, Parent: parent, Count: turn})
+	defer func() {
+		e := trace.Event{Kind: trace.TurnEnd, Span: span, Parent: parent, Count: turn, Duration: time.Since(start), Message: string(end)}
+		if err != nil {
+			e.Message, e.Error = err.Error(), err.Error()
+		}
+		a.trace(e)
+	}()
+	ts := a.toolset()
+	req := &llm.Request{System: withSkills(a.system(), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
+	if a.cfg.BeforeModel != nil {
+		a.cfg.BeforeModel(ctx, req)
+	}
+	mspan := trace.NewSpan()
+	a.trace(trace.Event{Kind: trace.ModelRequest, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
+	t0 := time.Now()
+	resp, err := a.cfg.Model.Stream(ctx, req, func(e llm.Event) {
+		if e.Text != "" {
+			a.emit(Event{Type: EventText, Turn: turn, Text: e.Text})
+		}
+	})
+	d := time.Since(t0)
+	if err != nil {
+		a.trace(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d, Message: err.Error(), Error: err.Error()})
+		if ctx.Err() != nil {
+			end, err := ctxEnd(ctx)
+			return end, true, err
+		}
+		return EndError, true, err
+	}
+	if a.cfg.AfterModel != nil {
+		a.cfg.AfterModel(ctx, resp)
+	}
+	u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+	a.trace(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d,
+		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)})
+	tr.Usage.InputTokens += u.InputTokens
+	tr.Usage.OutputTokens += u.OutputTokens
+
+	msg := resp.Message
+	msg.Role = llm.RoleAssistant
+	msg.ToolCalls = slices.Clone(msg.ToolCalls)
+	for i := range msg.ToolCalls {
+		if msg.ToolCalls[i].ID == "" {
+			a.ids++
+			msg.ToolCalls[i].ID = fmt.Sprintf("call_%d", a.ids)
+		}
+	}
+	a.messages = append(a.messages, msg)
+	tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls)})
+	*text = textOf(msg)
+	if len(msg.ToolCalls) == 0 {
+		return EndAnswer, true, nil
+	}
+	if b := a.cfg.TokenBudget; b > 0 && tr.Usage.Total() >= b {
+		// The calls are answered, unrun, so the conversation stays
+		// well-formed for a next Ask.
+		for _, tc := range msg.ToolCalls {
+			a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, IsError: true,
+				Parts: []llm.Part{llm.Text("not run: the token budget is spent")}})
+		}
+		return EndBudget, true, errs.Errorf(errs.Limit, "agent", "the token budget is spent: %d of %d tokens", tr.Usage.Total(), b)
+	}
+	a.messages = append(a.messages, a.runCalls(ctx, turn, ts, msg.ToolCalls, tr)...)
+	return "", false, nil
 }
 
 // ctxEnd says how an ended context ends the loop: the agent's own Timeout,

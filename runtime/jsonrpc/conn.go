@@ -119,6 +119,7 @@ type Call struct {
 	ID     ID
 	Method string
 	start  time.Time
+	span   string // the request's trace span, when traced
 	c      *Conn
 	done   chan struct{}
 	resp   *Message
@@ -206,7 +207,10 @@ func (c *Conn) start(id ID, method string, params json.RawMessage, then func(*Ca
 	c.pending[id.raw] = call
 	c.mu.Unlock()
 	msg := AppendRequest(make([]byte, 0, 64+len(method)+len(params)), id, method, params)
-	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.RequestSent, Server: c.opts.Name, Method: method, ID: id.raw})
+	if c.opts.Trace != nil && c.opts.Trace != trace.Nop {
+		call.span = trace.NewSpan()
+		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.RequestSent, Span: call.span, Server: c.opts.Name, Method: method, ID: id.raw})
+	}
 	if err := c.write(related, msg); err != nil {
 		call.Abandon()
 		return nil, err
@@ -363,7 +367,7 @@ func (c *Conn) resolve(m *Message) {
 			Message: "response to an unknown or abandoned request"})
 		return
 	}
-	ev := trace.Event{Kind: trace.Response, Server: c.opts.Name, Method: call.Method, ID: m.ID.raw, Duration: time.Since(call.start)}
+	ev := trace.Event{Kind: trace.Response, Span: call.span, Server: c.opts.Name, Method: call.Method, ID: m.ID.raw, Duration: time.Since(call.start)}
 	if m.Error != nil {
 		ev.Kind, ev.Code, ev.Message = trace.ErrorReply, m.Error.Code, m.Error.Message
 	}

@@ -36,8 +36,7 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args json.RawMe
 		done(nil, err)
 		return
 	}
-	started := time.Now()
-	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.ToolCallStart, Server: c.opts.Name, Tool: name})
+	started := c.startToolCall(ctx, name)
 	ro := reqOpts{progress: o.Progress, timeout: o.Timeout, mrtr: true, tasks: true}
 	c.roundTripAsync(ctx, s, "tools/call", params, ro, func(res json.RawMessage, err error) {
 		if err == nil && s.info.Era == EraModern {
@@ -58,10 +57,23 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args json.RawMe
 	})
 }
 
-func (c *Client) endToolCall(name string, started time.Time, err error) {
-	ev := trace.Event{Kind: trace.ToolCallEnd, Server: c.opts.Name, Tool: name, Duration: time.Since(started)}
+// toolSpan is a tools/call being traced: a span under the caller's (an
+// agent's tool call) when ctx carries one.
+type toolSpan struct {
+	span, parent string
+	start        time.Time
+}
+
+func (c *Client) startToolCall(ctx context.Context, name string) toolSpan {
+	ts := toolSpan{span: trace.NewSpan(), parent: trace.SpanOf(ctx), start: time.Now()}
+	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.ToolCallStart, Span: ts.span, Parent: ts.parent, Server: c.opts.Name, Tool: name})
+	return ts
+}
+
+func (c *Client) endToolCall(name string, started toolSpan, err error) {
+	ev := trace.Event{Kind: trace.ToolCallEnd, Span: started.span, Parent: started.parent, Server: c.opts.Name, Tool: name, Duration: time.Since(started.start)}
 	if err != nil {
-		ev.Message = err.Error()
+		ev.Message, ev.Error = err.Error(), err.Error()
 	}
 	trace.Emit(c.opts.Trace, ev)
 }

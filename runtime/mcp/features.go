@@ -271,8 +271,7 @@ func (c *Client) CallToolRaw(ctx context.Context, name string, args json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.ToolCallStart, Server: c.opts.Name, Tool: name})
+	start := c.startToolCall(ctx, name)
 	var res json.RawMessage
 	if c.useLegacyTask(t, o) {
 		res, err = c.callLegacyTask(ctx, params, o)

@@ -6,9 +6,12 @@
 package trace
 
 import (
+	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -39,24 +42,66 @@ const (
 	Approval      Kind = "approval"        // Tool; Message: "allow|deny: reason"
 	AgentToolCall Kind = "agent_tool_call" // Tool, Server, Duration; Message: the error, if any
 	AgentEnd      Kind = "agent_end"       // Count: turns; Duration; Message: the end reason (answer, max_turns, ...)
+
+	// Span starts: each pairs with the end kind above it in a span
+	// (Span names both). AgentStart → AgentEnd, TurnStart → TurnEnd,
+	// ModelRequest → ModelResponse, AgentToolStart → AgentToolCall,
+	// RequestSent → Response or ErrorReply.
+	AgentStart     Kind = "agent_start"      // Method: the model
+	TurnStart      Kind = "turn_start"       // Count: the turn
+	TurnEnd        Kind = "turn_end"         // Count: the turn; Duration; Message: stop reason or error
+	AgentToolStart Kind = "agent_tool_start" // Tool, Server, ID: the model's call id
 )
 
 // Event is one traced occurrence. Zero fields are omitted from output.
 type Event struct {
-	Time     time.Time     `json:"time"`
-	Kind     Kind          `json:"kind"`
+	Time time.Time `json:"time"`
+	Kind Kind      `json:"kind"`
+	// Span names the operation an event starts or ends (see the span
+	// kinds); Parent the operation it ran under. Both are 16 hex digits.
+	Span     string        `json:"span,omitempty"`
+	Parent   string        `json:"parent,omitempty"`
+	Agent    string        `json:"agent,omitempty"` // the agent's name, on its events
 	Server   string        `json:"server,omitempty"`
 	Method   string        `json:"method,omitempty"`
 	ID       string        `json:"id,omitempty"`
 	Tool     string        `json:"tool,omitempty"`
 	Duration time.Duration `json:"duration_ns,omitempty"`
-	Code     int           `json:"code,omitempty"`      // JSON-RPC error code
-	Exit     *int          `json:"exit,omitempty"`      // process exit status
-	PID      int           `json:"pid,omitempty"`       // process id
-	Count    int           `json:"count,omitempty"`     // tools refreshed, bytes skipped
-	Message  string        `json:"message,omitempty"`   // error text, era, junk preview
-	Command  string        `json:"command,omitempty"`   // program and arguments, never env values
-	EnvNames []string      `json:"env_names,omitempty"` // names of env variables set for a process
+	Code     int           `json:"code,omitempty"`          // JSON-RPC error code
+	Exit     *int          `json:"exit,omitempty"`          // process exit status
+	PID      int           `json:"pid,omitempty"`           // process id
+	Count    int           `json:"count,omitempty"`         // tools refreshed, bytes skipped
+	Message  string        `json:"message,omitempty"`       // error text, era, junk preview
+	Error    string        `json:"error,omitempty"`         // the failure, on an end event that failed
+	Input    int           `json:"input_tokens,omitempty"`  // on model responses
+	Output   int           `json:"output_tokens,omitempty"` // on model responses
+	Command  string        `json:"command,omitempty"`       // program and arguments, never env values
+	EnvNames []string      `json:"env_names,omitempty"`     // names of env variables set for a process
+}
+
+// NewSpan returns a fresh span id: 16 hex digits, not secret (ids need to
+// be unique in a trace, not unguessable).
+func NewSpan() string {
+	var b [8]byte
+	u := rand.Uint64()
+	for i := range b {
+		b[i] = byte(u >> (8 * i))
+	}
+	return hex.EncodeToString(b[:])
+}
+
+type spanKey struct{}
+
+// WithSpan returns ctx carrying span as the parent of what runs under it
+// (an agent's tool call carries it to the MCP request it makes).
+func WithSpan(ctx context.Context, span string) context.Context {
+	return context.WithValue(ctx, spanKey{}, span)
+}
+
+// SpanOf returns the span ctx carries, or "".
+func SpanOf(ctx context.Context) string {
+	s, _ := ctx.Value(spanKey{}).(string)
+	return s
 }
 
 // Sink receives events. Implementations must be safe for concurrent use.
