@@ -7,11 +7,14 @@ import (
 
 	envmod "github.com/luagent/luagent/luabind/mod/env"
 	"github.com/luagent/luagent/luabind/vm"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // BaseModules are what every sandboxed host has besides string, table,
 // math, coroutine and os.time/date/clock: none touches processes, files,
-// the network or the environment (log writes to the host's stderr).
+// the network or the environment (log writes to the host's stderr). The
+// server half of mcp (mcp.server) is there too; its client half is the
+// mcp grant.
 var BaseModules = []string{"json", "inspect", "task", "log"}
 
 // Grants are the capabilities a sandboxed host gets only when granted
@@ -49,15 +52,89 @@ func (h *Host) preloadGranted(grants map[string]bool) {
 		envmod.Preload(h.L, h.cfg.Env)
 		eager = append(eager, "env")
 	}
-	if grants["mcp"] {
-		h.preloadMCP()
-		lazy = append(lazy, "mcp")
+	// mcp is always there for its server half (serve --sandbox runs a
+	// script that returns mcp.server{...}); connect, hub, login and
+	// catalog, which start processes and reach the network, need the grant.
+	h.preloadMCP()
+	lazy = append(lazy, "mcp")
+	if !grants["mcp"] {
+		h.serverOnlyMCP()
 	}
 	if grants["agent"] {
 		h.preloadAgent()
 		lazy = append(lazy, "agent")
 	}
 	h.globals(eager, lazy)
+	h.meterJSON()
+}
+
+// maxDecode caps json.decode's input in a sandbox.
+const maxDecode = 2 << 20
+
+// meterJSON charges json's results to the run's memory meter: encode of a
+// table holding one large string many times would write it many times.
+func (h *Host) meterJSON() {
+	json, _ := h.L.GetGlobal("json").(*lua.LTable)
+	if json == nil {
+		return
+	}
+	wrap := func(name string, cost func(L *lua.LState) int64, check func(*lua.LState, int64, string)) {
+		orig, _ := json.RawGetString(name).(*lua.LFunction)
+		if orig == nil || !orig.IsG {
+			return
+		}
+		f := orig.GFunction
+		json.RawSetString(name, h.L.NewFunction(func(L *lua.LState) int {
+			check(L, cost(L), "json."+name)
+			return f(L)
+		}))
+	}
+	encoded := func(L *lua.LState) int64 { return vm.EncodedSize(L.Get(1), 1<<40) }
+	wrap("encode", encoded, vm.CheckSize)
+	wrap("pretty", func(L *lua.LState) int64 { return 2 * encoded(L) }, vm.CheckSize)
+	// A decoded value takes a few times its text. The decoder does not
+	// stop for the time limit, so its input is capped too: 2 MiB decode in
+	// about 0.2 s (and stay under vm.MaxArrayIndex elements, past which
+	// gopher-lua's tables grow slowly).
+	wrap("decode", func(L *lua.LState) int64 {
+		return 4 * int64(len(L.CheckString(1)))
+	}, func(L *lua.LState, n int64, what string) {
+		if n > 4*maxDecode {
+			vm.Fail(L, fmt.Sprintf("json.decode: input of %d bytes is over the sandbox's limit of %d", n/4, maxDecode))
+		}
+		vm.Charge(L, n, what)
+	})
+}
+
+// serverOnlyMCP leaves a sandboxed state the server half of mcp: the
+// native module keeps _server only, and mcp's client functions raise.
+func (h *Host) serverOnlyMCP() {
+	L := h.L
+	preload, _ := L.GetField(L.GetGlobal("package"), "preload").(*lua.LTable)
+	if preload == nil {
+		return
+	}
+	native, _ := preload.RawGetString("mcp._native").(*lua.LFunction)
+	refuse := L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("mcp.connect, hub, login and catalog are not granted in this sandbox (luagent --grant mcp gives them)")
+		return 0
+	})
+	preload.RawSetString("mcp._client", refuse)
+	preload.RawSetString("mcp._native", L.NewFunction(func(L *lua.LState) int {
+		L.Push(native)
+		L.Call(0, 1)
+		full, _ := L.Get(-1).(*lua.LTable)
+		L.Pop(1)
+		t := L.CreateTable(0, 2)
+		if full != nil {
+			t.RawSetString("_server", full.RawGetString("_server"))
+		}
+		client := L.CreateTable(0, 1)
+		client.RawSetString("auth_redirect", refuse)
+		t.RawSetString("_client", client)
+		L.Push(t)
+		return 1
+	}))
 }
 
 // sandboxTaskContext gives each task of a sandboxed host its limits: a task

@@ -387,3 +387,65 @@ func installMeters(L *lua.LState) {
 	set(g, "load", sandboxLoad)
 	set(g, "loadstring", sandboxLoadstring)
 }
+
+// Charge takes n bytes from the memory meter of the run L is in (nothing
+// outside a budget); past the ceiling it ends the run and raises a limit
+// error naming what. For Go bindings granted to a sandbox whose results
+// grow with their input.
+func Charge(L *lua.LState, n int64, what string) { charge(L, n, what) }
+
+// Fail ends the run L is in with a limit error saying msg, raised where L
+// is (a plain error outside a budget).
+func Fail(L *lua.LState, msg string) {
+	if b := budgetOf(L); b != nil {
+		b.fail(L, msg)
+	}
+	L.RaiseError("%s", msg)
+}
+
+// CheckSize raises a limit error (ending the run) when a result of n bytes
+// would be over the sandbox's string cap, else charges it.
+func CheckSize(L *lua.LState, n int64, what string) {
+	if limit := int64(maxStringSize(L)); n > limit {
+		msg := what + ": result would be " + compatBytes(float64(n)) + " bytes, over the limit of " + formatBytes(limit)
+		if b := budgetOf(L); b != nil {
+			b.fail(L, msg)
+		}
+		L.RaiseError("%s", msg)
+	}
+	charge(L, n, what)
+}
+
+// EncodedSize estimates the bytes v takes serialised (JSON, inspect): its
+// strings, and a few bytes per other value; a table reached twice counts
+// twice, as an encoder writes it twice. It stops counting past limit.
+func EncodedSize(v lua.LValue, limit int64) int64 {
+	var n int64
+	var walk func(v lua.LValue, depth int)
+	walk = func(v lua.LValue, depth int) {
+		if n > limit {
+			return
+		}
+		switch x := v.(type) {
+		case lua.LString:
+			n += int64(len(x)) + 2
+		case *lua.LTable:
+			n += 2
+			if depth > 200 { // an encoder refuses deeper nesting (or a cycle)
+				return
+			}
+			x.ForEach(func(k, val lua.LValue) {
+				if n > limit {
+					return
+				}
+				walk(k, depth+1)
+				walk(val, depth+1)
+				n += 2
+			})
+		default:
+			n += 24
+		}
+	}
+	walk(v, 0)
+	return n
+}
