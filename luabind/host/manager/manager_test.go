@@ -450,3 +450,15 @@ func TestPreviewWrapsLongLines(t *testing.T) {
 		t.Errorf("the preview cuts the entry:\n%s", d.screen())
 	}
 }
+
+func TestInspectAServerNotConnected(t *testing.T) {
+	b := newBackend()
+	b.details["web"] = chat.Details{Name: "web", Transport: "http", Target: "https://example.com/mcp", HeaderKeys: []string{"Authorization"},
+		State: hub.State{Name: "web", Status: hub.Failed, Err: errs.New(errs.Process, "hub", "exited with status 3"),
+			Stderr: []string{"fatal: no config", "fatal: no config", "fatal: no config", "bye"}}}
+	d := newDriver(t, b)
+	d.keys("j", "enter")
+	d.shows("● failed  http", "url      https://example.com/mcp", "headers  Authorization (values hidden)",
+		"error: hub: exited with status 3", "stderr: fatal: no config (×3)\nstderr: bye",
+		"not connected: its tools, prompts and resources show when it is ready")
+}

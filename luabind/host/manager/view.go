@@ -182,8 +182,19 @@ func (m Model) inspectLines() []line {
 	if st.Err != nil && st.Status != hub.Ready {
 		wrapped("", errStyle.Render("error: ")+m.o.Redact(chat.OneLine(st.Err.Error(), 2000)))
 	}
-	for _, l := range st.Stderr {
-		add(dimStyle.Render("stderr: ") + m.o.Redact(chat.OneLine(l, 300)))
+	// A server restarted a few times says the same thing each time: a
+	// line repeated shows once, with its count.
+	for i := 0; i < len(st.Stderr); {
+		j := i + 1
+		for j < len(st.Stderr) && st.Stderr[j] == st.Stderr[i] {
+			j++
+		}
+		l := dimStyle.Render("stderr: ") + m.o.Redact(chat.OneLine(st.Stderr[i], 300))
+		if j-i > 1 {
+			l += dimStyle.Render(fmt.Sprintf(" (×%d)", j-i))
+		}
+		add(l)
+		i = j
 	}
 	if st.Status != hub.Ready {
 		add("")
@@ -308,7 +319,7 @@ func (m Model) addLines() []string {
 	for _, f := range m.form.fields {
 		labelW = max(labelW, len(f.label))
 	}
-	boxW := max(10, min(60, m.width-labelW-8))
+	boxW := max(10, min(72, m.width-labelW-8))
 	out := []string{"A remote server: its URL. A local one: its command and arguments.", ""}
 	for i, f := range m.form.fields {
 		mark := "  "
