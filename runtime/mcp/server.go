@@ -424,6 +424,7 @@ func (sc *serverConn) initialize(m *jsonrpc.Message) {
 	if slices.Contains(LegacyVersions, p.ProtocolVersion) {
 		version = p.ProtocolVersion
 	}
+	trace.Emit(sc.srv.opts.Trace, trace.Event{Kind: trace.EraChosen, Server: p.ClientInfo.Name, Message: EraLegacy.String() + " " + version})
 	sc.mu.Lock()
 	sc.initialized = true
 	sc.version = version
@@ -569,6 +570,9 @@ func (sc *serverConn) newRequest(m *jsonrpc.Message, era Era, version string) *R
 
 // dispatch hands the request to the handler under the handler timeout.
 func (sc *serverConn) dispatch(r *Request) {
+	if t := sc.srv.opts.Trace; t != nil && t != trace.Nop {
+		r.traceIn()
+	}
 	sc.srv.deadlines.add(r)
 	sc.srv.handler.Handle(r)
 }

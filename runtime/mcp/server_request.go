@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"github.com/luagent/luagent/internal/jsonscan"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,8 +14,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/trace"
 )
 
 // Request is one incoming request a ServerHandler serves. Its methods are
@@ -44,6 +45,11 @@ type Request struct {
 
 	done   atomic.Bool
 	silent atomic.Bool // cancelled by the client: send nothing
+
+	// Set when the server traces: the request's span, when it came and
+	// the tool it calls.
+	traceSpan, traceTool string
+	received             time.Time
 
 	// Modern input rounds (MRTR): answers known so far, by key, and how many
 	// asks the handler has made in this run.
@@ -157,6 +163,9 @@ func (r *Request) finishCause(result json.RawMessage, rerr *jsonrpc.Error, cause
 	}
 	r.cleanup()
 	defer r.Cancel(cause)
+	if r.traceSpan != "" {
+		r.traceReply(result, rerr)
+	}
 	if rerr != nil {
 		r.sc.conn.Reply(r.ID, nil, rerr)
 		return
@@ -165,6 +174,26 @@ func (r *Request) finishCause(result json.RawMessage, rerr *jsonrpc.Error, cause
 		result = r.sc.srv.modernResult(r.Method, result)
 	}
 	r.sc.conn.Reply(r.ID, result, nil)
+}
+
+func (r *Request) traceIn() {
+	r.traceSpan, r.received = trace.NewSpan(), time.Now()
+	if r.Method == "tools/call" {
+		json.Unmarshal(jsonscan.Member(r.Params, "name"), &r.traceTool)
+	}
+	trace.Emit(r.sc.srv.opts.Trace, trace.Event{Kind: trace.RequestIn, Span: r.traceSpan, Method: r.Method, ID: r.ID.String(), Tool: r.traceTool,
+		Message: r.Era.String() + " " + r.ProtocolVersion})
+}
+
+func (r *Request) traceReply(result json.RawMessage, rerr *jsonrpc.Error) {
+	e := trace.Event{Kind: trace.ReplySent, Span: r.traceSpan, Method: r.Method, ID: r.ID.String(), Tool: r.traceTool, Duration: time.Since(r.received)}
+	switch {
+	case rerr != nil:
+		e.Code, e.Error = rerr.Code, rerr.Message
+	case r.traceTool != "" && string(jsonscan.Member(result, "isError")) == "true":
+		e.Error = "the tool answered isError"
+	}
+	trace.Emit(r.sc.srv.opts.Trace, e)
 }
 
 var errAnswered = errs.New(errs.Cancelled, "", "the request has been answered")

@@ -51,6 +51,12 @@ const (
 	TurnStart      Kind = "turn_start"       // Count: the turn
 	TurnEnd        Kind = "turn_end"         // Count: the turn; Duration; Message: stop reason or error
 	AgentToolStart Kind = "agent_tool_start" // Tool, Server, ID: the model's call id
+
+	// A server's side (luagent serve): a request from a client and the
+	// answer to it, one span; Tool on tools/call, Code and Error on a
+	// JSON-RPC error, Error alone on a tool result with isError.
+	RequestIn Kind = "request_in"
+	ReplySent Kind = "reply_sent"
 )
 
 // Event is one traced occurrence. Zero fields are omitted from output.
@@ -158,6 +164,9 @@ func NewHuman(w io.Writer) *Human { return &Human{w: w} }
 
 func (h *Human) Emit(e Event) {
 	line := fmt.Sprintf("%s trace %s", e.Time.Format("15:04:05.000"), e.Kind)
+	if e.Agent != "" {
+		line += " agent=" + e.Agent
+	}
 	if e.Server != "" {
 		line += " [" + e.Server + "]"
 	}
@@ -191,8 +200,14 @@ func (h *Human) Emit(e Event) {
 	if len(e.EnvNames) > 0 {
 		line += fmt.Sprintf(" env=%v", e.EnvNames)
 	}
+	if e.Input != 0 || e.Output != 0 {
+		line += fmt.Sprintf(" tokens=%d+%d", e.Input, e.Output)
+	}
 	if e.Message != "" {
 		line += ": " + e.Message
+	}
+	if e.Error != "" && e.Error != e.Message {
+		line += ": " + e.Error
 	}
 	h.mu.Lock()
 	fmt.Fprintln(h.w, line)
