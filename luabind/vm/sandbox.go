@@ -32,7 +32,10 @@ type Limits struct {
 	Instructions int64
 	// MemoryBytes is the ceiling of the meter described above.
 	MemoryBytes int64
-	// Coroutines is how many coroutines the run may create.
+	// Coroutines is how many coroutines (and tasks) the run may create.
+	// Each is charged 24 KiB, what an idle one takes; a coroutine's stack
+	// can grow to about 0.8 MiB (200 frames of Lua registers) outside the
+	// meter, which is why the default is low.
 	Coroutines int
 }
 
@@ -41,7 +44,7 @@ const (
 	DefaultTime         = 5 * time.Second
 	DefaultInstructions = 50_000_000
 	DefaultMemoryBytes  = 64 << 20
-	DefaultCoroutines   = 1000
+	DefaultCoroutines   = 64
 )
 
 // WithDefaults returns l with its zero fields set to the defaults.

@@ -9,9 +9,9 @@ import (
 // Approximate costs the meter charges (bytes), measured on gopher-lua
 // v1.1.2 (amd64) with this package's state options; see docs/sandbox.md.
 const (
-	costTable     = 64 // an empty table
-	costSlot      = 16 // an array element
-	costKey       = 48 // a hash entry (key, value, map overhead)
+	costTable     = 112 // an empty table
+	costSlot      = 32  // an array element (16 bytes, and the array doubles)
+	costKey       = 128 // a hash entry (key, value, map overhead)
 	costClosure   = 160
 	costCoroutine = 24 << 10
 	costValue     = 16 // a value pushed on the stack (string.byte)
