@@ -18,7 +18,7 @@ import (
 //
 //	a .. b            ->  (concat)(a, b)
 //	t[k] = v          ->  (set)(t, k, v)      (a computed key: t.name = v stays)
-//	{ fields }        ->  (table)({ fields }, #fields)
+//	{ fields }        ->  (table)({ fields }, #keyed, #positional)
 //	function ... end  ->  (closure)(function ... end)
 //	                      (a function statement is followed by (closure)())
 //
@@ -324,9 +324,17 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 			}
 			f.Value = rw.expr(f.Value)
 		}
-		n := &ast.NumberExpr{Value: strconv.Itoa(len(e.Fields))}
-		n.SetLine(e.Line())
-		return call(hiddenTable, e.Line(), e, n)
+		keyed := 0
+		for _, f := range e.Fields {
+			if f.Key != nil {
+				keyed++
+			}
+		}
+		k := &ast.NumberExpr{Value: strconv.Itoa(keyed)}
+		k.SetLine(e.Line())
+		p := &ast.NumberExpr{Value: strconv.Itoa(len(e.Fields) - keyed)}
+		p.SetLine(e.Line())
+		return call(hiddenTable, e.Line(), e, k, p)
 	case *ast.AttrGetExpr:
 		e.Object, e.Key = rw.expr(e.Object), rw.expr(e.Key)
 	case *ast.FuncCallExpr:

@@ -106,16 +106,13 @@ func keyCost(t *lua.LTable, k lua.LValue) int64 {
 	return costKey
 }
 
-// sandboxTable charges a table constructor: its fields, and the values a
-// trailing call or ... added.
+// sandboxTable charges a table constructor: its keyed fields as hash
+// entries, and its array part (positional fields and what a trailing call
+// or ... added) as slots.
 func sandboxTable(L *lua.LState) int {
 	tb := L.CheckTable(1)
-	fields := int64(L.CheckInt(2))
-	n := int64(tb.Len())
-	cost := int64(costTable) + fields*costKey
-	if n > fields {
-		cost += (n - fields) * costSlot
-	}
+	keyed, positional := int64(L.CheckInt(2)), int64(L.CheckInt(3))
+	cost := int64(costTable) + keyed*costKey + max(positional, int64(tb.Len()))*costSlot
 	charge(L, cost, "a table constructor")
 	L.SetTop(1)
 	return 1
