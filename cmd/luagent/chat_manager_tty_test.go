@@ -174,8 +174,19 @@ func TestTTYChatMCPManager(t *testing.T) {
 
 	// q: back at the prompt, what was done said there; the conversation
 	// and srv's connection go on.
+	// The status lines printed while the manager was open (slow
+	// connecting, ready, stopped) are summed up by the last one.
+	mq := len(tt.output())
 	tt.send("q")
-	m = tt.wait(m, "  slow: restarting", "  slow: disabled (saved), stopped", "  slow: removed from the catalog (saved), stopped", "> ")
+	out, m := tt.between(mq, "> ")
+	for _, want := range []string{"  slow: restarting (the conversation goes on)\r\n  slow: disabled (saved), stopped\r\n  slow: removed from the catalog (saved), stopped\r\n[1/1 server ready]\r\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("back at the prompt, the output lacks %q:\n%q", want, out)
+		}
+	}
+	if strings.Contains(out, "connecting]") {
+		t.Errorf("the status lines held while the manager was open were printed:\n%q", out)
+	}
 	tt.send("please echo hi\r")
 	m = tt.wait(m, "srv › echo", "pong:example", "> ")
 	tt.send("\x04")
