@@ -10,12 +10,12 @@
 local native = require("mcp._native")
 local S = native._server
 
--- The client surface is mcp_client.lua, loaded on first use: connect,
--- login, hub and catalog are stubs that call on (tail calls, so the
--- client's argument errors count the script's frame as theirs).
-local M = { auth_redirect = native._client.auth_redirect }
+-- The client surface is mcp_client.lua, loaded on first use: these are
+-- stubs that call on (tail calls, so the client's argument errors count
+-- the script's frame as theirs).
+local M = {}
 local client
-for _, k in ipairs({ "connect", "login", "hub", "catalog" }) do
+for _, k in ipairs({ "connect", "login", "hub", "catalog", "auth_redirect" }) do
   M[k] = function(...)
     client = client or require("mcp._client")
     return client[k](...)

@@ -9,7 +9,7 @@
 -- Argument errors are raised at the script's line: a function here that
 -- calls a native which may raise one calls it last (a tail call), so the
 -- script's frame is the native's caller.
-local C = require("mcp._native")._client
+local C = require("mcp._native")._client()
 local json = require("json")
 
 local M = {}
@@ -30,6 +30,23 @@ local function first(t, a, b)
   local v = opt(t, a)
   if v == "" and b then v = opt(t, b) end
   return v ~= "" and v or nil
+end
+
+-- list copies a Go slice (gopher-luar; nil when the slice is) into a table.
+-- (gopher-lua has no # for userdata: the slice's iterator it is.)
+local function list(ud)
+  local out = {}
+  if ud then
+    for i, v in ud() do out[i] = v end
+  end
+  return out
+end
+
+local function string_map(t)
+  if type(t) ~= "table" then return nil end
+  local out = {}
+  for k, v in pairs(t) do out[tostring(k)] = tostring(v) end
+  return out
 end
 
 -- seconds reads t[k] as nanoseconds, or nil and what is wrong.
@@ -223,6 +240,8 @@ function M.login(url, t)
   return { issuer = cred.Issuer, scope = cred.Scope, expires_at = cred.ExpiresAt > 0 and cred.ExpiresAt or nil }
 end
 
+M.auth_redirect = C.auth_redirect
+
 -- mcp.catalog([path]): the catalog at path (default Home/config.json).
 function M.catalog(path)
   if path ~= nil and type(path) ~= "string" and type(path) ~= "number" then
@@ -237,10 +256,7 @@ end
 -- ---------------------------------------------------------------------
 -- Connections.
 
-for _, name in ipairs({ "tools", "resources", "templates", "prompts", "read", "subscribe", "unsubscribe",
-  "log_level", "request", "read_skill_file", "close" }) do
-  Conn[name] = C[name]
-end
+Conn.close = C.close
 
 local function check_conn(c, fname, level)
   if getmetatable(c) ~= "mcp.connection" then
@@ -248,24 +264,84 @@ local function check_conn(c, fname, level)
   end
 end
 
+-- str checks argument n of fname is a string (or a number) and returns it.
+local function str(v, n, fname, level)
+  if type(v) ~= "string" and type(v) ~= "number" then
+    argerror(n, fname, "string expected, got " .. type(v), level + 1)
+  end
+  return tostring(v)
+end
+
+-- encoded is table t as JSON (the natives take JSON as a string), nil for
+-- nil.
+local function encoded(t, n, fname)
+  if t == nil then return nil end
+  local ok, out = pcall(json.encode, t)
+  if not ok then argerror(n, fname, type(out) == "table" and tostring(out.message) or tostring(out), 3) end
+  return out
+end
+
+local function decoded(raw)
+  local v, err = C.decode(raw)
+  if err then error(err) end
+  return v
+end
+
+-- W are the waits of connection methods: W.read(view, "ReadResource", uri)
+-- calls the runtime client's ReadResource (see waiter in wait.go).
+local W = {}
+for _, name in ipairs({ "tools", "resources", "templates", "prompts", "read", "prompt", "complete", "subscribe",
+  "unsubscribe", "log_level", "request", "skills" }) do
+  W[name] = C.waiter("conn:" .. name)
+end
+W.load_skill, W.read_skill_file = C.waiter("conn:load_skill", true), C.waiter("conn:read_skill_file", true)
+
+function Conn:tools()
+  check_conn(self, "'conn:tools'", 2)
+  return W.tools(C.conn_go(self), "Tools")
+end
+
+for name, method in pairs({ resources = "Resources", templates = "Templates", prompts = "Prompts" }) do
+  Conn[name] = function(self)
+    check_conn(self, "'conn:" .. name .. "'", 2)
+    return W[name](C.conn_go(self), method)
+  end
+end
+
+function Conn:read(uri)
+  check_conn(self, "'conn:read'", 2)
+  return W.read(C.conn_go(self), "ReadResource", str(uri, 2, "'conn:read'", 2))
+end
+
+for name, method in pairs({ subscribe = "Subscribe", unsubscribe = "Unsubscribe" }) do
+  Conn[name] = function(self, uri)
+    check_conn(self, "'conn:" .. name .. "'", 2)
+    W[name](C.conn_go(self), method, str(uri, 2, "'conn:" .. name .. "'", 2))
+  end
+end
+
+function Conn:log_level(level)
+  check_conn(self, "'conn:log_level'", 2)
+  W.log_level(C.conn_go(self), "SetLogLevel", level == nil and "" or str(level, 2, "'conn:log_level'", 2))
+end
+
+-- conn:request(method, params): any method, for what the API does not cover.
+function Conn:request(method, params)
+  check_conn(self, "'conn:request'", 2)
+  method = str(method, 2, "'conn:request'", 2)
+  return W.request(C.conn_go(self), "Request", method, type(params) == "table" and encoded(params, 3, "'conn:request'") or nil)
+end
+
 -- eras[n] is the name of rmcp.Era n.
 local eras = C.eras
 
--- list copies a Go slice (gopher-luar; nil when the slice is) into a table.
--- (gopher-lua has no # for userdata: the slice's iterator it is.)
-local function list(ud)
-  local out = {}
-  if ud then
-    for i, v in ud() do out[i] = v end
-  end
-  return out
-end
 
 -- conn:info() -> {name, version, title, era, protocol_version,
 -- instructions, capabilities, supported_versions}
 function Conn:info()
-  local i, caps = C.info(self)
-  local s = i.ServerInfo
+  check_conn(self, "info", 2)
+  local i = C.conn_go(self):Info()
+  local s, caps = i.ServerInfo, i.Capabilities.Raw and C.decode(i.Capabilities.Raw)
   local t = { name = s.Name, version = s.Version, title = s.Title ~= "" and s.Title or nil, era = eras[i.Era],
     protocol_version = i.ProtocolVersion, instructions = i.Instructions ~= "" and i.Instructions or nil,
     capabilities = caps }
@@ -317,16 +393,11 @@ function Conn:call(name, args, o)
   return C.call(self, name, args, timeout, task, fn)
 end
 
-local function string_map(t)
-  if type(t) ~= "table" then return nil end
-  local out = {}
-  for k, v in pairs(t) do out[tostring(k)] = tostring(v) end
-  return out
-end
 
 -- conn:prompt(name [, args]): args' values as strings.
 function Conn:prompt(name, args)
-  return C.prompt(self, name, string_map(args))
+  check_conn(self, "'conn:prompt'", 2)
+  return W.prompt(C.conn_go(self), "GetPrompt", str(name, 2, "'conn:prompt'", 2), string_map(args))
 end
 
 -- conn:complete(ref, argument [, context]): ref = {type="ref/prompt",
@@ -337,7 +408,8 @@ function Conn:complete(ref, arg, context)
   if type(ref) ~= "table" then argerror(2, "'conn:complete'", "table expected, got " .. type(ref), 2) end
   if type(arg) ~= "table" then argerror(3, "'conn:complete'", "table expected, got " .. type(arg), 2) end
   if opt(arg, "name") == "" then argerror(3, "'conn:complete'", "argument must be {name = ..., value = ...}", 2) end
-  local r = C.complete(self, ref, arg.name, opt(arg, "value"), string_map(context))
+  local r = W.complete(C.conn_go(self), "Complete", encoded(ref, 2, "'conn:complete'"), arg.name, opt(arg, "value"),
+    string_map(context))
   if type(r) == "table" and rawget(r, "completion") ~= nil then return r.completion end
   return r
 end
@@ -345,8 +417,8 @@ end
 -- skill_table is a listed skill: {name, uri, description, frontmatter,
 -- resources = {{uri, digest, size}, ...} | "dynamic"}.
 local function skill_table(e)
-  local fm = type(e.frontmatter) == "table" and e.frontmatter or {}
-  return { name = fm.name, uri = e.uri, description = fm.description, frontmatter = e.frontmatter, resources = e.resources }
+  local raw = C.decode(e.Raw) or {}
+  return { name = e.Name, uri = e.URI, description = e.Description, frontmatter = raw.frontmatter, resources = raw.resources }
 end
 
 -- conn:skills() -> skills, problems (the entries left out, one line each)
@@ -356,20 +428,42 @@ end
 -- a loaded skill's file, verified too. A failure of either returns nil
 -- and the error (kind integrity for content that failed its check).
 function Conn:skills()
-  local entries, problems = C.skills(self)
-  local out = {}
-  for i, e in ipairs(entries) do out[i] = skill_table(e) end
-  return json.array(out), json.array(list(problems))
+  check_conn(self, "'conn:skills'", 2)
+  local entries, problems = W.skills(C.conn_skills(self), "List")
+  local out, lines = {}, {}
+  for i, e in ipairs(list(entries)) do out[i] = skill_table(e) end
+  for i, p in ipairs(list(problems)) do lines[i] = p:String() end
+  return json.array(out), json.array(lines)
 end
 
 local function loaded(l, err)
-  if l == nil then return nil, err end
+  if err then return nil, err end
   return l.Body, json.array(list(l.Files))
+end
+
+-- file is a skills.File's content (text, or the bytes of a blob) and MIME type.
+local function file(f, err)
+  if err then return nil, err end
+  return f.Blob and C.bytes(f.Blob) or f.Text, f.MIMEType
 end
 
 -- conn:load_skill(name_or_uri) -> body, files | nil, err
 function Conn:load_skill(name)
-  return loaded(C.load_skill(self, name))
+  check_conn(self, "'conn:load_skill'", 2)
+  local r = C.conn_skills(self)
+  local e, err = W.load_skill(r, "Resolve", str(name, 2, "'conn:load_skill'", 2))
+  if err then return nil, err end
+  return loaded(W.load_skill(r, "Load", e))
+end
+
+-- conn:read_skill_file(name_or_uri, path_or_uri) -> content, mime_type | nil, err
+function Conn:read_skill_file(name, path)
+  check_conn(self, "'conn:read_skill_file'", 2)
+  name, path = str(name, 2, "'conn:read_skill_file'", 2), str(path, 3, "'conn:read_skill_file'", 2)
+  local r = C.conn_skills(self)
+  local e, err = W.read_skill_file(r, "Resolve", name)
+  if err then return nil, err end
+  return file(W.read_skill_file(r, "ReadFile", e, path))
 end
 
 -- ---------------------------------------------------------------------
@@ -395,8 +489,15 @@ function M.hub(t)
   return C.hub(o)
 end
 
-for _, name in ipairs({ "read", "reauthorize", "server", "restart", "reload", "close", "read_skill_file" }) do
+for _, name in ipairs({ "server", "reload", "close" }) do
   Hub[name] = C["hub_" .. name]
+end
+
+-- WH are the waits of hub methods, over the runtime hub (C.hub_go).
+local WH = {}
+for _, name in ipairs({ "wait", "read", "prompt", "reauthorize" }) do WH[name] = C.waiter("hub:" .. name) end
+for _, name in ipairs({ "resources", "templates", "prompts", "load_skill", "read_skill_file" }) do
+  WH[name] = C.waiter("hub:" .. name, true)
 end
 
 local function check_hub(h, fname, level)
@@ -425,12 +526,15 @@ end
 -- hub:status() -> { {name=, status=, error=, stderr=, tools=, era=, instructions=}, ... }
 function Hub:status()
   check_hub(self, "status", 2)
-  return status_list(C.hub_status(self))
+  return status_list(C.hub_go(self):Status())
 end
 
 -- hub:wait() waits until no server is connecting and returns hub:status().
 function Hub:wait()
-  return status_list(C.hub_wait(self))
+  check_hub(self, "'hub:wait'", 2)
+  local h = C.hub_go(self)
+  WH.wait(h, "Wait")
+  return status_list(h:Status())
 end
 
 -- hub:on("status" | "tools", fn): fn(state) runs as a task per event;
@@ -443,25 +547,10 @@ function Hub:on(ev, fn)
   C.hub_on(self, ev, function(s) return fn(state_table(s)) end)
 end
 
--- tool_list is tools as Lua tables: the server's object with name set to
--- the qualified name, plus server, tool (the server's own name) and
--- schema_hash.
-local function tool_list(defs, tools, partial)
-  for i, tl in ipairs(list(tools)) do
-    local t = defs[i]
-    if type(t) ~= "table" then
-      t = {}
-      defs[i] = t
-    end
-    t.name, t.server, t.tool, t.schema_hash = tl.Name, tl.Server, tl.Def.Name, tl.SchemaHash
-  end
-  return defs, partial
-end
-
 -- hub:tools() -> tools, partial
 function Hub:tools()
   check_hub(self, "tools", 2)
-  return tool_list(C.hub_tools(self))
+  return C.hub_tools(self)
 end
 
 -- hub:search(query [, {server=, limit=}]) -> tools, partial
@@ -473,7 +562,7 @@ function Hub:search(q, o)
     server = opt(o, "server")
     if type(rawget(o, "limit")) == "number" then limit = o.limit end
   end
-  return tool_list(C.hub_tools(self, tostring(q), server, limit))
+  return C.hub_tools(self, tostring(q), server, limit)
 end
 
 -- hub:call(qualified, args [, {timeout=, schema_hash=, progress=, task=}])
@@ -491,24 +580,60 @@ for _, which in ipairs({ "resources", "templates", "prompts" }) do
     elseif type(server) ~= "string" then
       server = ""
     end
-    local items, servers = C["hub_" .. which](self, server)
-    for i = 1, #items do
-      if type(items[i]) == "table" then items[i].server = servers[i] end
+    check_hub(self, "'hub:" .. which .. "'", 2)
+    local items, err = WH[which](C.hub_go(self), which:sub(1, 1):upper() .. which:sub(2), server)
+    items = list(items)
+    if err and (server ~= "" or #items == 0) then error(err) end
+    local out = {}
+    for i, it in ipairs(items) do
+      local v, err = C.decode(it.Raw)
+      if err then error(err) end
+      if type(v) == "table" then v.server = it.Server end
+      out[i] = v
     end
-    return items
+    return json.array(out)
   end
+end
+
+-- hub:read(server, uri)
+function Hub:read(server, uri)
+  check_hub(self, "'hub:read'", 2)
+  return WH.read(C.hub_go(self), "Read", str(server, 2, "'hub:read'", 2), str(uri, 3, "'hub:read'", 2))
 end
 
 -- hub:prompt(server, name [, args])
 function Hub:prompt(server, name, args)
-  return C.hub_prompt(self, server, name, string_map(args))
+  check_hub(self, "'hub:prompt'", 2)
+  return WH.prompt(C.hub_go(self), "Prompt", str(server, 2, "'hub:prompt'", 2), str(name, 3, "'hub:prompt'", 2),
+    string_map(args))
+end
+
+-- hub:reauthorize(name): the OAuth login in a browser, then a restart.
+function Hub:reauthorize(name)
+  check_hub(self, "'hub:reauthorize'", 2)
+  WH.reauthorize(C.hub_go(self), "Reauthorize", str(name, 2, "'hub:reauthorize'", 2))
+end
+
+-- hub:read_skill_file(name, path) -> content, mime_type | nil, err
+function Hub:read_skill_file(name, path)
+  check_hub(self, "'hub:read_skill_file'", 2)
+  return file(WH.read_skill_file(C.hub_go(self), "ReadSkillFile", str(name, 2, "'hub:read_skill_file'", 2),
+    str(path, 3, "'hub:read_skill_file'", 2)))
+end
+
+-- hub:restart(name)
+function Hub:restart(name)
+  check_hub(self, "restart", 2)
+  if type(name) ~= "string" and type(name) ~= "number" then argerror(2, "restart", "string expected, got " .. type(name), 2) end
+  local err = C.hub_go(self):Restart(tostring(name))
+  if err then error(C.error_value(err)) end
 end
 
 -- hub:instructions() -> { server = text, ... }
 function Hub:instructions()
   check_hub(self, "instructions", 2)
   local out = {}
-  local m = C.hub_instructions(self)
+  local m = C.hub_go(self):Instructions()
   if m then
     for k, v in m() do out[k] = v end
   end
@@ -518,10 +643,9 @@ end
 -- hub:skills() -> {{name (SERVER__NAME), server, skill, description, uri, ...}, ...}
 function Hub:skills()
   check_hub(self, "skills", 2)
-  local entries, all = C.hub_skills(self)
   local out = {}
-  for i, sk in ipairs(list(all)) do
-    local t = skill_table(entries[i])
+  for i, sk in ipairs(list(C.hub_go(self):Skills())) do
+    local t = skill_table(sk.Entry)
     t.name, t.server, t.skill = sk.Name, sk.Server, sk.Skill
     out[i] = t
   end
@@ -530,7 +654,8 @@ end
 
 -- hub:load_skill(name) -> body, files | nil, err
 function Hub:load_skill(name)
-  return loaded(C.hub_load_skill(self, name))
+  check_hub(self, "'hub:load_skill'", 2)
+  return loaded(WH.load_skill(C.hub_go(self), "LoadSkill", str(name, 2, "'hub:load_skill'", 2)))
 end
 
 -- ---------------------------------------------------------------------

@@ -79,105 +79,25 @@ func (m *module) clientNative(L *lua.LState) *lua.LTable {
 	} {
 		t.RawSetString(name, lp.Async("mcp."+name, fn))
 	}
-	op := func(name string, work func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error)) {
-		t.RawSetString(name, lp.Async("conn:"+name, func(L *lua.LState) sched.Start { return goRaw(work(L, m.check(L, 1))) }))
-	}
-	list := func(name string, f func(*rmcp.Client, context.Context) ([]json.RawMessage, error)) {
-		op(name, func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
-			return func(ctx context.Context) (json.RawMessage, error) { return joined(f(c.c, ctx)) }
-		})
-	}
-	list("tools", func(c *rmcp.Client, ctx context.Context) ([]json.RawMessage, error) {
-		tools, err := c.Tools(ctx)
-		raws := make([]json.RawMessage, len(tools))
-		for i, t := range tools {
-			raws[i] = t.Raw
-		}
-		return raws, err
-	})
-	list("resources", (*rmcp.Client).Resources)
-	list("templates", (*rmcp.Client).Templates)
-	list("prompts", (*rmcp.Client).Prompts)
-	// read(c, uri)
-	op("read", func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
-		uri := L.CheckString(2)
-		return func(ctx context.Context) (json.RawMessage, error) { return c.c.ReadResource(ctx, uri) }
-	})
-	// prompt(c, name, args): args' values are strings.
-	op("prompt", func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
-		name, args := L.CheckString(2), luarIn[map[string]string](L, 3)
-		return func(ctx context.Context) (json.RawMessage, error) { return c.c.GetPrompt(ctx, name, args) }
-	})
-	// complete(c, ref, name, value, context): the whole result.
-	op("complete", func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
-		ref, err := value.Encode(L.CheckTable(2), value.EncodeOptions{})
-		if err != nil {
-			L.ArgError(2, err.Error())
-		}
-		name, val, args := L.CheckString(3), L.CheckString(4), luarIn[map[string]string](L, 5)
-		return func(ctx context.Context) (json.RawMessage, error) { return c.c.Complete(ctx, ref, name, val, args) }
-	})
-	for name, f := range map[string]func(*rmcp.Client, context.Context, string) error{
-		"subscribe": (*rmcp.Client).Subscribe, "unsubscribe": (*rmcp.Client).Unsubscribe, "log_level": (*rmcp.Client).SetLogLevel,
-	} {
-		op(name, func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
-			arg := L.OptString(2, "")
-			if name != "log_level" {
-				arg = L.CheckString(2)
-			}
-			return func(ctx context.Context) (json.RawMessage, error) { return nil, f(c.c, ctx, arg) }
-		})
-	}
-	// request(c, method, params): any method, for what the API does not cover.
-	op("request", func(L *lua.LState, c *conn) func(context.Context) (json.RawMessage, error) {
-		method := L.CheckString(2)
-		var params json.RawMessage
-		if t, ok := L.Get(3).(*lua.LTable); ok {
-			var err error
-			if params, err = value.Encode(t, value.EncodeOptions{}); err != nil {
-				L.ArgError(3, err.Error())
-			}
-		}
-		return func(ctx context.Context) (json.RawMessage, error) { return c.c.Request(ctx, method, params) }
-	})
 	t.RawSetString("call", lp.Async("conn:call", m.call))
-	for name, fn := range map[string]func(*lua.LState) sched.Start{
-		"skills": m.skills, "load_skill": m.loadSkill, "read_skill_file": m.readSkillFile,
-	} {
-		t.RawSetString(name, lp.Async("conn:"+name, fn))
-	}
 	L.SetFuncs(t, map[string]lua.LGFunction{
-		// info(c) -> the connection's rmcp.Info (gopher-luar), capabilities
-		"info": func(L *lua.LState) int {
-			info := m.check(L, 1).c.Info()
-			L.Push(luar.New(L, info))
-			if caps, err := value.Decode(L, info.Capabilities.Raw); err == nil {
-				L.Push(caps)
-				return 2
-			}
+		// conn_go(c) and conn_skills(c) are the runtime client and its
+		// skills.Remote as gopher-luar shows them, for Info and the waiter.
+		"conn_go":     func(L *lua.LState) int { L.Push(luar.New(L, m.check(L, 1).c)); return 1 },
+		"conn_skills": func(L *lua.LState) int { L.Push(luar.New(L, m.check(L, 1).remote())); return 1 },
+		"on":          m.on,
+		"close":       m.close,
+		"waiter":      m.waiter,
+		// bytes(b) is a []byte (gopher-luar) as a Lua string.
+		"bytes": func(L *lua.LState) int {
+			b, _ := L.CheckUserData(1).Value.([]byte)
+			L.Push(lua.LString(b))
 			return 1
 		},
-		"on":    m.on,
-		"close": m.close,
 	})
 	m.hubNatives(L, t)
 	m.catalogNatives(L, t)
 	return t
-}
-
-// joined is items as one JSON array.
-func joined(items []json.RawMessage, err error) (json.RawMessage, error) {
-	if err != nil {
-		return nil, err
-	}
-	b := []byte{'['}
-	for i, it := range items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, it...)
-	}
-	return append(b, ']'), nil
 }
 
 // connect(o): o is connectOptions.
@@ -454,81 +374,6 @@ func (m *module) callArgs(L *lua.LState) (json.RawMessage, rmcp.CallOptions) {
 func (c *conn) remote() *skills.Remote {
 	c.skillsOnce.Do(func() { c.skills = skills.NewRemote(c.name, c.c) })
 	return c.skills
-}
-
-// skills(c) -> the listed entries as sent, problems (one line each)
-func (m *module) skills(L *lua.LState) sched.Start {
-	c := m.check(L, 1)
-	return goDo(func(ctx context.Context) sched.Completion {
-		entries, problems, err := c.remote().List(ctx)
-		if err != nil {
-			return fail(err)
-		}
-		raws := make([]json.RawMessage, len(entries))
-		for i, e := range entries {
-			raws[i] = e.Raw
-		}
-		raw, _ := joined(raws, nil)
-		lines := make([]string, len(problems))
-		for i, p := range problems {
-			lines[i] = p.String()
-		}
-		return func(L *lua.LState) ([]lua.LValue, error) {
-			v, err := value.Decode(L, raw)
-			return []lua.LValue{v, luar.New(L, lines)}, err
-		}
-	})
-}
-
-// load_skill(c, name_or_uri) -> the skills.Loaded (gopher-luar) | nil, err
-func (m *module) loadSkill(L *lua.LState) sched.Start {
-	c, name := m.check(L, 1), L.CheckString(2)
-	return goDo(func(ctx context.Context) sched.Completion {
-		r := c.remote()
-		e, err := r.Resolve(ctx, name)
-		var l *skills.Loaded
-		if err == nil {
-			l, err = r.Load(ctx, e)
-		}
-		return orError(l, err)
-	})
-}
-
-// read_skill_file(c, name_or_uri, path_or_uri) -> content, mime_type | nil, err
-func (m *module) readSkillFile(L *lua.LState) sched.Start {
-	c, name, path := m.check(L, 1), L.CheckString(2), L.CheckString(3)
-	return goDo(func(ctx context.Context) sched.Completion {
-		r := c.remote()
-		e, err := r.Resolve(ctx, name)
-		var f *skills.File
-		if err == nil {
-			f, err = r.ReadFile(ctx, e, path)
-		}
-		return fileValues(f, err)
-	})
-}
-
-// orError completes a wait with v (gopher-luar), or nil and the error.
-func orError(v any, err error) sched.Completion {
-	return func(L *lua.LState) ([]lua.LValue, error) {
-		if err != nil {
-			return []lua.LValue{lua.LNil, sched.ErrorValueOf(L, err)}, nil
-		}
-		return []lua.LValue{luar.New(L, v)}, nil
-	}
-}
-
-// fileValues is a file's content (text, or the bytes of a blob) and its
-// MIME type, or nil and the error.
-func fileValues(f *skills.File, err error) sched.Completion {
-	if err != nil {
-		return orError(nil, err)
-	}
-	content := f.Text
-	if f.Blob != nil {
-		content = string(f.Blob)
-	}
-	return sched.Values(lua.LString(content), lua.LString(f.MIMEType))
 }
 
 // authRedirect is mcp.auth_redirect(url): GET url without following

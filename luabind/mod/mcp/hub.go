@@ -156,12 +156,6 @@ func (m *module) hubNatives(L *lua.LState, t *lua.LTable) {
 	sync := func(name string, f func(L *lua.LState, hb *luaHub) int) {
 		t.RawSetString("hub_"+name, L.NewFunction(func(L *lua.LState) int { return f(L, m.checkHub(L)) }))
 	}
-	async("wait", func(L *lua.LState, hb *luaHub) sched.Start {
-		return goDo(func(ctx context.Context) sched.Completion {
-			err := hb.h.Wait(ctx)
-			return luarOut(hb.h.Status(), err)
-		})
-	})
 	// call(hb, qualified, args, timeout_ns, task, progress, schema_hash)
 	async("call", func(L *lua.LState, hb *luaHub) sched.Start {
 		name := L.CheckString(2)
@@ -175,50 +169,9 @@ func (m *module) hubNatives(L *lua.LState, t *lua.LTable) {
 			return decoded(r.Raw)
 		})
 	})
-	for name, f := range map[string]func(*hub.Hub, context.Context, string) ([]hub.Item, error){
-		"resources": (*hub.Hub).Resources, "templates": (*hub.Hub).Templates, "prompts": (*hub.Hub).Prompts,
-	} {
-		// list(hb, server) -> the items as sent, their servers
-		async(name, func(L *lua.LState, hb *luaHub) sched.Start {
-			server := L.OptString(2, "")
-			return goDo(func(ctx context.Context) sched.Completion {
-				items, err := f(hb.h, ctx, server)
-				if err != nil && (server != "" || len(items) == 0) {
-					return fail(err)
-				}
-				raws, servers := make([]json.RawMessage, len(items)), make([]string, len(items))
-				for i, it := range items {
-					raws[i], servers[i] = it.Raw, it.Server
-				}
-				raw, _ := joined(raws, nil)
-				return func(L *lua.LState) ([]lua.LValue, error) {
-					v, err := decoded(raw)(L)
-					return append(v, luar.New(L, servers)), err
-				}
-			})
-		})
-	}
-	async("read", func(L *lua.LState, hb *luaHub) sched.Start {
-		server, uri := L.CheckString(2), L.CheckString(3)
-		return goRaw(func(ctx context.Context) (json.RawMessage, error) { return hb.h.Read(ctx, server, uri) })
-	})
-	async("prompt", func(L *lua.LState, hb *luaHub) sched.Start {
-		server, name, args := L.CheckString(2), L.CheckString(3), luarIn[map[string]string](L, 4)
-		return goRaw(func(ctx context.Context) (json.RawMessage, error) { return hb.h.Prompt(ctx, server, name, args) })
-	})
-	async("reauthorize", func(L *lua.LState, hb *luaHub) sched.Start {
-		name := L.CheckString(2)
-		return goRaw(func(ctx context.Context) (json.RawMessage, error) { return nil, hb.h.Reauthorize(ctx, name) })
-	})
-	async("load_skill", func(L *lua.LState, hb *luaHub) sched.Start {
-		name := L.CheckString(2)
-		return goDo(func(ctx context.Context) sched.Completion { return orError(hb.h.LoadSkill(ctx, name)) })
-	})
-	async("read_skill_file", func(L *lua.LState, hb *luaHub) sched.Start {
-		name, path := L.CheckString(2), L.CheckString(3)
-		return goDo(func(ctx context.Context) sched.Completion { return fileValues(hb.h.ReadSkillFile(ctx, name, path)) })
-	})
-	sync("status", func(L *lua.LState, hb *luaHub) int { L.Push(luar.New(L, hb.h.Status())); return 1 })
+	// go(hb) is the runtime hub as gopher-luar shows it: its Status, Tools,
+	// Search, Skills, Instructions and Restart are called from Lua as they are.
+	sync("go", func(L *lua.LState, hb *luaHub) int { L.Push(luar.New(L, hb.h)); return 1 })
 	// on(hb, event, fn): fn(state) runs as a task per event, state a
 	// hub.State; "status" starts with each server's status now.
 	sync("on", func(L *lua.LState, hb *luaHub) int {
@@ -241,8 +194,11 @@ func (m *module) hubNatives(L *lua.LState, t *lua.LTable) {
 		}
 		return 0
 	})
-	// tools(hb [, query, server, limit]) -> the tools as sent, the
-	// hub.Tools, partial: all of them, or those search ranks first.
+	// tools(hb [, query, server, limit]) -> tools, partial: all of them, or
+	// those search ranks first; each the server's object with name set to
+	// the qualified name, plus server, tool (the server's own name) and
+	// schema_hash. Hand-written: hub:tools() through gopher-luar took three
+	// times as long.
 	sync("tools", func(L *lua.LState, hb *luaHub) int {
 		var tools []hub.Tool
 		var partial bool
@@ -251,40 +207,24 @@ func (m *module) hubNatives(L *lua.LState, t *lua.LTable) {
 		} else {
 			tools, partial = hb.h.Tools()
 		}
-		raws := make([]json.RawMessage, len(tools))
+		t := L.CreateTable(len(tools), 0)
 		for i, tl := range tools {
-			raws[i] = tl.Def.Raw
+			v, _ := value.Decode(L, tl.Def.Raw)
+			tt, ok := v.(*lua.LTable)
+			if !ok {
+				tt = L.CreateTable(0, 4)
+			}
+			tt.RawSetString("name", lua.LString(tl.Name))
+			tt.RawSetString("server", lua.LString(tl.Server))
+			tt.RawSetString("tool", lua.LString(tl.Def.Name))
+			tt.RawSetString("schema_hash", lua.LString(tl.SchemaHash))
+			t.RawSetInt(i+1, tt)
 		}
-		raw, _ := joined(raws, nil)
-		v, err := value.Decode(L, raw)
-		if err != nil {
-			L.Error(sched.ErrorValueOf(L, errs.Wrap(errs.Protocol, "mcp", err)), 1)
-		}
-		L.Push(v)
-		L.Push(luar.New(L, tools))
+		L.Push(value.MarkArray(t))
 		L.Push(lua.LBool(partial))
-		return 3
-	})
-	sync("skills", func(L *lua.LState, hb *luaHub) int {
-		all := hb.h.Skills()
-		raws := make([]json.RawMessage, len(all))
-		for i, sk := range all {
-			raws[i] = sk.Entry.Raw
-		}
-		raw, _ := joined(raws, nil)
-		v, _ := value.Decode(L, raw)
-		L.Push(v)
-		L.Push(luar.New(L, all))
 		return 2
 	})
 	sync("server", m.hubServer)
-	sync("instructions", func(L *lua.LState, hb *luaHub) int { L.Push(luar.New(L, hb.h.Instructions())); return 1 })
-	sync("restart", func(L *lua.LState, hb *luaHub) int {
-		if err := hb.h.Restart(L.CheckString(2)); err != nil {
-			L.Error(sched.ErrorValueOf(L, err), 1)
-		}
-		return 0
-	})
 	// reload(hb, servers): re-reads the catalog file when servers is nil.
 	sync("reload", func(L *lua.LState, hb *luaHub) int {
 		var servers []*catalog.Server
@@ -309,10 +249,29 @@ func (m *module) hubNatives(L *lua.LState, t *lua.LTable) {
 	// close stops every server in the background: the loop does not wait
 	// for stubborn processes.
 	sync("close", func(L *lua.LState, hb *luaHub) int { go hb.close(); return 0 })
-	t.RawSetString("error_value", L.NewFunction(func(L *lua.LState) int {
-		L.Push(sched.ErrorValueOf(L, L.CheckUserData(1).Value.(error)))
-		return 1
-	}))
+	L.SetFuncs(t, map[string]lua.LGFunction{
+		// error_value(err) is a Go error (gopher-luar) as a luagent error.
+		"error_value": func(L *lua.LState) int {
+			L.Push(sched.ErrorValueOf(L, L.CheckUserData(1).Value.(error)))
+			return 1
+		},
+		// decode(raw) is a json.RawMessage (gopher-luar) decoded, or nil and
+		// the error (kind protocol).
+		"decode": func(L *lua.LState) int {
+			var raw json.RawMessage
+			if ud, ok := L.Get(1).(*lua.LUserData); ok {
+				raw, _ = ud.Value.(json.RawMessage)
+			}
+			v, err := value.Decode(L, raw)
+			if err != nil {
+				L.Push(lua.LNil)
+				L.Push(sched.ErrorValueOf(L, errs.Wrap(errs.Protocol, "mcp", err)))
+				return 2
+			}
+			L.Push(v)
+			return 1
+		},
+	})
 }
 
 // hubServer is hub:server(name): the server's connection (the

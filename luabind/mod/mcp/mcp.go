@@ -78,7 +78,16 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	m := &module{lp: lp, cfg: cfg, ctx: ctx, cancel: cancel, conns: map[*conn]bool{}}
 	lp.OnClose(m.closeAll)
 	mod := L.CreateTable(0, 2)
-	mod.RawSetString("_client", m.clientNative(L))
+	// _client() is the client's natives, made on first use: a script
+	// that only serves never needs them (and a server's start is timed).
+	var client *lua.LTable
+	mod.RawSetString("_client", L.NewFunction(func(L *lua.LState) int {
+		if client == nil {
+			client = m.clientNative(L)
+		}
+		L.Push(client)
+		return 1
+	}))
 	mod.RawSetString("_server", m.serverNative(L))
 	return mod
 }
@@ -141,18 +150,6 @@ func goDo(f func(ctx context.Context) sched.Completion) sched.Start {
 	return func(ctx context.Context, done func(sched.Completion)) {
 		go func() { done(f(ctx)) }()
 	}
-}
-
-// goRaw runs f on a goroutine and completes the wait with its result
-// decoded, or its error.
-func goRaw(f func(ctx context.Context) (json.RawMessage, error)) sched.Start {
-	return goDo(func(ctx context.Context) sched.Completion {
-		raw, err := f(ctx)
-		if err != nil {
-			return fail(err)
-		}
-		return decoded(raw)
-	})
 }
 
 // luarOut completes a wait with v as gopher-luar shows a Go value (the Lua
