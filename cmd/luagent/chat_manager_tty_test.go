@@ -323,6 +323,14 @@ func TestTTYChatMCPManagerOAuth(t *testing.T) {
 	m = tt.wait(m, "open this URL in a browser:")
 	browse(t, tt.authURL(m))
 	tt.waitScreen("remote: authorized, restarting", "› remote ● ready http 1")
+	// Ctrl-C while the login waits gives up on it; the manager comes back
+	// and the server keeps its connection.
+	m = len(tt.output())
+	tt.send("i")
+	m = tt.wait(m, "open this URL in a browser:")
+	tt.authURL(m)
+	tt.send("\x03")
+	tt.waitScreen("› remote ● ready http 1", "cancelled: oauth: the authorization was cancelled while waiting for the browser")
 	tt.send("q")
 	tt.wait(m, "  remote: added (saved), connecting", "  remote: authorized, restarting", "> ")
 	tt.send("\x04")
