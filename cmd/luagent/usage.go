@@ -107,7 +107,9 @@ after each turn (the path is printed on exit); --resume continues one.
 
 commands (in the chat):
   /help                        the commands
-  /mcp, /mcps                  the servers: status, transport, tools, errors
+  /mcp, /mcps                  the servers' manager, full screen: status, inspect (tools,
+                               schemas, prompts), add, restart, authorize, enable, disable,
+                               remove; q goes back (without a terminal: the status as text)
   /mcp NAME                    a server's tools (arguments, annotations), prompts, resources
   /mcp restart NAME            restart a server (the conversation stays)
   /mcp enable|disable NAME     enable or disable a server in the catalog (saved)
