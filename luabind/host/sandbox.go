@@ -139,10 +139,15 @@ func (h *Host) serverOnlyMCP() {
 
 // sandboxTaskContext gives each task of a sandboxed host its limits: a task
 // spawned from outside Lua (the main chunk, a request's handler) gets a
-// budget of its own; one spawned by a task shares its spawner's and is
-// charged to it, so spawning cannot mint budgets.
+// budget of its own, unless its creator gave it one (SpawnOptions.Context
+// from vm.BudgetContext: code mode's per-run limits); one spawned by a task
+// shares its spawner's and is charged to it, so spawning cannot mint
+// budgets.
 func sandboxTaskContext(lim vm.Limits) func(ctx, spawner context.Context) (context.Context, func()) {
 	return func(ctx, spawner context.Context) (context.Context, func()) {
+		if spawner == nil && vm.UnderBudget(ctx) {
+			return ctx, func() {}
+		}
 		if c, stop, ok := vm.ShareBudget(ctx, spawner); ok {
 			vm.ChargeTask(c, "task.spawn")
 			return c, stop

@@ -197,3 +197,25 @@ task.spawn = nil
 		t.Fatalf("a full host: exit %d %q", code, buf.String())
 	}
 }
+
+// A task spawned from Go with a budget of its own (code mode's per-run
+// limits) runs under that budget, not the host's.
+func TestSandboxTaskWithItsOwnBudget(t *testing.T) {
+	h, _ := newHost(t, host.Config{Profile: vm.Sandbox, Limits: vm.Limits{Instructions: 1 << 40, Time: time.Minute}})
+	fn, err := h.Load([]byte("local n = 0\nwhile true do n = n + 1 end"), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := vm.BudgetContext(context.Background(), vm.Limits{Instructions: 1000, Time: time.Second})
+	defer stop()
+	task := h.Loop.Spawn(fn, nil, sched.SpawnOptions{Context: ctx, Cancel: func(error) { stop() }})
+	task.OnDone(func(*sched.Task) { h.Loop.Stop() })
+	h.Loop.Run(context.Background(), sched.UntilStopped)
+	f := task.Failure()
+	if f == nil || f.Kind != errs.Limit || f.Message != "run:2: instruction limit of 1000 reached" {
+		t.Fatalf("failure %+v", f)
+	}
+	if u := vm.UsageOf(ctx); u.Instructions != 1000 {
+		t.Errorf("usage %+v", u)
+	}
+}

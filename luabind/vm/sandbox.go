@@ -418,3 +418,9 @@ func ChargeTask(ctx context.Context, what string) {
 		b.m.trip("memory limit of " + formatBytes(b.m.lim.MemoryBytes) + " reached by " + what)
 	}
 }
+
+// UnderBudget reports whether ctx is (or derives from) a budget context.
+func UnderBudget(ctx context.Context) bool {
+	_, ok := ctx.Value(budgetKey{}).(*budget)
+	return ok
+}
