@@ -17,6 +17,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,6 +98,13 @@ type Config struct {
 	OnEvent func(Event)
 	// Name names the agent in its trace events (and as a served tool).
 	Name string
+
+	// Bindings pin tool arguments (see Binding). Secrets are values
+	// (parameters marked secret) masked as SecretMask in everything the
+	// agent reports: events, trace, transcript, the text it returns, and
+	// the tool results the model sees.
+	Bindings []Binding
+	Secrets  []string
 	// Trace receives the loop's trace events (model requests and
 	// responses, approvals, tool calls, the end).
 	Trace trace.Sink
@@ -117,6 +125,8 @@ type Agent struct {
 
 	sampleEdit atomic.Pointer[SampleEdit] // SetSampleEdit's (session.go)
 	ask        atomic.Pointer[askFunc]    // Config.Ask, or SetAsk's: a server may sample at any time
+
+	secrets *strings.Replacer // Config.Secrets' masks (nil: none)
 }
 
 // New returns an agent over cfg.
@@ -130,7 +140,7 @@ func New(cfg Config) *Agent {
 	if cfg.Approve == nil {
 		cfg.Approve = DefaultApprove
 	}
-	a := &Agent{cfg: cfg, found: map[string]bool{}}
+	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: newRedactor(cfg.Secrets)}
 	a.SetAsk(cfg.Ask)
 	return a
 }

@@ -80,10 +80,15 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 
 	var res *Result
 	var err error
+	var bound *Call // the call as sent, when bindings changed it
 	decision, reason := Deny, ""
 	defer func() {
+		args := call.Arguments
+		if bound != nil {
+			args = bound.Arguments // the record says what the tool got
+		}
 		o.rec = ToolCallRecord{Turn: turn, ID: call.ID, Name: call.Name, Server: call.Server, Tool: call.Tool, Kind: call.Kind,
-			Arguments: call.Arguments, Decision: decision, Reason: reason, Result: res, Start: start.Round(0), Duration: time.Since(start)}
+			Arguments: a.redactJSON(args), Decision: decision, Reason: reason, Result: res, Start: start.Round(0), Duration: time.Since(start)}
 		shown := Result{}
 		if err != nil {
 			o.rec.Error, o.rec.ErrorKind = err.Error(), errs.KindOf(err).String()
@@ -120,7 +125,17 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		return o
 	}
 	a.approved(turn, &call, reason)
-	r, found, cerr := a.invoke(ctx, e, &call, turn)
+	// Bindings apply last: the hooks and the policy judge what the model
+	// asked for, and never hold a bound secret.
+	sent := call
+	if b := a.bound(call.Name, call.Tool); b != nil && e.kind != KindMeta {
+		if sent.Arguments, err = withArgs(call.Arguments, b); err != nil {
+			return o
+		}
+		bound = &sent
+	}
+	r, found, cerr := a.invoke(ctx, e, &sent, turn)
+	r, cerr = a.redactResult(r), a.redactErr(cerr)
 	if cerr != nil {
 		err = cerr
 		if a.cfg.AfterTool == nil {
@@ -187,7 +202,7 @@ func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Re
 		r, err = e.local.Call(ctx, call.Arguments)
 		return r, nil, err
 	}
-	shown := call.copy()
+	shown := a.shown(call)
 	progress := func(p mcp.Progress) {
 		ev := Event{Type: EventToolProgress, Turn: turn, Call: shown, Progress: p.Progress, Message: p.Message}
 		if p.Total != nil {

@@ -46,6 +46,16 @@ func (a *Agent) emit(e Event) {
 	if a.cfg.OnEvent == nil {
 		return
 	}
+	if a.secrets != nil {
+		e.Text, e.Reason, e.Message, e.Err = a.redact(e.Text), a.redact(e.Reason), a.redact(e.Message), a.redactErr(e.Err)
+		if e.Call != nil {
+			e.Call = a.shown(e.Call)
+		}
+		if e.Result != nil {
+			r := a.redactResult(*e.Result)
+			e.Result = &r
+		}
+	}
 	a.evMu.Lock()
 	defer a.evMu.Unlock()
 	a.cfg.OnEvent(e)
@@ -55,5 +65,6 @@ func (a *Agent) trace(e trace.Event) {
 	if e.Agent == "" {
 		e.Agent = a.cfg.Name
 	}
+	e.Message, e.Error = a.redact(e.Message), a.redact(e.Error)
 	trace.Emit(a.cfg.Trace, e)
 }

@@ -54,9 +54,12 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	}
 	tr.End = end
 	tr.Duration = time.Since(start)
+	err = a.redactErr(err)
 	if err != nil {
 		tr.Error, tr.ErrorKind = err.Error(), errs.KindOf(err).String()
 	}
+	text = a.redact(text)
+	a.redactTranscript(tr)
 	a.trace(trace.Event{Kind: trace.AgentEnd, Span: run, Parent: parent, Method: tr.Model, Count: len(tr.Turns), Duration: tr.Duration, Message: string(end), Error: tr.Error})
 	a.emit(Event{Type: EventEnd, Turn: len(tr.Turns), End: end, Err: err, Text: text})
 	return text, tr, err

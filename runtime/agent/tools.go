@@ -86,13 +86,20 @@ func (a *Agent) toolset() *toolset {
 		if local[t.Name] || (ts.search && !a.found[t.Name]) {
 			continue
 		}
-		ts.add(llmTool(t), entry{kind: KindMCP, hub: t})
+		lt := llmTool(t)
+		if b := a.bound(t.Name, t.Def.Name); b != nil {
+			lt.Schema = withoutArgs(lt.Schema, b)
+		}
+		ts.add(lt, entry{kind: KindMCP, hub: t})
 	}
 	for i := range a.cfg.Tools {
 		t := &a.cfg.Tools[i]
 		schema := t.Schema
 		if len(schema) == 0 {
 			schema = anyObject
+		}
+		if b := a.bound(t.Name, ""); b != nil {
+			schema = withoutArgs(schema, b)
 		}
 		ts.add(llm.Tool{Name: t.Name, Description: t.Description, Schema: schema}, entry{kind: KindLocal, local: t})
 	}
