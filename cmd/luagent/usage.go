@@ -145,8 +145,9 @@ examples:
   luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json
 `
 
-const runUsage = `usage: luagent [options] run [--sandbox [--grant MODULE]...] FILE [ARGS...]
+const runUsage = `usage: luagent [options] run FILE [ARGS...]
        luagent [options] run - [ARGS...]
+       luagent [options] run --sandbox [--grant MODULE]... FILE [ARGS...]
        luagent [options] FILE [ARGS...]
 
 Runs the Lua script FILE (- reads it from stdin), then exits: with 0, with 1
