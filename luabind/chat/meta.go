@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"sync"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -106,10 +105,6 @@ type metaState struct {
 	for_  Agent
 }
 
-// metas holds each session's catalog agent (*Session -> *metaState): a
-// chat has one session for the life of the process.
-var metas sync.Map
-
 // MetaTurn sends request to the catalog agent, built by build on first
 // use and again after /model changed the session's agent (its
 // conversation carried over). Cancel ends it as it ends a turn; the
@@ -123,12 +118,8 @@ func (s *Session) MetaTurn(ctx context.Context, request string, build func(conte
 		return "", errs.New(errs.Invalid, "chat", "a turn is already running: wait for it or press Ctrl-C")
 	}
 	s.cancel = cancel
-	main := s.agent
+	main, m := s.agent, s.meta
 	s.mu.Unlock()
-	var m *metaState
-	if v, ok := metas.Load(s); ok {
-		m = v.(*metaState)
-	}
 	defer func() {
 		s.mu.Lock()
 		s.cancel = nil
@@ -143,7 +134,9 @@ func (s *Session) MetaTurn(ctx context.Context, request string, build func(conte
 			a.Agent().Seed(m.agent.Agent().Messages())
 		}
 		m = &metaState{agent: a, for_: main}
-		metas.Store(s, m)
+		s.mu.Lock()
+		s.meta = m
+		s.mu.Unlock()
 	}
 	text, _, err := m.agent.Ask(ctx, request, onEvent)
 	return text, err

@@ -125,8 +125,10 @@ func TestMetaSaveDeclinedThenConfirmed(t *testing.T) {
 	answer := false
 	var saved []string
 	builds := 0
-	build := func(ctx context.Context) (chat.Agent, error) {
+	var last chat.Agent
+	build := func(ctx context.Context) (a chat.Agent, err error) {
 		builds++
+		defer func() { last = a }()
 		return l.BuildMeta(ctx, chat.MetaOptions{Path: path,
 			Confirm: func(_ context.Context, text string) bool { out.add(text); return answer },
 			Saved: func(name, op string) string {
@@ -197,6 +199,15 @@ func TestMetaSaveDeclinedThenConfirmed(t *testing.T) {
 	s.SetAgent(ag)
 	if text, err := s.MetaTurn(ctx, "thanks", build, sink); err != nil || builds != 2 || !strings.HasPrefix(text, "The tool returned") || !strings.Contains(text, "two") {
 		t.Errorf("after /model mock: %q, %v, built %d times", text, err, builds)
+	}
+
+	// /clear starts /meta's conversation over as well as the chat's.
+	if n := len(last.Agent().Messages()); n == 0 {
+		t.Fatal("the catalog agent has no conversation to clear")
+	}
+	s.Clear()
+	if n := len(last.Agent().Messages()); n != 0 {
+		t.Errorf("after /clear the catalog agent still has %d messages", n)
 	}
 }
 

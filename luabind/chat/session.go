@@ -62,6 +62,7 @@ type Session struct {
 	allowed map[string]bool            // tools allowed for the session
 	edits   map[string]json.RawMessage // sampling requests as the person edited them
 	conv    Conversation
+	meta    *metaState // /meta's catalog agent, built on first use
 }
 
 // New returns a session over o.Agent, whose asks it answers from now on.
@@ -153,8 +154,12 @@ func (s *Session) Clear() {
 	s.mu.Lock()
 	a := s.agent
 	s.conv = Conversation{Version: conversationVersion, Start: time.Now().UTC().Round(time.Second), AgentFile: s.o.AgentFile}
+	m := s.meta
 	s.mu.Unlock()
 	a.Agent().Reset()
+	if m != nil {
+		m.agent.Agent().Reset() // /clear starts /meta's conversation over too
+	}
 }
 
 // toolKey names what "allow for the session" allows: a server's tool, a
