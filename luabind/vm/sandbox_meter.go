@@ -16,6 +16,7 @@ const (
 	costCoroutine = 24 << 10
 	costValue     = 16 // a value pushed on the stack (string.byte)
 	maxByteValues = compatMaxUnpack
+	maxDateFormat = 4096
 )
 
 // sharedG is a Go function value usable from any state: it touches
@@ -378,7 +379,16 @@ func installMeters(L *lua.LState) {
 	}
 	if osT, ok := g.RawGetString("os").(*lua.LTable); ok {
 		if f := gfn(osT, "date"); f != nil {
-			set(osT, "date", chargeStrings("os.date", f))
+			date := chargeStrings("os.date", f)
+			set(osT, "date", func(L *lua.LState) int {
+				// A conversion writes up to ~12 times its two bytes: a
+				// format of megabytes would build a string of hundreds
+				// before the meter could see it.
+				if s, ok := L.Get(1).(lua.LString); ok && len(s) > maxDateFormat {
+					Fail(L, "os.date: a format of "+compatBytes(float64(len(s)))+" bytes is over the sandbox's limit of "+compatBytes(maxDateFormat))
+				}
+				return date(L)
+			})
 		}
 	}
 	set(g, "load", sandboxLoad)

@@ -289,6 +289,10 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, m.fetch(st.Name)
 		}
 	case "r":
+		if ok && st.Status == hub.Disabled {
+			m.refuse(errs.Errorf(errs.Invalid, "chat", "%s is disabled: e enables it (and starts it)", st.Name))
+			return m, nil
+		}
 		if ok {
 			name := st.Name
 			return m, m.do(func(context.Context) (string, error) {
@@ -305,6 +309,11 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, m.authorize(st.Name)
 		}
 	case "e", "d":
+		if ok && (st.Status == hub.Disabled) != (k.String() == "e") {
+			word := map[bool]string{true: "enabled", false: "disabled"}[k.String() == "e"]
+			m.refuse(errs.Errorf(errs.Invalid, "chat", "%s is already %s", st.Name, word))
+			return m, nil
+		}
 		if ok {
 			name, on := st.Name, k.String() == "e"
 			return m, m.do(func(ctx context.Context) (string, error) {

@@ -253,6 +253,9 @@ func TestListKeys(t *testing.T) {
 		{[]string{"x", "n"}, "", "nothing removed"},
 		{[]string{"x", "esc"}, "", "nothing removed"},
 		{[]string{"i"}, "", "invalid: chat: srv is a stdio server: only HTTP servers authorize with OAuth"},
+		{[]string{"e"}, "", "invalid: chat: srv is already enabled"},
+		{[]string{"G", "d"}, "", "invalid: chat: off is already disabled"},
+		{[]string{"G", "r"}, "", "invalid: chat: off is disabled: e enables it (and starts it)"},
 	} {
 		b := newBackend()
 		d := newDriver(t, b)
