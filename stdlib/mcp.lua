@@ -1,11 +1,11 @@
--- mcp: connections to MCP servers (mcp_client.lua) and MCP servers
--- written in Lua, over the private mcp._native; the
+-- mcp: connections to MCP servers (mcp_client.lua, loaded on first use)
+-- and MCP servers written in Lua, over the private mcp._native; the
 -- protocol is runtime/mcp's registry. This file is what a tools-only
 -- server runs on its way to the first answer; everything else — checks'
 -- messages, resources, templates, prompts, completion, auth, the request
 -- context's asking methods, result shaping past a string — is
--- mcp_features.lua, loaded on first use. Both are built into the binary
--- compiled (luabind/preload): after editing them, regenerate
+-- mcp_features.lua, loaded on first use. All three are built into the
+-- binary compiled (luabind/preload): after editing them, regenerate
 -- luabind/preload/protos_gen.go as its test says.
 local native = require("mcp._native")
 local S = native._server

@@ -58,10 +58,11 @@ local function seconds(t, k)
   return v * 1e9
 end
 
-local function strings_of(t, what)
+-- strings_of is t's values as strings, or nil when a key is not a string.
+local function strings_of(t)
   local out = {}
   for k, v in pairs(t) do
-    if type(k) ~= "string" then return nil, what end
+    if type(k) ~= "string" then return nil end
     out[k] = tostring(v)
   end
   return out
@@ -179,7 +180,7 @@ local function connect_options(t)
   if o.Name == "" then o.Name = o.URL ~= "" and o.URL or o.Command.Path end
   local hs, err = rawget(t, "headers"), nil
   if type(hs) == "table" then
-    local h = strings_of(hs, false)
+    local h = strings_of(hs)
     if not h then return nil, "headers keys must be header names" end
     o.Header = {}
     for k, v in pairs(h) do o.Header[k] = { v } end
@@ -195,7 +196,7 @@ local function connect_options(t)
   end
   local env = rawget(t, "env")
   if type(env) == "table" then
-    o.Command.Env = strings_of(env, false)
+    o.Command.Env = strings_of(env)
     if not o.Command.Env then return nil, "env keys must be variable names" end
   end
   err = auth(t, o, o.Command.Env)
@@ -252,7 +253,6 @@ function M.catalog(path)
   end
   return C.catalog(path)
 end
-
 -- ---------------------------------------------------------------------
 -- Connections.
 
@@ -279,12 +279,6 @@ local function encoded(t, n, fname)
   local ok, out = pcall(json.encode, t)
   if not ok then argerror(n, fname, type(out) == "table" and tostring(out.message) or tostring(out), 3) end
   return out
-end
-
-local function decoded(raw)
-  local v, err = C.decode(raw)
-  if err then error(err) end
-  return v
 end
 
 -- W are the waits of connection methods: W.read(view, "ReadResource", uri)
@@ -334,7 +328,6 @@ end
 
 -- eras[n] is the name of rmcp.Era n.
 local eras = C.eras
-
 
 -- conn:info() -> {name, version, title, era, protocol_version,
 -- instructions, capabilities, supported_versions}

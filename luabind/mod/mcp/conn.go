@@ -333,10 +333,11 @@ func (m *module) call(L *lua.LState) sched.Start {
 // arguments, as JSON and as decoded Go values for validation) and options
 // (4, 5, 6: the timeout in nanoseconds, task, a progress function).
 func (m *module) callArgs(L *lua.LState) (json.RawMessage, rmcp.CallOptions) {
-	args := json.RawMessage("{}")
-	var argsValue any = map[string]any{}
+	var args json.RawMessage
+	var argsValue any
 	switch a := L.Get(3).(type) {
 	case *lua.LNilType:
+		args, argsValue = json.RawMessage("{}"), map[string]any{}
 	case *lua.LTable:
 		var err error
 		if argsValue, err = value.FromLua(a); err != nil {
@@ -346,7 +347,7 @@ func (m *module) callArgs(L *lua.LState) (json.RawMessage, rmcp.CallOptions) {
 			if list, isList := argsValue.([]any); !(isList && len(list) == 0) {
 				L.ArgError(3, "arguments must be a table of named arguments, not a list")
 			}
-			argsValue = map[string]any{}
+			args, argsValue = json.RawMessage("{}"), map[string]any{}
 		} else if args, err = value.Encode(a, value.EncodeOptions{}); err != nil {
 			L.ArgError(3, err.Error())
 		}
