@@ -64,21 +64,121 @@ local function tool_spec(t, i)
   return spec
 end
 
+local function invalid(msg)
+  error({ kind = "invalid", message = msg }, 0)
+end
+
+-- slug(name) is a name as a tool may have it (^[A-Za-z0-9_-]{1,64}$):
+-- every run of other characters becomes one _.
+local function slug(name)
+  local s = tostring(name):gsub("[^%w_-]+", "_"):gsub("^_+", ""):gsub("_+$", "")
+  s = s:sub(1, 64)
+  if s == "" then s = "agent" end
+  return s
+end
+M.slug = slug
+
+-- servers: names of the hub's servers, and (as name = {config.json
+-- fields}) servers of the agent's own, started in a hub of its own whose
+-- {param = NAME} env references take the agent's params.
+local function split_servers(servers)
+  if type(servers) ~= "table" then return servers, nil end
+  local names, inline = {}, nil
+  for k, v in pairs(servers) do
+    if type(k) == "string" then
+      inline = inline or {}
+      inline[k] = v
+    end
+  end
+  for _, v in ipairs(servers) do names[#names + 1] = v end
+  return names, inline
+end
+
+-- binding_json(b, values, isjson) is a binding's value as JSON text:
+-- {param = NAME} takes the parameter's value (as JSON when it is JSON).
+local function binding_json(b, i, values, isjson)
+  if type(b) ~= "table" or type(b.tool) ~= "string" or type(b.arg) ~= "string" then
+    invalid("agent.new: bindings[" .. i .. "] must be {tool = PATTERN, arg = NAME, value = ...}")
+  end
+  local v = b.value
+  if type(v) == "table" and type(v.param) == "string" then
+    local p = v.param
+    if values[p] == nil then
+      invalid("agent.new: bindings[" .. i .. "] (" .. b.arg .. " of " .. b.tool .. ") needs the parameter " .. p .. ": pass --set " .. p .. "=VALUE or declare it in params")
+    end
+    if isjson[p] then return values[p] end
+    return json.encode(values[p])
+  end
+  return json.encode(v)
+end
+
+local MAX_DEPTH = 8
+
+-- agent_tools are an agent's agents = {...} as tools of its own: each
+-- asks the other agent in a fresh conversation, in this process (no MCP
+-- hop). A tool's name must not be taken, and a chain of agents calling
+-- agents is at most MAX_DEPTH deep (agents exist before those that
+-- hold them, so there are no cycles).
+local function agent_tools(list, tools)
+  local depth = 0
+  local names = {}
+  for _, t in ipairs(tools) do names[t.name] = true end
+  for i, sub in ipairs(list) do
+    if not M.is(sub) then invalid("agent.new: agents[" .. i .. "] must be an agent (agent.new{...})") end
+    local name = slug(sub.name or ("agent_" .. i))
+    if names[name] then
+      invalid("agent.new: agents[" .. i .. "] is named " .. name .. ", as another of the agent's tools: give it another name")
+    end
+    names[name] = true
+    depth = math.max(depth, sub._depth)
+    tools[#tools + 1] = { name = name, description = sub.description or ("Ask the agent " .. name),
+      schema = { type = "object", properties = { prompt = { type = "string", description = "what to ask the agent" } }, required = { "prompt" } },
+      -- Allowed as read-only: the other agent's own policy judges each
+      -- of its calls.
+      annotations = { readOnlyHint = true },
+      handler = function(args) return (sub._native:ask_fresh(args.prompt)) end }
+  end
+  if depth + 1 > MAX_DEPTH then
+    invalid("agent.new: agents call agents " .. (depth + 1) .. " deep; at most " .. MAX_DEPTH)
+  end
+  return depth + 1
+end
+
 function M.new(opts)
   if type(opts) ~= "table" then
     error("agent.new: options must be a table {model = ..., ...}", 2)
   end
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
+  -- params: resolved before anything starts; a missing required one is
+  -- an error naming it.
+  local values, isjson, secrets = native.params(o.params, o.name)
+  o._secrets = secrets
+  local names, inline = split_servers(o.servers)
+  if inline then
+    if #names > 0 then
+      invalid("agent.new: servers has names of the catalog's servers and servers of the agent's own; give one kind")
+    end
+    if o.hub ~= nil then invalid("agent.new: give hub or servers of the agent's own, not both") end
+    o.hub = mcp.hub{ servers = inline, params = values }
+    o.servers = nil
+  end
   -- o.model nil: LUAGENT_MODEL, else the catalog's "model", else mock.
   if o.hub == nil then o.hub = the_hub() end
   if o.hub == false then o.hub = nil end
-  if o.tools then
-    local tools = {}
-    for i, t in ipairs(o.tools) do tools[i] = tool_spec(t, i) end
-    o.tools = tools
+  local tools = {}
+  for i, t in ipairs(o.tools or {}) do tools[i] = tool_spec(t, i) end
+  local depth = 1
+  if o.agents then depth = agent_tools(o.agents, tools) end
+  o.tools = #tools > 0 and tools or nil
+  if o.bindings then
+    local bs = {}
+    for i, b in ipairs(o.bindings) do
+      bs[i] = { tool = b.tool, arg = b.arg, json = binding_json(b, i, values, isjson) }
+    end
+    o.bindings = bs
   end
-  local self = setmetatable({ name = o.name, description = o.description, _opts = o }, Agent)
+  local self = setmetatable({ name = o.name, description = o.description, _opts = opts, _depth = depth }, Agent)
   self._native = native.new(o)
   return self
 end
@@ -102,6 +202,17 @@ function Agent:ask(prompt, opts)
   end
   local on_event = opts and opts.on_event
   return self._native:ask(prompt, on_event)
+end
+
+-- a:ask_fresh(prompt [, opts]) -> text, transcript: an ask in a
+-- conversation of its own (a:ask's continues a:ask's), so several run at
+-- once, up to the agent's max_concurrent (default 4; more wait). Served
+-- agents and agents = {...} run their calls this way.
+function Agent:ask_fresh(prompt, opts)
+  if type(prompt) ~= "string" then
+    error("a:ask_fresh: prompt must be a string", 2)
+  end
+  return self._native:ask_fresh(prompt, opts and opts.on_event)
 end
 
 -- a:stream(prompt, on_event) is a:ask(prompt, {on_event = on_event}).
@@ -131,6 +242,96 @@ M.model = native.model
 -- agent.is(v) reports whether v is an agent.
 function M.is(v)
   return getmetatable(v) == Agent
+end
+
+-- agents_of(v) is the agents v is (an agent, or a list of agents, or of
+-- lists), or nil when v is anything else.
+local function agents_of(v, out)
+  out = out or {}
+  if M.is(v) then
+    out[#out + 1] = v
+    return out
+  end
+  if type(v) ~= "table" or getmetatable(v) ~= nil or #v == 0 then return nil end
+  for _, x in ipairs(v) do
+    if not agents_of(x, out) then return nil end
+  end
+  return out
+end
+M.agents_of = agents_of
+
+-- label(call) is how a progress message names a call: "server › tool".
+local function label(call)
+  if call.server then return call.server .. " › " .. call.tool end
+  return call.name
+end
+
+-- agent.server(agents [, {name=, version=}]) is an MCP server with one
+-- tool per agent: named after the agent (slugged), described by its
+-- description, input {prompt = string, transcript = boolean?}. A call
+-- asks the agent in a fresh conversation and returns its answer (and,
+-- with transcript = true, {text=, transcript=} as structuredContent);
+-- the agent's tool calls are sent as progress with messages; a cancelled
+-- call cancels the agent and its running tool call. Served agents have
+-- nobody to ask: the policy's "ask" is a denial.
+-- luagent serve AGENT_FILE and luagent mcp-server --agent-file FILE.
+function M.server(v, o)
+  o = o or {}
+  local list = agents_of(v)
+  if not list then invalid("agent.server: an agent or a list of agents expected") end
+  local s = mcp.server{ name = o.name or "luagent-agents", version = o.version or (native.version ~= "" and native.version or "0.1.0") }
+  local seen = {}
+  for i, a in ipairs(list) do
+    local name = slug(a.name or ("agent_" .. i))
+    if seen[name] then
+      invalid("agent.server: two agents are named " .. name .. " as tools; give them different names")
+    end
+    seen[name] = true
+    s:tool{
+      name = name,
+      description = a.description or ("The agent " .. name .. ": ask it in plain words."),
+      input = { type = "object", required = { "prompt" }, properties = {
+        prompt = { type = "string", description = "what to ask the agent" },
+        transcript = { type = "boolean", description = "also return the run's transcript (structuredContent.transcript)" },
+      } },
+      handler = function(args, ctx)
+        local n = 0
+        local function progress(msg)
+          n = n + 1
+          ctx:progress(n, nil, msg)
+        end
+        local text, tr = a._native:ask_fresh(args.prompt, function(e)
+          if e.type == "tool_start" then
+            progress(label(e.call) .. " …")
+          elseif e.type == "tool_progress" then
+            progress(label(e.call) .. ": " .. (e.message or (e.total and (e.progress .. "/" .. e.total)) or tostring(e.progress)))
+          elseif e.type == "tool_end" then
+            progress(label(e.call) .. (e.error and (" failed: " .. e.error.message) or " done"))
+          end
+        end)
+        if args.transcript then
+          return { content = { { type = "text", text = text } }, structuredContent = { text = text, transcript = tr } }
+        end
+        return text
+      end,
+    }
+  end
+  return s
+end
+
+-- agent.serve_files(paths) runs each agent file (each returns an agent or
+-- a list of agents) and returns agent.server of them all
+-- (luagent mcp-server --agent-file FILE ...).
+function M.serve_files(paths, o)
+  local all = {}
+  for _, p in ipairs(paths) do
+    local chunk, err = loadfile(p)
+    if not chunk then error({ kind = "syntax", message = tostring(err) }, 0) end
+    local got = agents_of(chunk())
+    if not got then invalid(p .. " must return an agent or a list of agents (return agent.new{...})") end
+    for _, a in ipairs(got) do all[#all + 1] = a end
+  end
+  return M.server(all, o)
 end
 
 return M

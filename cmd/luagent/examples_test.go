@@ -43,6 +43,25 @@ c:close()`
 				}
 				return
 			}
+			if strings.Contains(string(src), "luagent mcp-server --agent-file") {
+				// Agents served as tools: call each one.
+				abs, _ := filepath.Abs(f)
+				client := `local c = mcp.connect{ command = "` + bin + `", args = { "mcp-server", "--agent-file", "` + abs + `" } }
+local tools = c:tools()
+assert(#tools > 0, "no tools")
+for _, t in ipairs(tools) do
+  local r = c:call(t.name, { prompt = "count the words of this" })
+  assert(not r.isError, t.name .. ": " .. r.content[1].text)
+  print(t.name, r.content[1].text)
+end
+c:close()`
+				r := luagent(t, "", env, "-e", client)
+				if r.code != 0 || strings.Count(r.stdout, "\n") < 2 {
+					t.Fatalf("serving %s: %+v", f, r)
+				}
+				noGoStack(t, r.stderr)
+				return
+			}
 			args := []string{"run", f}
 			if strings.Contains(string(src), "return agent.new{") {
 				// An agent file: ask it.

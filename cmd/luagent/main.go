@@ -92,6 +92,9 @@ type options struct {
 	exprs       []string
 	script      string // "" none, "-" stdin
 	args        []string
+
+	setsJSON   map[string]bool // names --set-json gave (JSON text)
+	agentFiles []string        // mcp-server --agent-file FILE
 }
 
 func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
@@ -152,6 +155,11 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 				return o, host.ExitUsage, false
 			}
 			o.sets[k] = val
+			delete(o.setsJSON, k)
+		case a == "--set-json" || strings.HasPrefix(a, "--set-json="):
+			if !setJSON(&o, argv, &i, stderr) {
+				return o, host.ExitUsage, false
+			}
 		case a == "--params-file" || strings.HasPrefix(a, "--params-file="):
 			v, ok := optValue(argv, &i, "--params-file")
 			if !ok {
@@ -188,6 +196,8 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 		case a == "serve":
 			o.serve = true
 			return parseServe(o, argv[i+1:], stdout, stderr)
+		case a == "mcp-server":
+			return parseMCPServer(o, argv[i+1:], stdout, stderr)
 		case a == "run":
 			if i+1 < len(argv) && (argv[i+1] == "-h" || argv[i+1] == "--help") {
 				return o, printUsage(stdout, runUsage), false
@@ -325,6 +335,8 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Profile:     profile,
 		Grants:      o.grants,
 		Params:      params,
+		ParamsJSON:  o.paramsJSON(params),
+		Version:     version,
 		Interactive: repl || o.chat != nil,
 		Trace:       sink,
 		Home:        host.Home(),
@@ -369,6 +381,9 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return host.ExitError
 		}
 		script := host.Script{Src: src, Name: name, Args: o.args, Arg0: o.script}
+		if len(o.agentFiles) > 0 {
+			script = agentFilesScript(o)
+		}
 		if o.serve && o.http != "" {
 			// A server's heap is small and turns over fast (about 4 KB of
 			// garbage a call, little kept): at Go's default GOGC=100 the

@@ -21,7 +21,10 @@ commands:
   luagent run - [ARGS...]      run the script read from stdin
   luagent -e 'CODE'            run CODE (repeatable) and exit; -i opens the REPL after
   luagent serve FILE [--http [PORT|ADDR][/PATH]]
-                               serve the MCP server FILE returns, over stdio or Streamable HTTP
+                               serve the MCP server FILE returns, over stdio or Streamable HTTP;
+                               a FILE returning agents serves each agent as a tool
+  luagent mcp-server --agent-file FILE... [serve options]
+                               serve the files' agents as MCP tools (mcp-server --help)
   luagent ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] PROMPT...
                                ask an agent over the catalog's servers (prompt on stdin when none)
   luagent chat [--model M] [--agent FILE] [--resume FILE] [--yes]
@@ -37,6 +40,7 @@ options:
   --clean      skip ~/.luagent/init.lua
   --init       run ~/.luagent/init.lua before serve's script too (serve skips it otherwise)
   --set NAME=VALUE     a parameter for the catalog's {"param": NAME} env references (repeatable)
+  --set-json NAME=JSON a parameter whose value is JSON (an agent's binding gets it as such)
   --params-file FILE   parameters from a JSON object or NAME=VALUE lines (--set wins)
   --trace FILE write protocol and process events to FILE as JSON lines
   --log-http URL       POST the same events as batches of JSON lines to a collector (buffered; a dead one costs nothing)
@@ -168,8 +172,9 @@ options (before run): -e CODE, -i (open the REPL after), --clean, --trace FILE, 
 
 const serveUsage = `usage: luagent serve FILE [options] [-- ARGS...]
 
-Runs FILE, which must return an MCP server (return mcp.server{...}), and
-serves it: over stdio by default (the protocol on stdin/stdout, print and
+Runs FILE, which must return an MCP server (return mcp.server{...}) or
+agents (an agent.new{...} or a list: one tool each, as luagent mcp-server),
+and serves it: over stdio by default (the protocol on stdin/stdout, print and
 logs on stderr), or over Streamable HTTP with --http. Both protocol eras
 (2025-11-25 and 2026-07-28) are answered. ~/.luagent/init.lua does not run
 unless --init is given. ARGS after -- reach the script as arg[1..].

@@ -60,8 +60,11 @@ type Config struct {
 	// Trace receives protocol and process events (--trace, -v); may be nil.
 	Trace trace.Sink
 	// Params are --set and --params-file values, for the catalog's env
-	// references (mcp.hub).
-	Params map[string]string
+	// references (mcp.hub) and agents' params; ParamsJSON names those that
+	// are JSON text (--set-json). Version is the binary's.
+	Params     map[string]string
+	ParamsJSON map[string]bool
+	Version    string
 	// Interactive is set when the session is the REPL: mcp.hub() starts
 	// servers progressively under the catalog's "auto" strategy.
 	Interactive bool
@@ -198,7 +201,7 @@ func (h *Host) preloadAgent() {
 	cfg := h.cfg
 	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
 		return CatalogModels(cfg.Home)
-	}})
+	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version})
 	preload.Embedded(h.L, "agent", "agent")
 }
 

@@ -230,6 +230,7 @@ func (h *Host) serve(ctx context.Context, s Script, run func(context.Context, *r
 	defer stopSignals()
 
 	code := ExitOK
+	var serveIt func(*rmcp.Server)
 	main := h.Loop.Spawn(fn, nil, sched.SpawnOptions{Name: "main"})
 	main.OnDone(func(t *sched.Task) {
 		if f := t.Failure(); f != nil {
@@ -242,13 +243,17 @@ func (h *Host) serve(ctx context.Context, s Script, run func(context.Context, *r
 		if r := t.Results(); len(r) > 0 {
 			ret = r[0]
 		}
-		srv, ok := mcpmod.ServerOf(ret)
-		if !ok {
-			fmt.Fprintf(h.cfg.Stderr, "luagent: %s must return an MCP server (end it with `return s`, where s = mcp.server{...}); it returned %s\n", s.Name, ret.Type())
-			code = ExitError
-			h.Loop.Stop()
-			return
-		}
+		h.serverOf(ret, s.Name, func(srv *rmcp.Server, err error) {
+			if err != nil {
+				fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
+				code = ExitError
+				h.Loop.Stop()
+				return
+			}
+			serveIt(srv)
+		})
+	})
+	serveIt = func(srv *rmcp.Server) {
 		go func() {
 			if err := run(ctx, srv); err != nil && ctx.Err() == nil {
 				fmt.Fprintf(h.cfg.Stderr, "luagent: serving stopped: %v\n", err)
@@ -259,11 +264,60 @@ func (h *Host) serve(ctx context.Context, s Script, run func(context.Context, *r
 			h.Loop.Cancel(errs.New(errs.Cancelled, "", "the server is shutting down"))
 			h.Loop.Post(h.Loop.Stop)
 		}()
-	})
+	}
 	if err := h.Loop.Run(context.Background(), sched.UntilStopped); err != nil && code == ExitOK && errs.KindOf(err) == errs.Unknown {
 		return ExitOK
 	}
 	return code
+}
+
+// agentServer turns an agent, or a list of agents, into a server of agent
+// tools (stdlib/agent.lua's agent.server); it returns false for anything
+// else.
+const agentServer = `
+local v, version = ...
+local agent = require("agent")
+if not agent.agents_of(v) then return false end
+return agent.server(v, { version = version ~= "" and version or nil })
+`
+
+// serverOf calls done (on the loop) with the server a served script
+// returned: an MCP server as it is; an agent or a list of agents made
+// into one (in a task, as building it may wait); else an error saying
+// what the script must return.
+func (h *Host) serverOf(ret lua.LValue, name string, done func(*rmcp.Server, error)) {
+	if srv, ok := mcpmod.ServerOf(ret); ok {
+		done(srv, nil)
+		return
+	}
+	wrong := func() {
+		done(nil, fmt.Errorf("%s must return an MCP server (end it with `return s`, where s = mcp.server{...}) or agents (return agent.new{...}); it returned %s", name, ret.Type()))
+	}
+	if _, ok := ret.(*lua.LTable); !ok {
+		wrong()
+		return
+	}
+	fn, err := h.Load([]byte(agentServer), "agent.server")
+	if err != nil {
+		done(nil, err)
+		return
+	}
+	t := h.Loop.Spawn(fn, []lua.LValue{ret, lua.LString(h.cfg.Version)}, sched.SpawnOptions{Name: "agent.server"})
+	t.OnDone(func(t *sched.Task) {
+		if f := t.Failure(); f != nil {
+			done(nil, errs.New(f.Kind, "", f.Message))
+			return
+		}
+		var v lua.LValue = lua.LNil
+		if r := t.Results(); len(r) > 0 {
+			v = r[0]
+		}
+		if srv, ok := mcpmod.ServerOf(v); ok {
+			done(srv, nil)
+			return
+		}
+		wrong()
+	})
 }
 
 // summary counts what a server offers, for a start-up line: "3 tools,

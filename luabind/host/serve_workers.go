@@ -6,7 +6,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
@@ -59,12 +58,13 @@ func (h *Host) startWorkers(proto *lua.FunctionProto, s Script, n int) (*workers
 			if r := t.Results(); len(r) > 0 {
 				ret = r[0]
 			}
-			srv, ok := mcpmod.ServerOf(ret)
-			if !ok {
-				ready <- started{i: i, err: errs.Errorf(errs.Runtime, "", "worker %d: %s returned %s, not an MCP server", i+2, s.Name, ret.Type())}
-				return
-			}
-			ready <- started{i: i, srv: srv}
+			wh.serverOf(ret, s.Name, func(srv *rmcp.Server, err error) {
+				if err != nil {
+					ready <- started{i: i, err: errs.Errorf(errs.Runtime, "", "worker %d: %v", i+2, err)}
+					return
+				}
+				ready <- started{i: i, srv: srv}
+			})
 		})
 		go func() {
 			defer close(done)

@@ -46,7 +46,7 @@
 ---@field model? string|agent.Model|(fun(request: agent.Request): agent.Response|string) "mock", "openai:MODEL", "anthropic:MODEL", "ollama:MODEL", a name from config.json's models, agent.model(...), or a Lua function (default: LUAGENT_MODEL, else config.json's model, else mock)
 ---@field system? string the system prompt; each ready server's instructions are appended
 ---@field hub? mcp.Hub|false the MCP tools (default: mcp.hub() of the user's catalog, shared by the agents that take the default; false: none)
----@field servers? string[] only these hub servers' tools (default: all)
+---@field servers? string[]|table<string, table> only these hub servers' tools (default: all); name = {config.json fields} entries are servers of the agent's own, in a hub of its own whose {param = NAME} env entries take the agent's params
 ---@field tools? agent.ToolDef[] the agent's own tools (a name also used by a hub tool shadows it)
 ---@field skills? boolean|string[] skills offered by name and description, loaded when the model asks (load_skill, read_skill_file): true (default) the local ones (LUAGENT_HOME/skills, then ./.luagent/skills, which wins a shared name) and the hub's servers' (SERVER__NAME); false none; a list of names only those
 ---@field approve? agent.Policy decides each call (default: agent.default_policy)
@@ -56,6 +56,22 @@
 ---@field max_turns? integer model calls per ask (default 20)
 ---@field token_budget? integer input + output tokens per ask (default: no bound)
 ---@field timeout? number seconds per ask (default: none)
+---@field params? agent.Param[] parameters: --set NAME=VALUE, --set-json NAME=JSON, --params-file FILE (flags win), then the default; a missing required one is an error naming it
+---@field bindings? agent.Binding[] pinned tool arguments: left out of the schema the model sees; the bound value wins
+---@field agents? agent.Agent[] other agents offered as tools (name slugged, input {prompt}), asked in a fresh conversation in this process
+---@field max_concurrent? integer a:ask_fresh calls (served calls) running at once (default 4; more wait)
+
+---@class agent.Param
+---@field name string
+---@field description? string
+---@field secret? boolean the value shows as <secret> in results, transcripts, traces and events
+---@field required? boolean
+---@field default? {env?: string, file?: string, value?: any}
+
+---@class agent.Binding
+---@field tool string a pattern (path.Match: "gh__*") on the name the model sees or the server's own tool name
+---@field arg string
+---@field value any|{param: string} the value, or a parameter's
 
 ---@class agent.Part
 ---@field type "text"|"image"|string
@@ -202,6 +218,14 @@ function Agent:ask(prompt, opts) end
 ---@return agent.Transcript transcript
 function Agent:stream(prompt, on_event) end
 
+---Asks in a conversation of its own (a:ask continues a:ask's): several
+---run at once, up to max_concurrent. Served agents' calls run this way.
+---@param prompt string
+---@param opts? {on_event?: fun(event: agent.Event)}
+---@return string text
+---@return agent.Transcript transcript
+function Agent:ask_fresh(prompt, opts) end
+
 ---Forgets the conversation.
 function Agent:reset() end
 
@@ -247,5 +271,32 @@ function agent.default_hub_options(opts) end
 ---@param v any
 ---@return boolean
 function agent.is(v) end
+
+
+---An MCP server with one tool per agent (luagent serve AGENT_FILE, luagent
+---mcp-server): named agent.slug(name), input {prompt: string, transcript?:
+---boolean}; a call asks in a fresh conversation, its tool calls sent as
+---progress; cancelling it stops the agent.
+---@param agents agent.Agent|agent.Agent[]
+---@param opts? {name?: string, version?: string} default luagent-agents and the binary's version
+---@return mcp.Server
+function agent.server(agents, opts) end
+
+---Runs each agent file and serves all their agents (agent.server).
+---@param paths string[]
+---@param opts? {name?: string, version?: string}
+---@return mcp.Server
+function agent.serve_files(paths, opts) end
+
+---A name as a tool may have it: each run of characters other than letters,
+---digits, _ and - becomes _ (at most 64; "agent" when nothing is left).
+---@param name string
+---@return string
+function agent.slug(name) end
+
+---The agents v is (an agent, a list of agents or of lists), or nil.
+---@param v any
+---@return agent.Agent[]|nil
+function agent.agents_of(v) end
 
 return agent

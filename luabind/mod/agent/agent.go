@@ -41,6 +41,12 @@ type Config struct {
 	// Home is luagent's folder: the user's skills are in Home/skills (""
 	// for none).
 	Home string
+	// Params are the command line's parameter values (--set, --set-json,
+	// --params-file); ParamsJSON names those that are JSON text. Version
+	// is the binary's, the default version of a server of agents.
+	Params     map[string]string
+	ParamsJSON map[string]bool
+	Version    string
 }
 
 type module struct {
@@ -53,8 +59,11 @@ const agentType = "agent"
 
 // luaAgent is one agent.new value.
 type luaAgent struct {
-	a  *ragent.Agent
-	mu sync.Mutex // one ask at a time; guards sink
+	a   *ragent.Agent
+	cfg ragent.Config // a's, for ask_fresh's agents
+	// slots bound the fresh asks running at once (max_concurrent).
+	slots chan struct{}
+	mu    sync.Mutex // one ask at a time; guards sink
 	// sink receives the running ask's events (nil: nobody listens).
 	sink func(ragent.Event)
 	smu  sync.Mutex
@@ -77,9 +86,11 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	mod := L.CreateTable(0, 4)
 	L.SetFuncs(mod, map[string]lua.LGFunction{
 		"new":             m.newAgent,
+		"params":          m.params,
 		"model":           m.newModel,
 		"default_approve": defaultApprove,
 	})
+	mod.RawSetString("version", lua.LString(cfg.Version))
 	return mod
 }
 
@@ -115,6 +126,7 @@ func (m *module) newAgent(L *lua.LState) int {
 	}
 	la := &luaAgent{}
 	cfg := ragent.Config{
+		Name:        optString(opts, "name"),
 		Model:       model,
 		System:      optString(opts, "system"),
 		MaxTurns:    int(optNumber(opts, "max_turns")),
@@ -172,6 +184,14 @@ func (m *module) newAgent(L *lua.LState) int {
 	}
 	hooks, _ := opts.RawGetString("hooks").(*lua.LTable)
 	m.bindHooks(hooks, &cfg)
+	if err := bindingsAndSecrets(opts, &cfg); err != nil {
+		fail(err)
+	}
+	n := int(optNumber(opts, "max_concurrent"))
+	if n <= 0 {
+		n = DefaultMaxConcurrent
+	}
+	la.cfg, la.slots = cfg, make(chan struct{}, n)
 	la.a = ragent.New(cfg)
 	if cfg.Hub != nil {
 		// The hub's servers with "sampling": true sample through this
@@ -193,6 +213,7 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 	mt := L.NewTypeMetatable(agentType)
 	methods := L.CreateTable(0, 3)
 	methods.RawSetString("ask", m.lp.Async("agent:ask", m.ask))
+	methods.RawSetString("ask_fresh", m.lp.Async("agent:ask_fresh", m.askFresh))
 	methods.RawSetString("reset", L.NewFunction(func(L *lua.LState) int {
 		m.checkAgent(L).a.Reset()
 		return 0

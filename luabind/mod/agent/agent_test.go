@@ -34,3 +34,10 @@ func TestSkills(t *testing.T) {
 		h.L.SetGlobal("SKILLS_DIR", lua.LString(skilltest.Dir()))
 	}})
 }
+
+// Params, bindings, agents as tools and agent.server from Lua, with
+// command-line values (testdata/params.lua).
+func TestParams(t *testing.T) {
+	luatest.RunFile(t, "testdata/params.lua", luatest.Options{Config: host.Config{Clean: true,
+		Params: map[string]string{"cli_name": "from-cli", "cli_list": "[1,2]"}, ParamsJSON: map[string]bool{"cli_list": true}}})
+}

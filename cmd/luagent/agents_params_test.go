@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// descendants are the processes under pid (children, theirs, ...).
+func descendants(t *testing.T, pid int) []int {
+	t.Helper()
+	parent := map[int][]int{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		stat, err := os.ReadFile(d + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after ")".
+		s := string(stat)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		child, _ := strconv.Atoi(filepath.Base(d))
+		if len(f) > 1 {
+			ppid, _ := strconv.Atoi(f[1])
+			parent[ppid] = append(parent[ppid], child)
+		}
+	}
+	var out []int
+	for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+		for _, c := range parent[queue[0]] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// An agent whose server takes a secret parameter (env {param = ...}) and
+// whose calls get it as a bound argument: run with --set and with
+// --params-file, the secret reaches the server (env only) and appears in
+// no output — stdout, stderr, the --trace file, the transcript (ask --json
+// and a served call's structuredContent) and the command lines of the
+// processes it starts (nor luagent's own with --params-file).
+func TestAgentSecretParams(t *testing.T) {
+	const secret = "S3CRET-vault-7f1c"
+	agentFile, _ := filepath.Abs("testdata/vault_agent.lua")
+	server, _ := filepath.Abs("testdata/vault_server.lua")
+	paramsFile := filepath.Join(t.TempDir(), "params.json")
+	os.WriteFile(paramsFile, []byte(`{"vault_token": "`+secret+`"}`), 0o600)
+	env := []string{"VAULT_SERVER=" + server}
+
+	for _, c := range []struct {
+		name   string
+		params []string
+	}{
+		{"set", []string{"--set", "vault_token=" + secret}},
+		{"params-file", []string{"--params-file", paramsFile}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			noSecret := func(what, s string) {
+				t.Helper()
+				if strings.Contains(s, secret) || strings.Contains(s, "S3CRET") {
+					t.Errorf("the secret is in %s:\n%s", what, s)
+				}
+			}
+			dir := t.TempDir()
+
+			// luagent ask: the transcript on stdout.
+			traceFile := filepath.Join(dir, "ask.jsonl")
+			r := luagent(t, "", env, append(append([]string{"--trace", traceFile}, c.params...), "ask", "--agent", agentFile, "--json", "look up the item")...)
+			if r.code != 0 || !strings.Contains(r.stdout, `unlocked with <secret>`) {
+				t.Fatalf("ask: %+v", r)
+			}
+			raw, _ := os.ReadFile(traceFile)
+			noSecret("ask's transcript", r.stdout)
+			noSecret("ask's stderr", r.stderr)
+			noSecret("ask's trace", string(raw))
+			if len(raw) == 0 {
+				t.Error("ask traced nothing")
+			}
+
+			// mcp-server: the agent as a tool, its server alive while the
+			// processes are read.
+			traceFile = filepath.Join(dir, "serve.jsonl")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.Command(bin, append(append([]string{"--trace", traceFile}, c.params...), "mcp-server", "--agent-file", agentFile)...)
+			cmd.Env = append(append(os.Environ(), "LUAGENT_HOME="+t.TempDir()), env...)
+			stderr := newLogWatch()
+			cmd.Stderr = stderr
+			client := sdk.NewClient(&sdk.Implementation{Name: "secrets", Version: "1"}, nil)
+			cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "vault_keeper", Arguments: map[string]any{"prompt": "look up the item", "transcript": true}})
+			if err != nil || res.IsError {
+				t.Fatalf("call: %v %+v\n%s", err, res, stderr)
+			}
+			out, _ := json.Marshal(res)
+			out = []byte(strings.ReplaceAll(strings.ReplaceAll(string(out), `\u003c`, "<"), `\u003e`, ">"))
+			if !strings.Contains(string(out), "unlocked with <secret>") {
+				t.Errorf("the result: %s", out)
+			}
+			noSecret("the served result and its transcript", string(out))
+			kids := descendants(t, cmd.Process.Pid)
+			if len(kids) == 0 {
+				t.Fatal("no server process under mcp-server")
+			}
+			inEnv := false
+			for _, pid := range kids {
+				argv, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+				noSecret("the command line of process "+strconv.Itoa(pid), strings.ReplaceAll(string(argv), "\x00", " "))
+				environ, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+				inEnv = inEnv || strings.Contains(string(environ), "VAULT_TOKEN="+secret)
+			}
+			if !inEnv {
+				t.Error("no process under mcp-server has VAULT_TOKEN in its environment: the test reads the wrong processes")
+			}
+			if c.name == "params-file" {
+				argv, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/cmdline")
+				noSecret("luagent's own command line", strings.ReplaceAll(string(argv), "\x00", " "))
+			}
+			cs.Close()
+			raw, _ = os.ReadFile(traceFile)
+			noSecret("mcp-server's trace", string(raw))
+			noSecret("mcp-server's stderr", stderr.String())
+			if !strings.Contains(string(raw), `"agent":"vault keeper"`) {
+				t.Errorf("the trace has no events of the agent:\n%s", raw)
+			}
+		})
+	}
+}
+
+// A required parameter without a value stops the agent file from loading,
+// with an error naming it (kind invalid), before any model call.
+func TestAgentRequiredParamMissing(t *testing.T) {
+	agentFile, _ := filepath.Abs("testdata/vault_agent.lua")
+	server, _ := filepath.Abs("testdata/vault_server.lua")
+	traceFile := filepath.Join(t.TempDir(), "trace.jsonl")
+	env := []string{"VAULT_SERVER=" + server}
+	r := luagent(t, "", env, "--trace", traceFile, "ask", "--agent", agentFile, "look up the item")
+	if r.code == 0 || !strings.Contains(r.stderr, "invalid") || !strings.Contains(r.stderr, "the parameter vault_token is required: pass --set vault_token=VALUE") {
+		t.Errorf("ask: %+v", r)
+	}
+	raw, _ := os.ReadFile(traceFile)
+	if strings.Contains(string(raw), "model_request") || strings.Contains(string(raw), "process_started") {
+		t.Errorf("something ran before the error:\n%s", raw)
+	}
+	r = luagent(t, "", env, "mcp-server", "--agent-file", agentFile)
+	if r.code == 0 || !strings.Contains(r.stderr, "the parameter vault_token is required") {
+		t.Errorf("mcp-server: %+v", r)
+	}
+	noGoStack(t, r.stderr)
+}

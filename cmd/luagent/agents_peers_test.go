@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/luagent/luagent/internal/peers"
+)
+
+// luagent mcp-server --agent-file examples/agents.lua driven by the TS SDK
+// v2 client (test/tsclient/drive.mjs) in both eras over stdio: the tools
+// have the prompt schema, a call answers with progress messages, and a
+// call aborted at its first progress stops the agent's tool call
+// (notifications/cancelled to the timer server, in the trace).
+func TestAgentsServedToTSClient(t *testing.T) {
+	node, driver := peers.TSClient(t)
+	agents, _ := filepath.Abs("../../examples/agents.lua")
+	for _, era := range []string{"modern", "legacy"} {
+		t.Run(era, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			traceFile := filepath.Join(t.TempDir(), "trace.jsonl")
+			ops := `[{"op":"listTools"},
+{"op":"callTool","name":"word_counter","arguments":{"prompt":"count"}},
+{"op":"callTool","name":"timer","arguments":{"prompt":"wait"}},
+{"op":"callTool","name":"timer","arguments":{"prompt":"wait"},"cancelOnProgress":true},
+{"op":"callTool","name":"word_counter","arguments":{"prompt":"count"}}]`
+			args := append(driver, "--era", era, "--timeout", "60000", "--", bin, "--trace", traceFile, "--set", "timer_seconds=2", "mcp-server", "--agent-file", agents)
+			cmd := exec.CommandContext(ctx, node, args...)
+			cmd.Env = append(os.Environ(), "LUAGENT_HOME="+t.TempDir())
+			cmd.Stdin = strings.NewReader(ops)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("drive.mjs: %v\n%s\n%s", err, out, stderr.String())
+			}
+			type line struct {
+				Connected bool   `json:"connected"`
+				Era       string `json:"era"`
+				Op        string `json:"op"`
+				OK        bool   `json:"ok"`
+				Result    struct {
+					Tools []struct {
+						Name        string          `json:"name"`
+						InputSchema json.RawMessage `json:"inputSchema"`
+					} `json:"tools"`
+					Content []struct {
+						Text string `json:"text"`
+					} `json:"content"`
+					IsError bool `json:"isError"`
+				} `json:"result"`
+				Progress []struct {
+					Message string `json:"message"`
+				} `json:"progress"`
+			}
+			var lines []line
+			sc := bufio.NewScanner(bytes.NewReader(out))
+			sc.Buffer(nil, 1<<20)
+			for sc.Scan() {
+				var l line
+				if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+					t.Fatalf("%v: %s", err, sc.Text())
+				}
+				lines = append(lines, l)
+			}
+			if len(lines) != 6 || !lines[0].Connected || lines[0].Era != era {
+				t.Fatalf("%s\n%s", out, stderr.String())
+			}
+			if tools := lines[1].Result.Tools; len(tools) != 2 || !strings.Contains(string(tools[0].InputSchema), `"required":["prompt"]`) {
+				t.Errorf("tools/list: %+v", lines[1])
+			}
+			text := func(l line) string {
+				if len(l.Result.Content) == 0 {
+					return ""
+				}
+				return l.Result.Content[0].Text
+			}
+			if !lines[2].OK || text(lines[2]) != `The tool returned: "1"` {
+				t.Errorf("word_counter: %+v", lines[2])
+			}
+			var msgs []string
+			for _, p := range lines[3].Progress {
+				msgs = append(msgs, p.Message)
+			}
+			if !lines[3].OK || !strings.Contains(text(lines[3]), "waited 2 s") || !strings.Contains(strings.Join(msgs, "\n"), "timer › wait: waited 2/4") {
+				t.Errorf("timer: %+v", lines[3])
+			}
+			if lines[4].OK {
+				t.Errorf("the aborted call answered: %+v", lines[4])
+			}
+			if !lines[5].OK || lines[5].Result.IsError {
+				t.Errorf("after the abort: %+v", lines[5])
+			}
+			if !traceHas(traceFile, `"kind":"notification_out","server":"timer","method":"notifications/cancelled"`) {
+				raw, _ := os.ReadFile(traceFile)
+				t.Errorf("no notifications/cancelled to the timer server:\n%s", raw)
+			}
+		})
+	}
+}
+
+// The MCP Inspector CLI lists and calls the agents of examples/agents.lua
+// served over HTTP, in both eras. (The CLI shows neither progress nor a
+// way to cancel; the Go SDK and TS client tests cover those.)
+func TestAgentsServedToInspector(t *testing.T) {
+	node, cli := peers.Inspector(t)
+	agents, _ := filepath.Abs("../../examples/agents.lua")
+	url := startAgentsHTTP(t, newLogWatch(), nil, "serve", agents, "--http", "127.0.0.1:0/mcp")
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run(era, func(t *testing.T) {
+			home := t.TempDir()
+			inspect := func(args ...string) string {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				argv := append([]string{cli, "--cli", url, "--transport", "http", "--protocol-era", era, "--format", "json", "--connect-timeout", "20000"}, args...)
+				cmd := exec.CommandContext(ctx, node, argv...)
+				cmd.Env = append(os.Environ(), "HOME="+home, "NO_COLOR=1", "MCP_CATALOG_PATH="+filepath.Join(home, "mcp.json"))
+				cmd.WaitDelay = 5 * time.Second
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("mcp-inspector %s: %v\n%s\n%s", strings.Join(args, " "), err, out, stderr.String())
+				}
+				return string(out)
+			}
+			list := inspect("--method", "tools/list")
+			if !strings.Contains(list, `"word_counter"`) || !strings.Contains(list, `"timer"`) || !strings.Contains(list, `"prompt"`) {
+				t.Errorf("tools/list: %s", list)
+			}
+			call := inspect("--method", "tools/call", "--tool-name", "timer", "--tool-arg", "prompt=wait")
+			if !strings.Contains(call, `waited 0.2 s`) {
+				t.Errorf("tools/call: %s", call)
+			}
+		})
+	}
+}
