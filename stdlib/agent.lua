@@ -319,15 +319,77 @@ function M.server(v, o)
   return s
 end
 
+-- agent.from_agents_exe(description, path) is the agent an agents-exe
+-- agent file describes ({"tag": "OpenAIAgentDescription", "contents":
+-- {slug, announce, systemPrompt, mcpServers, ...}}): slug is its name,
+-- announce its description, systemPrompt its system prompt; each
+-- McpSimpleBinary server {name, executable, args, env} is a server of its
+-- own, env {"tag": "Literal", "contents": V} a literal and {"tag":
+-- "Param", "contents": NAME} a required secret parameter. The model is
+-- luagent's (LUAGENT_MODEL, config.json's, else mock): agents-exe's
+-- modelUrl, modelName and API keys file are not read, nor its tool
+-- directory and extra agents.
+function M.from_agents_exe(d, path)
+  path = path or "the agent file"
+  if type(d) ~= "table" or d.tag ~= "OpenAIAgentDescription" or type(d.contents) ~= "table" then
+    invalid(path .. ': not an agents-exe agent file ({"tag": "OpenAIAgentDescription", "contents": {...}})')
+  end
+  local c = d.contents
+  local servers, params, seen = {}, {}, {}
+  for i, srv in ipairs(c.mcpServers or {}) do
+    local sc = type(srv) == "table" and srv.contents
+    if srv.tag ~= "McpSimpleBinary" or type(sc) ~= "table" or type(sc.name) ~= "string" or type(sc.executable) ~= "string" then
+      invalid(path .. ": mcpServers[" .. i .. "] must be {\"tag\": \"McpSimpleBinary\", \"contents\": {\"name\", \"executable\", \"args\", \"env\"}}")
+    end
+    local env
+    for k, v in pairs(type(sc.env) == "table" and sc.env or {}) do
+      env = env or {}
+      if type(v) == "table" and v.tag == "Literal" then
+        env[k] = tostring(v.contents)
+      elseif type(v) == "table" and v.tag == "Param" and type(v.contents) == "string" then
+        env[k] = { param = v.contents }
+        if not seen[v.contents] then
+          seen[v.contents] = true
+          params[#params + 1] = { name = v.contents, secret = true, required = true }
+        end
+      else
+        invalid(path .. ": mcpServers[" .. i .. "].env." .. k .. ' must be {"tag": "Literal" or "Param", "contents": ...}')
+      end
+    end
+    servers[sc.name] = { command = sc.executable, args = sc.args or json.array({}), env = env }
+  end
+  local system = c.systemPrompt
+  if type(system) == "table" then system = table.concat(system, "\n") end
+  local o = { name = c.slug, description = c.announce, system = system, params = params }
+  if next(servers) then o.servers = servers else o.hub = false end
+  return M.new(o)
+end
+
+-- load_json is an agents-exe agent file's agent.
+local function load_json(p)
+  local f, err = io.open(p, "r")
+  if not f then invalid("cannot read " .. p .. ": " .. tostring(err)) end
+  local text = f:read("*a")
+  f:close()
+  local ok, d = pcall(json.decode, text)
+  if not ok then invalid(p .. ": not JSON: " .. tostring(d)) end
+  return M.from_agents_exe(d, p)
+end
+
 -- agent.serve_files(paths) runs each agent file (each returns an agent or
--- a list of agents) and returns agent.server of them all
--- (luagent mcp-server --agent-file FILE ...).
+-- a list of agents; a .json file is an agents-exe agent file) and returns
+-- agent.server of them all (luagent mcp-server --agent-file FILE ...).
 function M.serve_files(paths, o)
   local all = {}
   for _, p in ipairs(paths) do
-    local chunk, err = loadfile(p)
-    if not chunk then error({ kind = "syntax", message = tostring(err) }, 0) end
-    local got = agents_of(chunk())
+    local got
+    if p:match("%.json$") then
+      got = { load_json(p) }
+    else
+      local chunk, err = loadfile(p)
+      if not chunk then error({ kind = "syntax", message = tostring(err) }, 0) end
+      got = agents_of(chunk())
+    end
     if not got then invalid(p .. " must return an agent or a list of agents (return agent.new{...})") end
     for _, a in ipairs(got) do all[#all + 1] = a end
   end

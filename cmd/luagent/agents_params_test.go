@@ -162,3 +162,58 @@ func TestAgentRequiredParamMissing(t *testing.T) {
 	}
 	noGoStack(t, r.stderr)
 }
+
+// An agents-exe agent file (JSON, McpSimpleBinary servers with Literal and
+// Param env entries) serves as the agent it describes; its Param is a
+// required secret parameter.
+func TestAgentsExeFile(t *testing.T) {
+	const secret = "S3CRET-exe-0b9d"
+	server, _ := filepath.Abs("testdata/vault_server.lua")
+	desc := map[string]any{"tag": "OpenAIAgentDescription", "contents": map[string]any{
+		"slug": "exe-agent", "apiKeyId": "none", "flavor": "OpenAIv1", "modelUrl": "http://127.0.0.1:1/v1", "modelName": "m",
+		"announce": "an agents-exe agent", "systemPrompt": []string{"You look things up."},
+		"mcpServers": []any{map[string]any{"tag": "McpSimpleBinary", "contents": map[string]any{
+			"name": "vault", "executable": bin, "args": []string{"serve", server},
+			"env": map[string]any{"VAULT_TOKEN": map[string]any{"tag": "Param", "contents": "vault_token"},
+				"MODE": map[string]any{"tag": "Literal", "contents": "ro"}}}}},
+	}}
+	raw, _ := json.Marshal(desc)
+	file := filepath.Join(t.TempDir(), "agent.json")
+	os.WriteFile(file, raw, 0o644)
+	traceFile := filepath.Join(t.TempDir(), "trace.jsonl")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(bin, "--trace", traceFile, "mcp-server", "--set", "vault_token="+secret, "--agent-file", file)
+	cmd.Env = append(os.Environ(), "LUAGENT_HOME="+t.TempDir())
+	stderr := newLogWatch()
+	cmd.Stderr = stderr
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "exe", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "exe-agent" || tools.Tools[0].Description != "an agents-exe agent" {
+		t.Fatalf("tools: %v %+v", err, tools)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "exe-agent", Arguments: map[string]any{"prompt": "look up the item"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(res)
+	// The model (mock) cannot know the token: the server ran and refused it.
+	if !strings.Contains(string(out), "denied: wrong token") {
+		t.Errorf("result %s\n%s", out, stderr)
+	}
+	cs.Close()
+	trace, _ := os.ReadFile(traceFile)
+	for what, s := range map[string]string{"result": string(out), "stderr": stderr.String(), "trace": string(trace)} {
+		if strings.Contains(s, secret) {
+			t.Errorf("the secret is in the %s", what)
+		}
+	}
+	r := luagent(t, "", nil, "mcp-server", "--agent-file", file)
+	if r.code == 0 || !strings.Contains(r.stderr, "the parameter vault_token is required") {
+		t.Errorf("without the parameter: %+v", r)
+	}
+}

@@ -18,7 +18,8 @@ import (
 // luagent mcp-server --agent-file examples/agents.lua driven by the TS SDK
 // v2 client (test/tsclient/drive.mjs) in both eras over stdio: the tools
 // have the prompt schema, a call answers with progress messages, and a
-// call aborted at its first progress stops the agent's tool call
+// call aborted at its second progress (the timer's first step: its call
+// is under way) stops the agent's tool call
 // (notifications/cancelled to the timer server, in the trace).
 func TestAgentsServedToTSClient(t *testing.T) {
 	node, driver := peers.TSClient(t)
@@ -32,7 +33,7 @@ func TestAgentsServedToTSClient(t *testing.T) {
 			ops := `[{"op":"listTools"},
 {"op":"callTool","name":"word_counter","arguments":{"prompt":"count"}},
 {"op":"callTool","name":"timer","arguments":{"prompt":"wait"}},
-{"op":"callTool","name":"timer","arguments":{"prompt":"wait"},"cancelOnProgress":true},
+{"op":"callTool","name":"timer","arguments":{"prompt":"wait"},"cancelOnProgress":2},
 {"op":"callTool","name":"word_counter","arguments":{"prompt":"count"}}]`
 			args := append(driver, "--era", era, "--timeout", "60000", "--", bin, "--trace", traceFile, "--set", "timer_seconds=2", "mcp-server", "--agent-file", agents)
 			cmd := exec.CommandContext(ctx, node, args...)

@@ -282,7 +282,17 @@ function agent.is(v) end
 ---@return mcp.Server
 function agent.server(agents, opts) end
 
----Runs each agent file and serves all their agents (agent.server).
+---The agent an agents-exe agent file describes (its JSON decoded): slug,
+---announce and systemPrompt are its name, description and system prompt;
+---McpSimpleBinary servers are servers of its own, env "Param" entries
+---required secret parameters. The model is luagent's.
+---@param description table
+---@param path? string for errors
+---@return agent.Agent
+function agent.from_agents_exe(description, path) end
+
+---Runs each agent file (a .json one is an agents-exe file) and serves all
+---their agents (agent.server).
 ---@param paths string[]
 ---@param opts? {name?: string, version?: string}
 ---@return mcp.Server

@@ -179,15 +179,15 @@ for (const op of ops) {
     try {
         if (op.op === 'callTool') {
             const progress = [];
-            // cancelOnProgress: abort the call at its first progress
-            // notification (the SDK sends notifications/cancelled).
+            // cancelOnProgress: N (or true for 1): abort the call at its
+            // Nth progress notification (the SDK sends notifications/cancelled).
             const abort = new AbortController();
             const result = await client.callTool(withMeta({ name: op.name, arguments: op.arguments ?? {} }, op), {
                 timeout: opts.timeout,
                 signal: abort.signal,
                 onprogress: (p) => {
                     progress.push(p);
-                    if (op.cancelOnProgress) abort.abort('cancelled by the driver');
+                    if (op.cancelOnProgress && progress.length >= Number(op.cancelOnProgress)) abort.abort('cancelled by the driver');
                 }
             });
             out({ op: op.op, ok: true, result, progress, logs });
