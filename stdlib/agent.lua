@@ -68,6 +68,8 @@ local function invalid(msg)
   error({ kind = "invalid", message = msg }, 0)
 end
 
+local passthrough
+
 -- slug(name) is a name as a tool may have it (^[A-Za-z0-9_-]{1,64}$):
 -- every run of other characters becomes one _.
 local function slug(name)
@@ -112,6 +114,31 @@ local function binding_json(b, i, values, isjson)
   return json.encode(v)
 end
 
+-- passthrough answers an elicitation a server of the agent's own asks
+-- for: the client of the served call running now asks its user, when
+-- there is exactly one such call, its client can elicit and the era is
+-- legacy (a modern input_required round would run the whole agent again);
+-- else nobody can answer, and it is declined (the non-interactive rule).
+function passthrough(calls, params)
+  local only, ended = nil, {}
+  for ctx in pairs(calls) do
+    -- A cancelled call's handler stopped before it could leave.
+    if ctx.cancelled then
+      ended[#ended + 1] = ctx
+    elseif only then
+      return { action = "decline" }
+    else
+      only = ctx
+    end
+  end
+  for _, ctx in ipairs(ended) do calls[ctx] = nil end
+  local caps = only and only.client.capabilities or {}
+  if not only or only.era ~= "legacy" or type(caps) ~= "table" or caps.elicitation == nil then
+    return { action = "decline" }
+  end
+  return only:ask{ elicit = { method = "elicitation/create", params = params } }.elicit
+end
+
 local MAX_DEPTH = 8
 
 -- agent_tools are an agent's agents = {...} as tools of its own: each
@@ -153,6 +180,7 @@ function M.new(opts)
   -- params: resolved before anything starts; a missing required one is
   -- an error naming it.
   local values, isjson, secrets = native.params(o.params, o.name)
+  local calls = {} -- served calls running now (agent.server), for passthrough
   o._secrets = secrets
   local names, inline = split_servers(o.servers)
   if inline then
@@ -160,7 +188,9 @@ function M.new(opts)
       invalid("agent.new: servers has names of the catalog's servers and servers of the agent's own; give one kind")
     end
     if o.hub ~= nil then invalid("agent.new: give hub or servers of the agent's own, not both") end
-    o.hub = mcp.hub{ servers = inline, params = values }
+    o.hub = mcp.hub{ servers = inline, params = values, on_elicit = function(params, server)
+      return passthrough(calls, params, server)
+    end }
     o.servers = nil
   end
   -- o.model nil: LUAGENT_MODEL, else the catalog's "model", else mock.
@@ -178,7 +208,7 @@ function M.new(opts)
     end
     o.bindings = bs
   end
-  local self = setmetatable({ name = o.name, description = o.description, _opts = opts, _depth = depth }, Agent)
+  local self = setmetatable({ name = o.name, description = o.description, _opts = opts, _depth = depth, _calls = calls }, Agent)
   self._native = native.new(o)
   return self
 end
@@ -273,7 +303,8 @@ end
 -- with transcript = true, {text=, transcript=} as structuredContent);
 -- the agent's tool calls are sent as progress with messages; a cancelled
 -- call cancels the agent and its running tool call. Served agents have
--- nobody to ask: the policy's "ask" is a denial.
+-- nobody to ask: the policy's "ask" is a denial; an elicitation their own
+-- servers ask for goes to the calling client (see passthrough).
 -- luagent serve AGENT_FILE and luagent mcp-server --agent-file FILE.
 function M.server(v, o)
   o = o or {}
@@ -300,7 +331,8 @@ function M.server(v, o)
           n = n + 1
           ctx:progress(n, nil, msg)
         end
-        local text, tr = a._native:ask_fresh(args.prompt, function(e)
+        a._calls[ctx] = true
+        local ok, text, tr = task.pcall(a._native.ask_fresh, a._native, args.prompt, function(e)
           if e.type == "tool_start" then
             progress(label(e.call) .. " …")
           elseif e.type == "tool_progress" then
@@ -309,6 +341,8 @@ function M.server(v, o)
             progress(label(e.call) .. (e.error and (" failed: " .. e.error.message) or " done"))
           end
         end)
+        a._calls[ctx] = nil
+        if not ok then error(text, 0) end
         if args.transcript then
           return { content = { { type = "text", text = text } }, structuredContent = { text = text, transcript = tr } }
         end

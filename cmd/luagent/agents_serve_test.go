@@ -280,3 +280,49 @@ func TestAgentsServedToGoSDK(t *testing.T) {
 		}
 	}
 }
+
+// An elicitation a served agent's server asks for reaches the calling
+// client in the legacy era (its answer goes back to the server); in the
+// modern era, where answering would run the agent again, it is declined.
+func TestAgentsServedElicitation(t *testing.T) {
+	agentFile, _ := filepath.Abs("testdata/ask_agent.lua")
+	server, _ := filepath.Abs("testdata/ask_server.lua")
+	for era, want := range map[string]string{"legacy": "greeting: accept Go", "modern": "greeting: decline"} {
+		t.Run(era, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			asked := 0
+			client := sdk.NewClient(&sdk.Implementation{Name: "elicit", Version: "1"}, &sdk.ClientOptions{
+				ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+					asked++
+					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Go"}}, nil
+				},
+			})
+			cmd := exec.Command(bin, "mcp-server", "--agent-file", agentFile)
+			cmd.Env = append(os.Environ(), "LUAGENT_HOME="+t.TempDir(), "ASK_SERVER="+server)
+			stderr := newLogWatch()
+			cmd.Stderr = stderr
+			var opts *sdk.ClientSessionOptions
+			if era == "legacy" {
+				opts = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+			}
+			cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, opts)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			defer cs.Close()
+			r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "greeter", Arguments: map[string]any{"prompt": "greet me"}})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			out, _ := json.Marshal(r.Content)
+			if !strings.Contains(string(out), want) {
+				t.Errorf("got %s, want %q\n%s", out, want, stderr)
+			}
+			if (era == "legacy") != (asked == 1) {
+				t.Errorf("the client was asked %d times", asked)
+			}
+		})
+	}
+}
