@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	envmod "github.com/luagent/luagent/luabind/mod/env"
+	jsonmod "github.com/luagent/luagent/luabind/mod/json"
 	"github.com/luagent/luagent/luabind/vm"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -68,42 +69,12 @@ func (h *Host) preloadGranted(grants map[string]bool) {
 	h.meterJSON()
 }
 
-// maxDecode caps json.decode's input in a sandbox.
-const maxDecode = 2 << 20
-
-// meterJSON charges json's results to the run's memory meter: encode of a
-// table holding one large string many times would write it many times.
+// meterJSON charges json's results to the run's memory meter
+// (jsonmod.MeterSandbox).
 func (h *Host) meterJSON() {
-	json, _ := h.L.GetGlobal("json").(*lua.LTable)
-	if json == nil {
-		return
+	if json, _ := h.L.GetGlobal("json").(*lua.LTable); json != nil {
+		jsonmod.MeterSandbox(h.L, json)
 	}
-	wrap := func(name string, cost func(L *lua.LState) int64, check func(*lua.LState, int64, string)) {
-		orig, _ := json.RawGetString(name).(*lua.LFunction)
-		if orig == nil || !orig.IsG {
-			return
-		}
-		f := orig.GFunction
-		json.RawSetString(name, h.L.NewFunction(func(L *lua.LState) int {
-			check(L, cost(L), "json."+name)
-			return f(L)
-		}))
-	}
-	encoded := func(L *lua.LState) int64 { return vm.EncodedSize(L.Get(1), 1<<40) }
-	wrap("encode", encoded, vm.CheckSize)
-	wrap("pretty", func(L *lua.LState) int64 { return 2 * encoded(L) }, vm.CheckSize)
-	// A decoded value takes a few times its text. The decoder does not
-	// stop for the time limit, so its input is capped too: 2 MiB decode in
-	// about 0.2 s (and stay under vm.MaxArrayIndex elements, past which
-	// gopher-lua's tables grow slowly).
-	wrap("decode", func(L *lua.LState) int64 {
-		return 4 * int64(len(L.CheckString(1)))
-	}, func(L *lua.LState, n int64, what string) {
-		if n > 4*maxDecode {
-			vm.Fail(L, fmt.Sprintf("json.decode: input of %d bytes is over the sandbox's limit of %d", n/4, maxDecode))
-		}
-		vm.Charge(L, n, what)
-	})
 }
 
 // serverOnlyMCP leaves a sandboxed state the server half of mcp: the
@@ -137,21 +108,8 @@ func (h *Host) serverOnlyMCP() {
 	}))
 }
 
-// sandboxTaskContext gives each task of a sandboxed host its limits: a task
-// spawned from outside Lua (the main chunk, a request's handler) gets a
-// budget of its own, unless its creator gave it one (SpawnOptions.Context
-// from vm.BudgetContext: code mode's per-run limits); one spawned by a task
-// shares its spawner's and is charged to it, so spawning cannot mint
-// budgets.
+// sandboxTaskContext gives each task of a sandboxed host its limits
+// (vm.TaskContext).
 func sandboxTaskContext(lim vm.Limits) func(ctx, spawner context.Context) (context.Context, func()) {
-	return func(ctx, spawner context.Context) (context.Context, func()) {
-		if spawner == nil && vm.UnderBudget(ctx) {
-			return ctx, func() {}
-		}
-		if c, stop, ok := vm.ShareBudget(ctx, spawner); ok {
-			vm.ChargeTask(c, "task.spawn")
-			return c, stop
-		}
-		return vm.BudgetContext(ctx, lim)
-	}
+	return vm.TaskContext(lim)
 }

@@ -105,6 +105,9 @@ type Config struct {
 	// the tool results the model sees.
 	Bindings []Binding
 	Secrets  []string
+	// CodeMode offers the model run_lua, a Lua snippet calling the tools
+	// (codemode.go); the zero value is off.
+	CodeMode CodeMode
 	// Trace receives the loop's trace events (model requests and
 	// responses, approvals, tool calls, the end).
 	Trace trace.Sink
@@ -215,8 +218,12 @@ type Call struct {
 	// Annotations.ReadOnlyHint, true for the meta-tools.
 	Annotations *Annotations `json:"annotations,omitempty"`
 	ReadOnly    bool         `json:"read_only,omitempty"`
-	// Kind says where the tool lives: "mcp", "local" or "meta".
+	// Kind says where the tool lives: "mcp", "local", "meta" or "code"
+	// (run_lua).
 	Kind string `json:"kind"`
+	// Parent is the id of the run_lua call whose snippet made this call
+	// ("" for the model's own calls).
+	Parent string `json:"parent,omitempty"`
 }
 
 // Tool kinds of a Call.

@@ -19,6 +19,7 @@ type outcome struct {
 	msg   llm.Message
 	rec   ToolCallRecord
 	found []string
+	err   error // why the call failed (the model saw it as an error result)
 }
 
 // runCalls runs one turn's calls, concurrently when there are several,
@@ -70,9 +71,19 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		call.Annotations = annotationsOf(e.hub)
 	case KindLocal:
 		call.Annotations = e.local.Annotations
-	case KindMeta:
+	case KindMeta, KindCode:
+		// run_lua only runs a sandbox: each call its snippet makes is
+		// judged on its own.
 		t := true
 		call.Annotations = &Annotations{ReadOnlyHint: &t}
+	}
+	var inner *codeCalls // run_lua's calls, for its record
+	if cc := codeCallsOf(ctx); cc != nil {
+		call.Parent = cc.parent
+	}
+	if e.kind == KindCode {
+		inner = &codeCalls{parent: call.ID}
+		ctx = context.WithValue(ctx, codeCallsKey{}, inner)
 	}
 	call.ReadOnly = call.Annotations.readOnly()
 	a.trace(trace.Event{Kind: trace.AgentToolStart, Span: span, Parent: parent, ID: call.ID, Server: call.Server, Tool: call.Name})
@@ -88,7 +99,11 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 			args = bound.Arguments // the record says what the tool got
 		}
 		o.rec = ToolCallRecord{Turn: turn, ID: call.ID, Name: call.Name, Server: call.Server, Tool: call.Tool, Kind: call.Kind,
-			Arguments: a.redactJSON(args), Decision: decision, Reason: reason, Result: res, Start: start.Round(0), Duration: time.Since(start)}
+			Arguments: a.redactJSON(args), Decision: decision, Reason: reason, Result: res, Start: start.Round(0), Duration: time.Since(start), Parent: call.Parent}
+		if inner != nil {
+			o.rec.Calls = inner.records()
+		}
+		o.err = err
 		shown := Result{}
 		if err != nil {
 			o.rec.Error, o.rec.ErrorKind = err.Error(), errs.KindOf(err).String()
@@ -193,6 +208,9 @@ func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Re
 	switch e.kind {
 	case KindMeta:
 		return a.runMeta(ctx, call.Name, call.Arguments)
+	case KindCode:
+		r, err = a.runCode(ctx, e.code, call, turn)
+		return r, nil, err
 	case KindLocal:
 		defer func() {
 			if p := recover(); p != nil {

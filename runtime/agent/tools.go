@@ -37,6 +37,7 @@ type entry struct {
 	kind  string
 	local *LocalTool
 	hub   hub.Tool
+	code  *toolset // run_lua's: what its snippets may call
 }
 
 // toolset is what one model turn offers.
@@ -45,6 +46,7 @@ type toolset struct {
 	byName map[string]entry
 	search bool          // meta mode: mcp_search_tools stands for the hub's tools
 	skills []skills.Info // offered with the skill tools
+	code   []CodeTool    // a snippet's tools (codeToolset's)
 }
 
 // servers is the subset of the hub's servers the agent uses (nil: all).
@@ -74,7 +76,7 @@ func (a *Agent) toolset() *toolset {
 	for i := range a.cfg.Tools {
 		local[a.cfg.Tools[i].Name] = true
 	}
-	ts.search = a.cfg.MetaToolThreshold >= 0 && len(hubTools)+len(a.cfg.Tools) > a.cfg.MetaToolThreshold
+	ts.search = !a.codeOnly() && a.cfg.MetaToolThreshold >= 0 && len(hubTools)+len(a.cfg.Tools) > a.cfg.MetaToolThreshold
 	if ts.search {
 		ts.add(metaTools[ToolSearch], entry{kind: KindMeta})
 	}
@@ -82,8 +84,22 @@ func (a *Agent) toolset() *toolset {
 		ts.add(metaTools[ToolListResources], entry{kind: KindMeta})
 		ts.add(metaTools[ToolReadResource], entry{kind: KindMeta})
 	}
+	if a.codeOn() {
+		code := a.codeToolset(hubTools, local)
+		ts.add(a.runLuaTool(code), entry{kind: KindCode, code: code})
+	}
+	if !a.codeOnly() {
+		a.addDirect(ts, hubTools, local, func(name string) bool { return !ts.search || a.found[name] })
+	}
+	ts.addSkillTools(a.skillList())
+	return ts
+}
+
+// addDirect adds the hub's tools (those keep allows; nil: all) and the
+// local tools, which shadow hub tools of the same name.
+func (a *Agent) addDirect(ts *toolset, hubTools []hub.Tool, local map[string]bool, keep func(string) bool) {
 	for _, t := range hubTools {
-		if local[t.Name] || (ts.search && !a.found[t.Name]) {
+		if local[t.Name] || (keep != nil && !keep(t.Name)) {
 			continue
 		}
 		lt := llmTool(t)
@@ -103,8 +119,6 @@ func (a *Agent) toolset() *toolset {
 		}
 		ts.add(llm.Tool{Name: t.Name, Description: t.Description, Schema: schema}, entry{kind: KindLocal, local: t})
 	}
-	ts.addSkillTools(a.skillList())
-	return ts
 }
 
 func (ts *toolset) add(t llm.Tool, e entry) {

@@ -77,6 +77,10 @@ type ToolCallRecord struct {
 	ErrorKind string        `json:"error_kind,omitempty"`
 	Start     time.Time     `json:"start"`
 	Duration  time.Duration `json:"duration_ns"`
+	// Parent is the run_lua call that made this one; Calls are a run_lua
+	// call's own, in the order they ended.
+	Parent string           `json:"parent,omitempty"`
+	Calls  []ToolCallRecord `json:"calls,omitempty"`
 }
 
 // Message is a conversation message in the transcript (llm.Message with

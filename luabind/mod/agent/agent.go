@@ -184,6 +184,9 @@ func (m *module) newAgent(L *lua.LState) int {
 	}
 	hooks, _ := opts.RawGetString("hooks").(*lua.LTable)
 	m.bindHooks(hooks, &cfg)
+	if cfg.CodeMode, err = codeModeOf(opts.RawGetString("code_mode")); err != nil {
+		fail(err)
+	}
 	if err := bindingsAndSecrets(opts, &cfg); err != nil {
 		fail(err)
 	}
@@ -350,6 +353,9 @@ func callJSON(c ragent.Call) map[string]any {
 	}
 	if c.Qualified != "" {
 		out["qualified"] = c.Qualified
+	}
+	if c.Parent != "" {
+		out["parent"] = c.Parent
 	}
 	return out
 }

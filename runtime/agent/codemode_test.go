@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/luagent/luagent/runtime/errs"
+)
+
+// Signatures are generated from the tools' JSON Schemas, in the schema's
+// property order, optional ones marked with ?.
+func TestCodeSignature(t *testing.T) {
+	for _, c := range []struct{ in, out, want string }{
+		{`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}},"required":["query"]}`, "",
+			"{query=string, limit?=integer} -> string"},
+		{`{"type":"object"}`, `{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{"title":{"type":"string"}}}}}}`,
+			"{} -> {items?={{title?=string},...}}"},
+		{`{"type":"object","properties":{"mode":{"enum":["a","b"]},"x-y":{"type":["string","null"]}}}`, "",
+			`{mode?="a"|"b", ["x-y"]?=string|nil} -> string`},
+		{"", `{"anyOf":[{"type":"number"},{"type":"string"}]}`, "{} -> number|string"},
+		{`not json`, "", "{} -> string"},
+	} {
+		if got := signature(json.RawMessage(c.in), json.RawMessage(c.out)); got != c.want {
+			t.Errorf("signature(%s, %s) = %s, want %s", c.in, c.out, got, c.want)
+		}
+	}
+	for in, want := range map[string]string{"get-sum": "get_sum", "end": "end_", "2x": "_2x", "ok_1": "ok_1"} {
+		if got := luaName(in); got != want {
+			t.Errorf("luaName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A runner's calls go through the policy and are recorded under the
+// run_lua call; only mode offers run_lua alone, beside mode with the
+// tools; the tool call limit holds even for a runner that ignores it; a
+// runner's error reaches the model with its kind and the output before it.
+func TestCodeModeCalls(t *testing.T) {
+	ro := true
+	tools := []LocalTool{
+		{Name: "read", Annotations: &Annotations{ReadOnlyHint: &ro}, Call: func(context.Context, json.RawMessage) (Result, error) { return TextResult("r", false), nil }},
+		{Name: "write", Call: func(context.Context, json.RawMessage) (Result, error) { return TextResult("w", false), nil }},
+	}
+	var got []error
+	runner := func(ctx context.Context, r *CodeRun) (CodeOutput, error) {
+		got = nil
+		for _, name := range []string{"read", "write", "read"} {
+			_, err := r.Call(ctx, name, json.RawMessage(`{}`))
+			got = append(got, err)
+		}
+		if strings.Contains(r.Code, "fail") {
+			return CodeOutput{Output: "so far\n"}, errs.New(errs.Runtime, "", "snippet:1: boom")
+		}
+		return CodeOutput{Output: "hi\n", Values: []json.RawMessage{json.RawMessage(`{"n":1}`)}}, nil
+	}
+	run := tc(ToolRunLua, `{"code":"x"}`)
+	m := script(calls(run), answer("ok"))
+	_, tr, err := New(Config{Model: m, Tools: tools, CodeMode: CodeMode{Mode: CodeOnly, Run: runner, Limits: CodeLimits{ToolCalls: 2}}}).Ask(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := toolNames(m.requests()[0]); len(names) != 1 || names[0] != ToolRunLua {
+		t.Errorf("only mode offered %v", names)
+	}
+	if got[0] != nil || errs.KindOf(got[1]) != errs.Auth || errs.KindOf(got[2]) != errs.Limit {
+		t.Errorf("call errors: %v", got)
+	}
+	rec := tr.ToolCalls[0]
+	if rec.Kind != KindCode || len(rec.Calls) != 2 || rec.Calls[0].Parent != run.ID || rec.Calls[1].Decision != Deny {
+		t.Errorf("record: %+v", rec)
+	}
+	if res := partsText(toolMessage(t, m.requests()[1], run.ID)); res != "[printed]\nhi\n[returned]\n{\"n\":1}" {
+		t.Errorf("result %q", res)
+	}
+
+	fail := tc(ToolRunLua, `{"code":"fail"}`)
+	m = script(calls(fail), answer("ok"))
+	_, tr, _ = New(Config{Model: m, Tools: tools, CodeMode: CodeMode{Mode: CodeBeside, Run: runner}}).Ask(context.Background(), "go")
+	if names := toolNames(m.requests()[0]); len(names) != 3 {
+		t.Errorf("beside mode offered %v", names)
+	}
+	msg := toolMessage(t, m.requests()[1], fail.ID)
+	if !msg.IsError || partsText(msg) != "run_lua: snippet:1: boom\n[printed before the error]\nso far\n" || tr.ToolCalls[0].ErrorKind != "runtime" {
+		t.Errorf("error result %q %v", partsText(msg), tr.ToolCalls[0].ErrorKind)
+	}
+}
+
+// The result is cut to the output limit with a note saying how much
+// there was.
+func TestCodeText(t *testing.T) {
+	out := codeText(CodeOutput{Output: strings.Repeat("x", 50), Dropped: 50}, 20)
+	if !strings.HasPrefix(out, strings.Repeat("x", 20)+"\n[truncated: 100 bytes in all, the first 20 shown") {
+		t.Errorf("%q", out)
+	}
+	if out := codeText(CodeOutput{}, 20); !strings.Contains(out, "nothing") {
+		t.Errorf("%q", out)
+	}
+}
