@@ -318,21 +318,35 @@ function M.server(v, o)
       invalid("agent.server: two agents are named " .. name .. " as tools; give them different names")
     end
     seen[name] = true
+    -- The agent's call parameters (input = {...}, mcp.schema's shorthand)
+    -- join prompt and transcript; a call's values follow its prompt.
+    local input = { type = "object", required = { "prompt" }, properties = {
+      prompt = { type = "string", description = "what to ask the agent" },
+      transcript = { type = "boolean", description = "also return the run's transcript (structuredContent.transcript)" },
+    } }
+    local extra = a._opts.input and mcp.schema(a._opts.input)
+    for k, v in pairs(extra and extra.properties or {}) do
+      if input.properties[k] then invalid("agent.server: " .. name .. "'s input names " .. k .. ", which the tool has already") end
+      input.properties[k] = v
+    end
+    for _, r in ipairs(extra and extra.required or {}) do input.required[#input.required + 1] = r end
     s:tool{
       name = name,
       description = a.description or ("The agent " .. name .. ": ask it in plain words."),
-      input = { type = "object", required = { "prompt" }, properties = {
-        prompt = { type = "string", description = "what to ask the agent" },
-        transcript = { type = "boolean", description = "also return the run's transcript (structuredContent.transcript)" },
-      } },
+      input = input,
       handler = function(args, ctx)
+        local prompt, values = args.prompt, {}
+        for k in pairs(extra and extra.properties or {}) do
+          if args[k] ~= nil then values[k] = args[k] end
+        end
+        if next(values) then prompt = prompt .. "\n\nArguments: " .. json.encode(values) end
         local n = 0
         local function progress(msg)
           n = n + 1
           ctx:progress(n, nil, msg)
         end
         a._calls[ctx] = true
-        local ok, text, tr = task.pcall(a._native.ask_fresh, a._native, args.prompt, function(e)
+        local ok, text, tr = task.pcall(a._native.ask_fresh, a._native, prompt, function(e)
           if e.type == "tool_start" then
             progress(label(e.call) .. " …")
           elseif e.type == "tool_progress" then

@@ -217,3 +217,27 @@ func TestAgentsExeFile(t *testing.T) {
 		t.Errorf("without the parameter: %+v", r)
 	}
 }
+
+// A served agent's input = {...} joins its tool's schema, and a call's
+// values follow the prompt; --set-json refuses a value that is not JSON
+// without printing it.
+func TestAgentsServedInputAndSetJSON(t *testing.T) {
+	agentFile, _ := filepath.Abs("testdata/input_agent.lua")
+	r := luagent(t, "", nil, "-e", `
+local c = mcp.connect{ command = arg[-1], args = { "mcp-server", "--agent-file", "`+agentFile+`" } }
+local t = c:tools()[1]
+print(t.name, table.concat(t.inputSchema.required, ","), t.inputSchema.properties.note.type)
+print(c:call("sum", { prompt = "add", a = 2 }).content[1].text)
+c:close()`)
+	if r.code != 0 || r.stdout != "sum\tprompt,a\tstring\nmock: add\n\nArguments: {\"a\":2}\n" {
+		t.Errorf("%+v", r)
+	}
+	r = luagent(t, "", nil, "--set-json", "tok=s3cr3t-not-json", "-e", "print(1)")
+	if r.code != 2 || strings.Contains(r.stderr, "s3cr3t") || !strings.Contains(r.stderr, "--set-json tok: the value is not JSON") {
+		t.Errorf("--set-json: %+v", r)
+	}
+	r = luagent(t, "", nil, "mcp-server")
+	if r.code != 2 || !strings.Contains(r.stderr, "mcp-server needs an agent file") {
+		t.Errorf("mcp-server without a file: %+v", r)
+	}
+}

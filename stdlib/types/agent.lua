@@ -59,6 +59,7 @@
 ---@field params? agent.Param[] parameters: --set NAME=VALUE, --set-json NAME=JSON, --params-file FILE (flags win), then the default; a missing required one is an error naming it
 ---@field bindings? agent.Binding[] pinned tool arguments: left out of the schema the model sees; the bound value wins
 ---@field agents? agent.Agent[] other agents offered as tools (name slugged, input {prompt}), asked in a fresh conversation in this process
+---@field input? table call parameters of the served tool (mcp.schema's shorthand), their values appended to the prompt as "Arguments: {...}"
 ---@field max_concurrent? integer a:ask_fresh calls (served calls) running at once (default 4; more wait)
 
 ---@class agent.Param

@@ -84,3 +84,23 @@ test("ask_fresh: calls run at once, each in its own conversation", function()
   expect.eq(t2:await(), "mock: two")
   expect.eq(#a:messages(), 0)
 end)
+
+test("max_concurrent bounds the fresh asks running at once; more wait", function()
+  local function peak(n)
+    local running, most = 0, 0
+    local a = agent.new{ model = "mock", hub = false, yes = true, max_concurrent = n,
+      tools = { { name = "slow", handler = function()
+        running = running + 1
+        most = math.max(most, running)
+        task.sleep(0.2)
+        running = running - 1
+        return "ok"
+      end } } }
+    local ts = {}
+    for i = 1, 2 do ts[i] = task.spawn(function() return a:ask_fresh("slow") end) end
+    for _, t in ipairs(ts) do t:await() end
+    return most
+  end
+  expect.eq(peak(1), 1)
+  expect.eq(peak(2), 2)
+end)
