@@ -99,7 +99,8 @@ func startAgentsHTTP(t *testing.T, stderr *logWatch, env []string, args ...strin
 }
 
 // examples/agents.lua served to the Go SDK client, both eras, over stdio
-// (mcp-server --agent-file) and HTTP (serve AGENT_FILE --http): each agent
+// (mcp-server --agent-file) and HTTP (serve AGENT_FILE --http, two Lua
+// workers): each agent
 // is a tool with the prompt schema, a call returns the answer with the
 // transcript when asked, the agent's tool calls arrive as progress with
 // messages, and a cancelled call stops the agent's running tool call (the
@@ -143,7 +144,7 @@ func TestAgentsServedToGoSDK(t *testing.T) {
 					cmd.Stderr = stderr
 					tr = &sdk.CommandTransport{Command: cmd}
 				} else {
-					tr = &sdk.StreamableClientTransport{Endpoint: startAgentsHTTP(t, stderr, nil, "--trace", traceFile, "--set", "timer_seconds=2", "serve", agents, "--http", "127.0.0.1:0/mcp")}
+					tr = &sdk.StreamableClientTransport{Endpoint: startAgentsHTTP(t, stderr, nil, "--trace", traceFile, "--set", "timer_seconds=2", "serve", agents, "--http", "127.0.0.1:0/mcp", "--workers", "2")}
 				}
 				var opts *sdk.ClientSessionOptions
 				if era == "legacy" {
