@@ -93,7 +93,8 @@ func TestAgentSecretParams(t *testing.T) {
 			traceFile = filepath.Join(dir, "serve.jsonl")
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			cmd := exec.Command(bin, append(append([]string{"--trace", traceFile}, c.params...), "mcp-server", "--agent-file", agentFile)...)
+			// -v: the human trace lines go to stderr too.
+			cmd := exec.Command(bin, append(append([]string{"-v", "--trace", traceFile}, c.params...), "mcp-server", "--agent-file", agentFile)...)
 			cmd.Env = append(append(os.Environ(), "LUAGENT_HOME="+t.TempDir()), env...)
 			stderr := newLogWatch()
 			cmd.Stderr = stderr
