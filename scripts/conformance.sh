@@ -4,7 +4,11 @@
 # luagent process for every leg:
 #   0.1.16          server --suite all
 #   0.2.0-alpha.12  server --requirements 2025-11-25
-#   0.2.0-alpha.12  server --requirements 2026-07-28
+#   0.2.0-alpha.12  server --requirements 2026-07-28 (the tasks extension's
+#                   scenarios included)
+#   0.2.0-alpha.12  server, the skills extension's three scenarios
+#                   (sep-2640-skills-*), each passing only when every check
+#                   says SUCCESS
 # and the Lua conformance client (examples/conformance/client.lua) against
 # each judge's mock servers, one scenario at a time (sse-retry is timing-
 # sensitive): 0.1.16 every client scenario, 0.2.0-alpha.12 the client
@@ -98,7 +102,7 @@ client_leg() { # client_leg NAME JUDGE SPEC SCENARIOS...
 # client that never calls skills/list "passes" the skills scenarios. Ours
 # pass only when every sep-2640 check line says SUCCESS.
 checks() { # checks OUTPUT: the sep-2640 check lines, colours stripped
-  sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^[^ ]+ \[sep-2640-[a-z-]+\] ' || true
+  sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -E '^[^ ]+ \[sep-2640-[a-z-]+ *\] ' || true
 }
 succeeded() { # succeeded SCENARIO OUTPUT
   case $1 in sep-2640-*) ;; *) return 0 ;; esac
@@ -106,6 +110,29 @@ succeeded() { # succeeded SCENARIO OUTPUT
   lines=$(checks "$2")
   [ -n "$lines" ] && ! grep -qv '\] SUCCESS ' <<<"$lines"
 }
+# The skills extension's three server scenarios (in no requirements file,
+# so run one by one, forced, on 2026-07-28 where every check applies): each
+# counts only when every check line says SUCCESS.
+server_skills="sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory"
+skills_passed=0 skills_failed=()
+for s in $server_skills; do
+  if PATH="$PWD/test/conformance/modern/node_modules/.bin:$PATH" \
+      conformance server --url "$URL" --scenario "$s" --spec-version 2026-07-28 --force >"$LOG/skills.txt" 2>&1 &&
+      succeeded "$s" "$LOG/skills.txt"; then
+    skills_passed=$((skills_passed + 1))
+  else
+    skills_failed+=("$s")
+    { echo "--- server skills: $s"; checks "$LOG/skills.txt" | grep -v '\] SUCCESS '; sed -n '/^Test Results:/,$p' "$LOG/skills.txt"; } >>"$LOG/server-failures.txt"
+  fi
+done
+if [ ${#skills_failed[@]} -eq 0 ]; then
+  echo "conformance: 0.2.0-alpha.12 skills extension (server): $skills_passed scenarios passed"
+else
+  status=1
+  echo "conformance: 0.2.0-alpha.12 skills extension (server) FAILED: ${skills_failed[*]}"
+  cat "$LOG/server-failures.txt"
+fi
+
 skills="sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter"
 # Scenario lists from the judges themselves: 0.1.16 lists its client
 # scenarios; 0.2's requirements files name what each revision requires.

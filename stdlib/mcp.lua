@@ -95,7 +95,8 @@ function M.server(o)
   return S.new(o.name, version, type(o.title) == "string" and o.title or "", type(o.instructions) == "string" and o.instructions or "", {})
 end
 
--- s:tool{name, title, description, input, output, annotations, handler}:
+-- s:tool{name, title, description, input, output, annotations, task,
+-- manual_task, handler}:
 -- a handler's string is the text result; mcp_features.lua shapes the rest.
 function Server:tool(t)
   local ok = S.is_server(self) and type(t) == "table" and type(t.name) == "string" and t.name ~= "" and type(t.handler) == "function"
@@ -105,14 +106,18 @@ function Server:tool(t)
     if input and t.output ~= nil then output, err = schema(t.output) end
   end
   if not ok or err then more().refuse_tool(self, t, input) end
-  local def = copy(t, { handler = true, input = true, output = true })
+  local def = copy(t, { handler = true, input = true, output = true, task = true, manual_task = true })
   def.name, def.inputSchema, def.outputSchema = t.name, input, output
+  -- task = "optional" | "required": the call may run as a task (runtime/mcp
+  -- decides with the client); manual_task: the handler starts it
+  -- (ctx:start_task()) after asking for input as an ordinary call.
+  if t.task ~= nil then def.execution = { taskSupport = t.task } end
   local handler = t.handler
   ok, err = S.add_tool(self, t.name, def, function(args, ctx)
     local r, msg = handler(args, ctx)
     if type(r) == "string" then return r end
     return more().tool_result(r, msg)
-  end)
+  end, t.manual_task == true)
   if not ok then more().refuse("tool", err) end
 end
 
@@ -131,7 +136,7 @@ end
 
 stubs(M, "module", { "schema" })
 stubs(Server, "methods", { "resource", "template", "prompt", "complete", "auth", "remove_tool", "remove_resource",
-  "remove_template", "remove_prompt", "list_changed", "resource_updated" })
+  "remove_template", "remove_prompt", "list_changed", "resource_updated", "skill", "skills_dir", "remove_skill" })
 stubs(S.ctx_methods, "ctx", { "elicit", "elicit_url", "sample", "roots", "ask" })
 
 return M

@@ -304,7 +304,66 @@ local function remover(kind, fname)
   end
 end
 
+-- s:skill{name=, description=, body= | file= | dir=, files=} publishes a
+-- skill (the skills extension): body is SKILL.md's text (front matter made
+-- from name and description unless it begins with its own), file a
+-- SKILL.md to read, dir a skill's folder (SKILL.md and its other files);
+-- files adds more, by path in the skill's folder ({["references/A.md"] =
+-- text}). s:skills_dir(path) publishes every folder of path that holds a
+-- SKILL.md.
+local function yaml_string(v)
+  return '"' .. v:gsub('[\\"]', "\\%0"):gsub("\n", "\\n") .. '"'
+end
+
+function Server:skill(t)
+  check_server(self, "skill", 2)
+  if type(t) ~= "table" then argerror(2, "skill", "table expected, got " .. type(t)) end
+  local files, err = {}, nil
+  if t.dir ~= nil then
+    if type(t.dir) ~= "string" then argerror(2, "skill", "dir must be a path") end
+    files, err = S.read_skill_dir(t.dir)
+    if not files then argerror(2, "skill", err) end
+  else
+    local doc = t.body
+    if t.file ~= nil then
+      if type(t.file) ~= "string" then argerror(2, "skill", "file must be a path") end
+      doc, err = S.read_file(t.file)
+      if not doc then argerror(2, "skill", err) end
+    end
+    if type(doc) ~= "string" then argerror(2, "skill", "body = TEXT, file = PATH or dir = PATH is required") end
+    if doc:sub(1, 3) ~= "---" then
+      if str(t.name) == "" or str(t.description) == "" then
+        argerror(2, "skill", "name and description are required when the body has no front matter")
+      end
+      doc = "---\nname: " .. t.name .. "\ndescription: " .. yaml_string(t.description) .. "\n---\n" .. doc
+    end
+    files["SKILL.md"] = doc
+  end
+  if t.files ~= nil then
+    if type(t.files) ~= "table" then argerror(2, "skill", "files must be a table of path = text") end
+    for p, v in pairs(t.files) do
+      if type(p) ~= "string" or type(v) ~= "string" then argerror(2, "skill", "files must be a table of path = text") end
+      files[p] = v
+    end
+  end
+  register("skill", S.add_skill(self, files, str(t.name)))
+end
+
+function Server:skills_dir(path)
+  check_server(self, "skills_dir", 2)
+  if type(path) ~= "string" then argerror(2, "skills_dir", "path expected, got " .. type(path)) end
+  local names, err = S.skill_dirs(path)
+  if not names then argerror(2, "skills_dir", err) end
+  for _, dir in ipairs(names) do
+    local files, ferr = S.read_skill_dir(dir)
+    if not files then argerror(2, "skills_dir", ferr) end
+    register("skills_dir", S.add_skill(self, files, ""))
+  end
+  return #names
+end
+
 Server.remove_tool = remover("tools", "remove_tool")
+Server.remove_skill = remover("skills", "remove_skill")
 Server.remove_resource = remover("resources", "remove_resource")
 Server.remove_template = remover("templates", "remove_template")
 Server.remove_prompt = remover("prompts", "remove_prompt")

@@ -393,6 +393,67 @@ s:prompt{ name = "test_input_required_result_prompt", title = "Input-Required Pr
     return "Prompt with context: " .. field(a, "context")
   end }
 
+-- Tasks (the tasks extension's scenarios, 2026-07-28; the same tools run
+-- as 2025-11-25 tasks for a client that asks with params.task) ---------------
+
+s:tool{ name = "greet", description = "Says hello (never a task)", input = { name = "string" },
+  handler = function(args) return ("Hello, %s!"):format(args.name) end }
+
+s:tool{ name = "slow_compute", description = "Sleeps seconds, then answers; runs as a task",
+  input = { seconds = "number", label = "string?" }, task = "optional",
+  handler = function(args)
+    task.sleep(args.seconds)
+    return ("Computed %s after %gs"):format(args.label or "result", args.seconds)
+  end }
+
+s:tool{ name = "failing_job", description = "Fails with a tool error after a second; only as a task",
+  input = NO_ARGS, task = "required",
+  handler = function()
+    task.sleep(1)
+    return nil, "the job failed (as it always does)"
+  end }
+
+s:tool{ name = "protocol_error_job", description = "Fails with a JSON-RPC error; runs as a task",
+  input = NO_ARGS, task = "optional",
+  handler = function(_, ctx)
+    ctx:fail(-32603, "internal failure of protocol_error_job")
+  end }
+
+s:tool{ name = "confirm_delete", description = "Asks to confirm, then deletes (pretends to); runs as a task",
+  input = { filename = "string" }, task = "optional",
+  handler = function(args, ctx)
+    local a = ctx:elicit{ key = "confirm", message = ("Delete %s?"):format(args.filename), schema = ask_for("confirm", "boolean") }
+    return ("%s %s"):format(field(a, "confirm") == "true" and "Deleted" or "Kept", args.filename)
+  end }
+
+s:tool{ name = "multi_input", description = "Asks two questions at once; runs as a task",
+  input = NO_ARGS, task = "optional",
+  handler = function(_, ctx)
+    local a = ctx:ask{
+      first = { elicit = { message = "First name?", schema = ask_for("name") } },
+      second = { elicit = { message = "Second name?", schema = ask_for("name") } },
+    }
+    return ("Got %s and %s"):format(field(a.first, "name"), field(a.second, "name"))
+  end }
+
+s:tool{ name = "test_tool_with_task", description = "Asks for a name (input_required), then goes on as a task",
+  input = NO_ARGS, task = "required", manual_task = true,
+  handler = function(_, ctx)
+    local a = ctx:elicit{ key = "user_name", message = "What is your name?", schema = ask_for("name") }
+    ctx:start_task()
+    task.sleep(0.2)
+    return ("Hello, %s!"):format(field(a, "name"))
+  end }
+
+-- Skills (the skills extension's server scenarios) ------------------------------
+
+s:skill{ name = "pdf-processing", description = "Extract, fill, and assemble PDF documents",
+  body = "# PDF processing\n\nRead references/FORMS.md before filling a form.\n",
+  files = { ["references/FORMS.md"] = "# Forms\n\nFill every field, then flatten.\n" } }
+
+s:skill{ name = "release-notes", description = "Write release notes from a list of changes",
+  body = "# Release notes\n\nGroup the changes by kind; newest first.\n" }
+
 -- Timers ----------------------------------------------------------------------
 -- test_dynamic_tool appears after 2 s (clients get tools/list_changed);
 -- test://watched-resource "changes" every 3 s (subscribers get

@@ -163,10 +163,19 @@ type Tool struct {
 	InputSchema  json.RawMessage  `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
-	Execution    *struct {
-		TaskSupport string `json:"taskSupport,omitempty"`
-	} `json:"execution,omitempty"`
-	Raw json.RawMessage `json:"-"`
+	Execution    *ToolExecution   `json:"execution,omitempty"`
+	Raw          json.RawMessage  `json:"-"`
+	// ManualTask (server side): a task tool whose handler makes the call a
+	// task itself (Request.StartTask), after asking for input the way an
+	// ordinary call does; otherwise the call is a task before the handler
+	// runs.
+	ManualTask bool `json:"-"`
+}
+
+// ToolExecution says how a tool runs: TaskSupport "optional", "required"
+// or "forbidden" (the default).
+type ToolExecution struct {
+	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
 // ToolAnnotations are a tool's hints about its behaviour.

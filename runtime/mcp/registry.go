@@ -26,6 +26,7 @@ type registry struct {
 	resources   entries[*serverResource]
 	templates   entries[*serverTemplate]
 	prompts     entries[*serverPrompt]
+	skills      entries[*serverSkill]
 	completions map[CompletionRef]CompletionHandler
 	lists       map[string]json.RawMessage // method -> encoded result, dropped on change
 }
@@ -183,6 +184,12 @@ func (reg *registry) Handle(r *Request) {
 		reg.getPrompt(r)
 	case "completion/complete":
 		reg.complete(r)
+	case "skills/list":
+		reg.listSkills(r)
+	case "skills/get":
+		reg.getSkill(r)
+	case "resources/directory/read":
+		reg.readSkillDir(r)
 	default:
 		r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + r.Method})
 	}

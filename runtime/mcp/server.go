@@ -8,6 +8,7 @@ import (
 	"github.com/luagent/luagent/internal/jsonscan"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,7 +76,9 @@ type ServerOptions struct {
 	// HandlerTimeout stops a request's handler after this long. Default 60 s.
 	HandlerTimeout time.Duration
 	Cache          CacheHints
-	Trace          trace.Sink
+	// Tasks bound the tasks of tools that run as tasks (server_tasks.go).
+	Tasks TaskOptions
+	Trace trace.Sink
 	// Logf reports server-side problems (to stderr; never to stdout).
 	Logf func(format string, args ...any)
 }
@@ -94,6 +97,7 @@ type Server struct {
 	conns map[*serverConn]bool
 
 	deadlines deadlines // the handler timeout of requests in flight
+	tasks     taskStore
 
 	// The random state key is made on first use: crypto/rand's first read
 	// costs most of a millisecond of start-up.
@@ -146,6 +150,7 @@ func NewServer(opts ServerOptions) *Server {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
+	opts.Tasks.defaults()
 	ctx, stop := context.WithCancel(context.Background())
 	info, _ := json.Marshal(opts.Info)
 	s := &Server{opts: opts, ctx: ctx, stop: stop, infoJ: info, conns: map[*serverConn]bool{}, handler: opts.Handler}
@@ -260,6 +265,7 @@ func (ss *Session) end(closeConn bool) {
 		delete(s.conns, sc)
 		s.mu.Unlock()
 		sc.cancelAll(errClientGone)
+		s.dropSession(sc)
 	})
 }
 
@@ -383,10 +389,11 @@ func (sc *serverConn) handle(m *jsonrpc.Message) {
 	sc.legacy(m)
 }
 
-var handlerMethods = []string{"tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete"}
+var handlerMethods = []string{"tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete",
+	"skills/list", "skills/get", "resources/directory/read"}
 
 func knownMethod(m string) bool {
-	return slices.Contains(handlerMethods, m) || m == "logging/setLevel" || m == "resources/subscribe" || m == "resources/unsubscribe" || m == "server/discover" || m == "subscriptions/listen"
+	return slices.Contains(handlerMethods, m) || strings.HasPrefix(m, "tasks/") || m == "logging/setLevel" || m == "resources/subscribe" || m == "resources/unsubscribe" || m == "server/discover" || m == "subscriptions/listen"
 }
 
 // capabilities is the server's capabilities object for an era.
@@ -404,6 +411,23 @@ func (s *Server) capabilities(era Era) json.RawMessage {
 	}
 	if hc.Completions {
 		caps["completions"] = map[string]any{}
+	}
+	ext := map[string]any{}
+	if s.reg != nil && s.reg.hasTaskTools() {
+		if era == EraLegacy {
+			caps["tasks"] = map[string]any{"list": map[string]any{}, "cancel": map[string]any{}, "requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+		} else {
+			ext[TasksExtension] = map[string]any{}
+		}
+	}
+	if s.reg != nil && s.reg.hasSkills() {
+		ext[SkillsExtension] = map[string]any{"directoryRead": true}
+		if caps["resources"] == nil {
+			caps["resources"] = map[string]any{"listChanged": true, "subscribe": hc.Subscribe}
+		}
+	}
+	if len(ext) > 0 {
+		caps["extensions"] = ext
 	}
 	b, _ := json.Marshal(caps)
 	return b
@@ -472,6 +496,9 @@ func (sc *serverConn) modern(m *jsonrpc.Message, meta, versionRaw []byte) {
 	case "subscriptions/listen":
 		sc.listen(m)
 		return
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		sc.modernTask(m, parseClientCaps(capsRaw))
+		return
 	case "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "initialize", "ping":
 		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeMethodNotFound, m.Method+" is not part of the 2026-07-28 protocol", nil))
 		return
@@ -536,6 +563,9 @@ func (sc *serverConn) legacy(m *jsonrpc.Message) {
 		return
 	case "server/discover", "subscriptions/listen":
 		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidParams, m.Method+" needs the 2026-07-28 _meta envelope", nil))
+		return
+	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
+		sc.legacyTask(m)
 		return
 	}
 	if !slices.Contains(handlerMethods, m.Method) {
@@ -669,9 +699,9 @@ func (s *Server) cacheTTL(method string) (time.Duration, bool) {
 	switch method {
 	case "server/discover":
 		return s.opts.Cache.DiscoverTTL, true
-	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
+	case "tools/list", "prompts/list", "resources/list", "resources/templates/list", "skills/list", "resources/directory/read":
 		return s.opts.Cache.ListTTL, true
-	case "resources/read":
+	case "resources/read", "skills/get":
 		return s.opts.Cache.ReadTTL, true
 	}
 	return 0, false

@@ -43,6 +43,8 @@ type Request struct {
 	progressToken json.RawMessage
 	logLevel      string // modern: the request's level; "" = no logs
 
+	task *serverTask // set once the call runs as a task (StartTask)
+
 	done   atomic.Bool
 	silent atomic.Bool // cancelled by the client: send nothing
 
@@ -163,6 +165,10 @@ func (r *Request) finishCause(result json.RawMessage, rerr *jsonrpc.Error, cause
 	}
 	r.cleanup()
 	defer r.Cancel(cause)
+	if r.task != nil {
+		r.task.finish(result, rerr)
+		return
+	}
 	if r.traceSpan != "" {
 		r.traceReply(result, rerr)
 	}
@@ -212,7 +218,7 @@ func (r *Request) Progress(progress float64, total *float64, message string) {
 		p["message"] = message
 	}
 	b, _ := json.Marshal(p)
-	r.sc.conn.NotifyFor(r.ID, "notifications/progress", b)
+	r.sc.conn.NotifyFor(r.route(), "notifications/progress", b)
 }
 
 // Log sends notifications/message at level when the client wants it: modern,
@@ -243,7 +249,7 @@ func (r *Request) Log(level, logger string, data json.RawMessage) error {
 		p["logger"] = logger
 	}
 	b, _ := json.Marshal(p)
-	return r.sc.conn.NotifyFor(r.ID, "notifications/message", b)
+	return r.sc.conn.NotifyFor(r.route(), "notifications/message", b)
 }
 
 // ErrInputRequired is what Ask delivers when a modern request has been
@@ -353,6 +359,10 @@ func (r *Request) AskAll(inputs []Input, cb func(answers map[string]json.RawMess
 		inputs[i] = in
 	}
 	r.inMu.Unlock()
+	if r.task != nil {
+		r.task.ask(r, inputs, keys, cb)
+		return
+	}
 	if r.Era == EraLegacy {
 		r.askLegacyAll(inputs, keys, map[string]json.RawMessage{}, cb)
 		return
@@ -437,7 +447,7 @@ var capabilityJSON = map[string]map[string]any{
 
 func (r *Request) missingCapabilities(missing []string, cb func(error)) {
 	list := strings.Join(missing, ", ")
-	if r.Era == EraLegacy {
+	if r.Era == EraLegacy || r.task != nil { // a task has been answered: its handler hears it
 		what := "the " + list + " capability"
 		if len(missing) > 1 {
 			what = "the " + strings.Join(missing[:len(missing)-1], ", ") + " and " + missing[len(missing)-1] + " capabilities"
@@ -512,7 +522,7 @@ func (r *Request) askLegacyAll(inputs []Input, keys []string, got map[string]jso
 // answer without blocking anyone.
 func (r *Request) askLegacy(method string, params json.RawMessage, cb func(json.RawMessage, error)) {
 	var once sync.Once
-	call, err := r.sc.conn.StartThenFor(r.ID, method, params, func(call *jsonrpc.Call) {
+	call, err := r.sc.conn.StartThenFor(r.route(), method, params, func(call *jsonrpc.Call) {
 		once.Do(func() {
 			resp, err := call.Result()
 			switch {
@@ -532,7 +542,7 @@ func (r *Request) askLegacy(method string, params json.RawMessage, cb func(json.
 	context.AfterFunc(r.ctx, func() {
 		once.Do(func() {
 			call.Abandon()
-			r.sc.conn.NotifyFor(r.ID, "notifications/cancelled", json.RawMessage(`{"requestId":`+call.ID.String()+`,"reason":"the request that asked was cancelled"}`))
+			r.sc.conn.NotifyFor(r.route(), "notifications/cancelled", json.RawMessage(`{"requestId":`+call.ID.String()+`,"reason":"the request that asked was cancelled"}`))
 			cb(nil, context.Cause(r.ctx))
 		})
 	})

@@ -35,6 +35,8 @@ type serverTool struct {
 	in, out *lazySchema
 	headers map[string]string // x-mcp-header name -> argument
 	handler ToolHandler
+	task    string // TaskOptional or TaskRequired; "" for none
+	manual  bool   // Tool.ManualTask
 }
 
 // defaultInput is the schema of a tool added without one: any object.
@@ -60,6 +62,10 @@ func (s *Server) AddTool(t Tool, h ToolHandler) error {
 		}
 		t.InputSchema = jsonscan.Member(t.Raw, "inputSchema")
 		t.OutputSchema = jsonscan.Member(t.Raw, "outputSchema")
+		if ex := jsonscan.Member(t.Raw, "execution"); ex != nil {
+			t.Execution = &ToolExecution{}
+			json.Unmarshal(ex, t.Execution)
+		}
 	}
 	if t.Name == "" {
 		return errs.New(errs.Invalid, "", "a tool needs a name")
@@ -70,7 +76,16 @@ func (s *Server) AddTool(t Tool, h ToolHandler) error {
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = defaultInput
 	}
-	st := &serverTool{name: t.Name, handler: h}
+	st := &serverTool{name: t.Name, handler: h, manual: t.ManualTask}
+	if t.Execution != nil {
+		switch ts := t.Execution.TaskSupport; ts {
+		case TaskOptional, TaskRequired:
+			st.task = ts
+		case "", TaskForbidden:
+		default:
+			return errs.Errorf(errs.Invalid, "", "tool %q: task support %q is none of optional, required, forbidden", t.Name, ts)
+		}
+	}
 	var err error
 	if st.in, err = newLazySchema(t.InputSchema); err != nil {
 		return errs.Errorf(errs.Invalid, "", "input schema: %v", err)
@@ -227,6 +242,19 @@ func (reg *registry) callTool(r *Request) {
 	if problem := t.in.problem(args, "argument"); problem != "" {
 		r.Reply(errorResult("invalid arguments for tool " + name + ": " + problem))
 		return
+	}
+	if t.task != "" {
+		if t.task == TaskRequired && !r.WantsTask() {
+			if r.Era == EraModern {
+				r.finish(nil, errTasksNotDeclared)
+			} else {
+				r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "tool " + name + " runs only as a task: call it with params.task"})
+			}
+			return
+		}
+		if !t.manual && r.WantsTask() && !r.StartTask() {
+			return // past the task bounds: answered
+		}
 	}
 	t.handler(&ToolCall{Request: r, Name: name, Arguments: args, tool: t})
 }

@@ -81,6 +81,8 @@ func headerMismatch(srv *mcp.Server, r *http.Request, m *jsonrpc.Message, metaVe
 		key = "name"
 	case "resources/read":
 		key = "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel": // routed by task (the tasks extension)
+		key = "taskId"
 	default:
 		return ""
 	}

@@ -364,6 +364,8 @@ func (h *HTTP) modernHeaders(req *http.Request, method string, params []byte) {
 		key = "name"
 	case "resources/read":
 		key = "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel": // the tasks extension routes by task
+		key = "taskId"
 	default:
 		return
 	}

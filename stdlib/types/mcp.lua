@@ -570,7 +570,20 @@ function Catalog:apply(preview) end
 ---@field output? mcp.Schema structuredContent is checked against it
 ---@field annotations? mcp.Annotations
 ---@field _meta? table
+---@field task? "optional"|"required" the call may run as a task (both eras) when the client can follow one; "required": only as a task (-32021 modern, -32601 legacy otherwise)
+---@field manual_task? boolean the handler starts the task itself (ctx:start_task()), after asking for input as an ordinary call
 ---@field handler fun(args: table, ctx: mcp.Context): mcp.ToolReturn, string?
+
+---A skill the server publishes (the skills extension): SKILL.md is body
+---(front matter made from name and description unless the body has its
+---own), the file at file, or dir's SKILL.md with the folder's other files.
+---@class mcp.SkillDef
+---@field name? string required with a body without front matter; else checked against SKILL.md's
+---@field description? string
+---@field body? string SKILL.md's text
+---@field file? string a SKILL.md to read
+---@field dir? string a skill's folder
+---@field files? table<string, string> more files, by path in the skill's folder
 
 ---What a resource's read may return: a string (text), {text =},
 ---{blob = base64}, {bytes = raw}, or a list of those (each may name its
@@ -681,6 +694,20 @@ function Server:remove_template(uriTemplate) end
 ---@return boolean removed
 function Server:remove_prompt(name) end
 
+---Publishes (or replaces) a skill: skills/list, skills/get and its files
+---as skill://NAME/PATH resources.
+---@param def mcp.SkillDef
+function Server:skill(def) end
+
+---Publishes every folder of path that holds a SKILL.md.
+---@param path string
+---@return integer count
+function Server:skills_dir(path) end
+
+---@param name string
+---@return boolean removed
+function Server:remove_skill(name) end
+
 ---Tells subscribed clients the resource changed.
 ---@param uri string
 function Server:resource_updated(uri) end
@@ -774,6 +801,18 @@ function Context:meta() end
 ---with the error -32021, a legacy handler gets an error.
 ---@param ... string
 function Context:require_capability(...) end
+
+---Makes a manual_task tool's call a task now, when the client can follow
+---one: the call is answered with the task and the handler goes on under
+---it. Returns whether the call is a task.
+---@return boolean
+function Context:start_task() end
+
+---Answers with a JSON-RPC error instead of a result (a task: failed).
+---@param code integer
+---@param message string
+---@param data? any
+function Context:fail(code, message, data) end
 
 ---Asks the user for a form's values.
 ---@param req mcp.ElicitRequest

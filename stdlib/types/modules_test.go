@@ -117,7 +117,7 @@ var notCompared = []string{
 	"mcp.Result", "mcp.Annotations", "mcp.CompleteRef", "mcp.Root", "mcp.OAuthOptions", "mcp.IdentityProvider",
 	"mcp.ConnectOptions", "mcp.Progress", "mcp.CallOptions", "mcp.ServerEntry", "mcp.HubOptions",
 	"mcp.SearchOptions", "mcp.HubCallOptions", "mcp.HubItem", "mcp.ServerOptions", "mcp.ToolDef",
-	"mcp.ResourceDef", "mcp.TemplateDef", "mcp.PromptArgument", "mcp.PromptDef", "mcp.HTTPRequest",
+	"mcp.ResourceDef", "mcp.TemplateDef", "mcp.PromptArgument", "mcp.PromptDef", "mcp.SkillDef", "mcp.HTTPRequest",
 	"mcp.AuthOptions", "mcp.ElicitRequest", "mcp.ElicitURLRequest", "mcp.ElicitResult",
 	"mcp.SampleRequest", "mcp.SampleResult", "mcp.AskSpec",
 	"agent.ToolDef", "agent.Hooks", "agent.Options", "agent.CompleteRequest", "agent.Param", "agent.Binding",

@@ -8,6 +8,7 @@ import (
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonrpc"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -40,6 +41,20 @@ func (s *luaServer) newCtx(L *lua.LState, r *rmcp.Request) *lua.LUserData {
 	return ud
 }
 
+func (m *module) ctxFail(L *lua.LState) int {
+	c := m.checkCtx(L)
+	e := &jsonrpc.Error{Code: L.CheckInt(2), Message: L.CheckString(3)}
+	if d := L.Get(4); d != lua.LNil {
+		raw, err := value.Encode(d, value.EncodeOptions{})
+		if err != nil {
+			L.ArgError(4, "data cannot be sent as JSON: "+err.Error())
+		}
+		e.Data = raw
+	}
+	c.r.Fail(e)
+	return 0
+}
+
 func (m *module) checkCtx(L *lua.LState) *reqCtx {
 	return value.Check[*reqCtx](L, 1, "request context expected (call it as ctx:method(...))")
 }
@@ -52,6 +67,15 @@ func (m *module) ctxMetatable(L *lua.LState, methods *lua.LTable) *lua.LTable {
 		"log":                m.ctxLog,
 		"meta":               m.ctxMeta,
 		"require_capability": m.ctxRequire,
+		// ctx:start_task() makes a manual_task tool's call a task (true) if
+		// the client can follow one; ctx:fail(code, message[, data])
+		// answers with a JSON-RPC error (a task: failed) instead of a
+		// result.
+		"start_task": func(L *lua.LState) int {
+			L.Push(lua.LBool(m.checkCtx(L).r.StartTask()))
+			return 1
+		},
+		"fail": m.ctxFail,
 	})
 	mt := L.NewTypeMetatable(ctxType)
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {

@@ -309,7 +309,8 @@ func TestFixtureModern(t *testing.T) {
 		t.Errorf("discover lacks resultType or cache hints: %v", disc)
 	}
 	jsonEqual(t, "discover capabilities", disc["capabilities"],
-		`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{},"logging":{}}`)
+		`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{},"logging":{},`+
+			`"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true},"io.modelcontextprotocol/tasks":{}}}`)
 	if get(disc, "_meta", "io.modelcontextprotocol/serverInfo", "name") != "luagent-conformance" {
 		t.Errorf("discover serverInfo: %v", disc["_meta"])
 	}
@@ -746,7 +747,8 @@ func fixtureResources(t *testing.T, w *fixtureWire, isModern bool) {
 			t.Errorf("resource without a name: %v", r)
 		}
 	}
-	if strings.Join(uris, " ") != "test://static-text test://static-binary test://watched-resource test://embedded-resource test://mixed-content-resource" {
+	if strings.Join(uris, " ") != "test://static-text test://static-binary test://watched-resource test://embedded-resource test://mixed-content-resource "+
+		"skill://pdf-processing/SKILL.md skill://pdf-processing/references/FORMS.md skill://release-notes/SKILL.md" {
 		t.Errorf("resources: %v", uris)
 	}
 	read := func(uri string) map[string]any {
@@ -841,7 +843,8 @@ func TestFixtureLegacy(t *testing.T) {
 		t.Errorf("initialize: %v", init)
 	}
 	jsonEqual(t, "capabilities", init["capabilities"],
-		`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{},"logging":{}}`)
+		`{"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"subscribe":true,"listChanged":true},"completions":{},"logging":{},`+
+			`"extensions":{"io.modelcontextprotocol/skills":{"directoryRead":true}},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}`)
 	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 
 	// Results the SDK parses strictly are exactly {}.

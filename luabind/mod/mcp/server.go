@@ -91,6 +91,10 @@ func (m *module) serverNative(L *lua.LState) *lua.LTable {
 		"add_resource":     m.addResource,
 		"add_template":     m.addTemplate,
 		"add_prompt":       m.addPrompt,
+		"add_skill":        m.addSkill,
+		"read_skill_dir":   m.readSkillDir,
+		"skill_dirs":       m.skillDirs,
+		"read_file":        m.readFile,
 		"set_completion":   m.setCompletion,
 		"remove":           m.remove,
 		"list_changed":     func(L *lua.LState) int { checkServer(L).srv.ListChanged(L.CheckString(2)); return 0 },
@@ -182,12 +186,13 @@ func definition(L *lua.LState) (*luaServer, string, json.RawMessage, *lua.LFunct
 	return s, key, raw, fn, err
 }
 
-// add_tool(s, name, def, fn): fn(args, ctx) returns the shaped result.
+// add_tool(s, name, def, fn, manual_task): fn(args, ctx) returns the
+// shaped result.
 func (m *module) addTool(L *lua.LState) int {
 	s, name, def, fn, err := definition(L)
 	task := "tool " + name
 	if err == nil {
-		err = s.srv.AddTool(rmcp.Tool{Raw: def}, func(c *rmcp.ToolCall) {
+		err = s.srv.AddTool(rmcp.Tool{Raw: def, ManualTask: L.OptBool(5, false)}, func(c *rmcp.ToolCall) {
 			s.serve(c.Request, task, "tool", name, fn, func(L *lua.LState) ([]lua.LValue, error) {
 				args, err := value.Decode(L, c.Arguments)
 				if err != nil {
@@ -335,6 +340,8 @@ func (m *module) remove(L *lua.LState) int {
 		n = s.srv.RemoveResourceTemplates(key)
 	case "prompts":
 		n = s.srv.RemovePrompts(key)
+	case "skills":
+		n = s.srv.RemoveSkills(key)
 	}
 	L.Push(lua.LBool(n > 0))
 	return 1
