@@ -208,7 +208,8 @@ function M.new(opts)
     end
     o.bindings = bs
   end
-  local self = setmetatable({ name = o.name, description = o.description, _opts = opts, _depth = depth, _calls = calls }, Agent)
+  local self = setmetatable({ name = o.name, description = o.description, _opts = opts, _depth = depth, _calls = calls,
+    _hub = o.hub or false, _inline = inline ~= nil }, Agent)
   self._native = native.new(o)
   return self
 end
@@ -219,7 +220,11 @@ function Agent:with(changes)
   local o = {}
   for k, v in pairs(self._opts) do o[k] = v end
   for k, v in pairs(changes) do o[k] = v end
-  if o.hub == nil then o.hub = false end
+  if changes.hub == nil then
+    -- The same hub: a hub of the agent's own keeps its servers started.
+    o.hub = self._hub
+    if self._inline and changes.servers == nil then o.servers = nil end
+  end
   return M.new(o)
 end
 

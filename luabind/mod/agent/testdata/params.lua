@@ -104,3 +104,22 @@ test("max_concurrent bounds the fresh asks running at once; more wait", function
   expect.eq(peak(1), 1)
   expect.eq(peak(2), 2)
 end)
+
+test("a:with keeps the agent's tools, agents, bindings and params", function()
+  local inner = agent.new{ name = "inner", model = "mock", hub = false }
+  local got
+  local a = agent.new{ name = "outer", model = "mock", hub = false, yes = true, agents = { inner },
+    params = { { name = "p", default = { value = "v" } } },
+    tools = { { name = "show", input = { x = "string?" }, handler = function(args) got = args.x; return "ok" end } },
+    bindings = { { tool = "show", arg = "x", value = { param = "p" } } } }
+  local b = a:with{ max_turns = 5 }
+  local _, tr = b:ask("show")
+  expect.eq(tr.tool_calls[1].name, "show")
+  expect.eq(got, "v")
+end)
+
+test("a:with keeps the default hub", function()
+  local c = agent.new{ model = "mock" }
+  expect.truthy(c._hub)
+  expect.eq(c:with{ max_turns = 3 }._hub, c._hub)
+end)
