@@ -24,6 +24,7 @@ type askOptions struct {
 	servers []string // --server NAME...
 	yes     bool
 	json    bool
+	code    bool // --code-mode
 	prompt  []string
 }
 
@@ -40,6 +41,8 @@ func parseAsk(o options, rest []string, stdout, stderr io.Writer) (options, int,
 			a.yes = true
 		case arg == "--json":
 			a.json = true
+		case arg == "--code-mode":
+			a.code = true
 		case arg == "--model" || strings.HasPrefix(arg, "--model="):
 			v, ok := need("--model", "luagent ask --model openai:gpt-4.1-mini PROMPT")
 			if !ok {
@@ -113,13 +116,14 @@ if o.agent_fn then
   if o.model then changes.model = o.model end
   if o.servers then changes.servers = o.servers end
   if o.yes then changes.yes = true end
+  if o.code_mode then changes.code_mode = true end
   if next(changes) then a = a:with(changes) end
 else
   local h = mcp.hub()
   for _, s in ipairs(h:status()) do
     if s.status == "failed" then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
   end
-  a = agent.new{ name = "ask", model = o.model, hub = h, servers = o.servers, yes = o.yes }
+  a = agent.new{ name = "ask", model = o.model, hub = h, servers = o.servers, yes = o.yes, code_mode = o.code_mode }
 end
 return a
 end
@@ -202,6 +206,9 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	if a.yes {
 		t.RawSetString("yes", lua.LTrue)
+	}
+	if a.code {
+		t.RawSetString("code_mode", lua.LTrue)
 	}
 	p := &askPrinter{out: stdout, err: stderr, json: a.json, secrets: secrets()}
 	t.RawSetString("sink", L.NewFunction(p.event))

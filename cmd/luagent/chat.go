@@ -17,6 +17,7 @@ type chatOptions struct {
 	agent  string // --agent FILE
 	resume string // --resume FILE
 	yes    bool
+	code   bool // --code-mode
 }
 
 func parseChat(o options, rest []string, stdout, stderr io.Writer) (options, int, bool) {
@@ -31,6 +32,9 @@ func parseChat(o options, rest []string, stdout, stderr io.Writer) (options, int
 			return o, printUsage(stdout, chatUsage), false
 		case arg == "--yes" || arg == "-y":
 			c.yes = true
+			continue
+		case arg == "--code-mode":
+			c.code = true
 			continue
 		case arg == "--model" || strings.HasPrefix(arg, "--model="):
 			c.model, ok = need("--model", "luagent chat --model openai:gpt-4.1-mini")
@@ -57,7 +61,7 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 		fmt.Fprintf(h.Stderr(), "luagent: %v\n", err)
 		return host.ExitError
 	}
-	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Yes: c.yes, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets()}
+	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets()}
 	if c.agent == "" {
 		spec, note := askModel(c.model, os.Getenv, cfg)
 		cc.Model, cc.ModelNote = spec, note

@@ -58,7 +58,7 @@ environment:
 More: README.md (the tour and the Lua reference) and docs/.
 `
 
-const askUsage = `usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] PROMPT...
+const askUsage = `usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] PROMPT...
 
 Asks an agent once and exits. The agent has the catalog's servers
 (~/.luagent/config.json; luagent mcp list), waits for them to start, streams
@@ -77,6 +77,8 @@ options:
   --yes, -y        allow every tool call the policy would ask about; without it
                    nobody is asked, so such calls are denied
   --json           print the transcript as JSON to stdout instead of the answer
+  --code-mode      offer the model run_lua instead of the tools: a Lua snippet that
+                   calls them as functions in a sandbox (README "Code mode")
 
 environment:
   LUAGENT_MODEL    the default model
@@ -89,7 +91,7 @@ examples:
   echo "write a note" | luagent ask --agent examples/agent.lua --yes
 `
 
-const chatUsage = `usage: luagent [options] chat [--model M] [--agent FILE] [--resume FILE] [--yes]
+const chatUsage = `usage: luagent [options] chat [--model M] [--agent FILE] [--resume FILE] [--yes] [--code-mode]
 
 A conversation with an agent over the catalog's servers
 (~/.luagent/config.json; luagent mcp list). It opens at once; the servers
@@ -136,6 +138,8 @@ options:
   --resume FILE    continue a saved conversation (and save it there again), with the
                    model it was saved with unless --model (or --agent) says otherwise
   --yes, -y        allow every tool call the policy would ask about, unasked
+  --code-mode      offer the model run_lua instead of the tools: a Lua snippet that
+                   calls them as functions in a sandbox (README "Code mode")
 
 environment:
   LUAGENT_MODEL    the default model

@@ -34,6 +34,8 @@ type BuildOptions struct {
 	// LUAGENT_MODEL, else the catalog's, else mock).
 	Model string
 	Yes   bool
+	// CodeMode offers the model run_lua instead of the tools (--code-mode).
+	CodeMode bool
 	// Elicit answers the servers' elicitation requests (nil: the hub
 	// does not offer elicitation). It runs on its own goroutine.
 	Elicit func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)
@@ -42,7 +44,7 @@ type BuildOptions struct {
 // buildChunk makes the agent: --agent's with --model and --yes applied
 // (as luagent ask does), or a default one on the shared default hub.
 const buildChunk = `
-local fn, file, model, yes, elicit = ...
+local fn, file, model, yes, elicit, code_mode = ...
 if elicit then agent.default_hub_options{ on_elicit = elicit } end
 local a
 if fn then
@@ -54,9 +56,10 @@ if fn then
   local changes = {}
   if model then changes.model = model end
   if yes then changes.yes = true end
+  if code_mode then changes.code_mode = true end
   if next(changes) then a = a:with(changes) end
 else
-  a = agent.new{ name = "chat", model = model, yes = yes or nil }
+  a = agent.new{ name = "chat", model = model, yes = yes or nil, code_mode = code_mode or nil }
 end
 return a
 `
@@ -93,7 +96,7 @@ return render(f())
 func (l *Lua) Build(ctx context.Context, o BuildOptions) (*agentmod.Handle, error) {
 	var h *agentmod.Handle
 	err := l.run(ctx, "chat", buildChunk, func(L *lua.LState) []lua.LValue {
-		args := []lua.LValue{lua.LNil, lua.LString(o.AgentFile), lua.LNil, lua.LBool(o.Yes), lua.LNil}
+		args := []lua.LValue{lua.LNil, lua.LString(o.AgentFile), lua.LNil, lua.LBool(o.Yes), lua.LNil, lua.LBool(o.CodeMode)}
 		if o.Elicit != nil {
 			args[4] = l.elicitFn(o.Elicit)
 		}

@@ -34,6 +34,8 @@ type ChatConfig struct {
 	// keeps it rather than the model it was saved with.
 	ModelGiven bool
 	Yes        bool
+	// CodeMode is --code-mode: the model gets run_lua instead of the tools.
+	CodeMode bool
 	// Resume is --resume's file ("" starts a new conversation).
 	Resume string
 	// Catalog is the catalog's entries (for /mcp's transports).
@@ -161,7 +163,7 @@ func (t *chatTerm) fail(err error) {
 
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
-	o := chat.BuildOptions{AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes, Elicit: t.elicit}
+	o := chat.BuildOptions{AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
 	if t.cfg.AgentFile != "" {
 		src, err := os.ReadFile(t.cfg.AgentFile)
 		if err != nil {
