@@ -286,6 +286,7 @@ func (s *Server) Close() {
 	for _, sc := range conns {
 		sc.cancelAll(context.Canceled)
 	}
+	s.stopTasks()
 }
 
 // ParamHeaders maps a registered tool's x-mcp-header names to the

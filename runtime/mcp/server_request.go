@@ -43,7 +43,7 @@ type Request struct {
 	progressToken json.RawMessage
 	logLevel      string // modern: the request's level; "" = no logs
 
-	task *serverTask // set once the call runs as a task (StartTask)
+	task atomic.Pointer[serverTask] // set once the call runs as a task (StartTask)
 
 	done   atomic.Bool
 	silent atomic.Bool // cancelled by the client: send nothing
@@ -165,8 +165,8 @@ func (r *Request) finishCause(result json.RawMessage, rerr *jsonrpc.Error, cause
 	}
 	r.cleanup()
 	defer r.Cancel(cause)
-	if r.task != nil {
-		r.task.finish(result, rerr)
+	if t := r.task.Load(); t != nil {
+		t.finish(result, rerr)
 		return
 	}
 	if r.traceSpan != "" {
@@ -359,8 +359,8 @@ func (r *Request) AskAll(inputs []Input, cb func(answers map[string]json.RawMess
 		inputs[i] = in
 	}
 	r.inMu.Unlock()
-	if r.task != nil {
-		r.task.ask(r, inputs, keys, cb)
+	if t := r.task.Load(); t != nil {
+		t.ask(r, inputs, keys, cb)
 		return
 	}
 	if r.Era == EraLegacy {
@@ -447,7 +447,7 @@ var capabilityJSON = map[string]map[string]any{
 
 func (r *Request) missingCapabilities(missing []string, cb func(error)) {
 	list := strings.Join(missing, ", ")
-	if r.Era == EraLegacy || r.task != nil { // a task has been answered: its handler hears it
+	if r.Era == EraLegacy || r.task.Load() != nil { // a task has been answered: its handler hears it
 		what := "the " + list + " capability"
 		if len(missing) > 1 {
 			what = "the " + strings.Join(missing[:len(missing)-1], ", ") + " and " + missing[len(missing)-1] + " capabilities"

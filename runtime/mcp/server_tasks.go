@@ -126,7 +126,7 @@ func newTaskID() string {
 // WantsTask reports whether this tools/call may become a task: modern,
 // the request declares the tasks extension; legacy, it carries params.task.
 func (r *Request) WantsTask() bool {
-	if r.Method != "tools/call" || r.task != nil {
+	if r.Method != "tools/call" || r.task.Load() != nil {
 		return false
 	}
 	if r.Era == EraModern {
@@ -138,7 +138,7 @@ func (r *Request) WantsTask() bool {
 }
 
 // IsTask reports whether the request runs as a task now.
-func (r *Request) IsTask() bool { return r.task != nil }
+func (r *Request) IsTask() bool { return r.task.Load() != nil }
 
 // StartTask makes a tools/call a task, when the client can follow one
 // (WantsTask): the call is answered with the new task at once and the
@@ -147,10 +147,13 @@ func (r *Request) IsTask() bool { return r.task != nil }
 // false, it goes on as an ordinary call. Past the server's task bounds the
 // call fails (and false).
 func (r *Request) StartTask() bool {
-	if r.task != nil {
+	if r.task.Load() != nil {
 		return true
 	}
-	if !r.WantsTask() || r.done.Load() {
+	// Claim the answer: a handler timeout firing now finds the call
+	// answered (by the task), and the task, once made, takes the
+	// handler's answer.
+	if !r.WantsTask() || !r.done.CompareAndSwap(false, true) {
 		return false
 	}
 	s := r.sc.srv
@@ -171,15 +174,18 @@ func (r *Request) StartTask() bool {
 	}
 	st := &s.tasks
 	st.mu.Lock()
+	refuse := func(msg string) bool {
+		r.done.Store(false)
+		r.Fail(rpcError(jsonrpc.CodeInternalError, msg, nil))
+		return false
+	}
 	switch {
 	case len(st.m) >= o.MaxTasks:
 		st.mu.Unlock()
-		r.Fail(rpcError(jsonrpc.CodeInternalError, "the server runs "+strconv.Itoa(o.MaxTasks)+" tasks, its limit: wait for one to end, or cancel one (tasks/cancel)", nil))
-		return false
+		return refuse("the server runs " + strconv.Itoa(o.MaxTasks) + " tasks, its limit: wait for one to end, or cancel one (tasks/cancel)")
 	case t.sc != nil && st.perConn[t.sc] >= o.MaxSessionTasks:
 		st.mu.Unlock()
-		r.Fail(rpcError(jsonrpc.CodeInternalError, "this session has "+strconv.Itoa(o.MaxSessionTasks)+" tasks, its limit: wait for one to end, or cancel one (tasks/cancel)", nil))
-		return false
+		return refuse("this session has " + strconv.Itoa(o.MaxSessionTasks) + " tasks, its limit: wait for one to end, or cancel one (tasks/cancel)")
 	}
 	if st.m == nil {
 		st.m, st.perConn = map[string]*serverTask{}, map[*serverConn]int{}
@@ -192,7 +198,7 @@ func (r *Request) StartTask() bool {
 	t.timer = time.AfterFunc(ttl, func() { s.expireTask(t) })
 
 	// The call is answered now; the handler's answer goes to the task.
-	r.task = t
+	r.task.Store(t)
 	r.cleanup()
 	if r.Era == EraModern {
 		r.progressToken, r.logLevel = nil, ""
@@ -204,6 +210,7 @@ func (r *Request) StartTask() bool {
 		res = append(append([]byte(`{"task":`), t.encode(false, false)...), '}')
 	}
 	r.sc.conn.Reply(r.ID, res, nil)
+	r.done.Store(false) // the answer to come is the task's
 	return true
 }
 
@@ -358,6 +365,21 @@ func (s *Server) dropTask(t *serverTask) {
 	t.timer.Stop()
 }
 
+// stopTasks cancels and drops every task (Server.Close).
+func (s *Server) stopTasks() {
+	st := &s.tasks
+	st.mu.Lock()
+	ts := make([]*serverTask, 0, len(st.m))
+	for _, t := range st.m {
+		ts = append(ts, t)
+	}
+	st.mu.Unlock()
+	for _, t := range ts {
+		t.stop("cancelled", "the server closed", errs.New(errs.Closed, "", "the server closed"))
+		s.dropTask(t)
+	}
+}
+
 // dropSession cancels and drops a closed legacy session's tasks.
 func (s *Server) dropSession(sc *serverConn) {
 	st := &s.tasks
@@ -491,7 +513,7 @@ func withRelatedTask(params json.RawMessage, id string) json.RawMessage {
 // route is the request a legacy task's messages travel with: a waiting
 // tasks/result (its stream is open), else the call that made it.
 func (r *Request) route() jsonrpc.ID {
-	if t := r.task; t != nil {
+	if t := r.task.Load(); t != nil {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if n := len(t.waiting); n > 0 {
@@ -586,6 +608,11 @@ func (sc *serverConn) legacyTask(m *jsonrpc.Message) {
 		sc.conn.Reply(m.ID, t.encode(false, false), nil)
 	case "tasks/result":
 		t.mu.Lock()
+		if len(t.waiting) >= maxResultWaiters {
+			t.mu.Unlock()
+			sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidRequest, "task "+id+" already has "+strconv.Itoa(maxResultWaiters)+" tasks/result requests waiting: wait for one of them", nil))
+			return
+		}
 		t.waiting = append(t.waiting, m.ID)
 		t.mu.Unlock()
 		answer := func() {
@@ -621,6 +648,10 @@ func (sc *serverConn) legacyTask(m *jsonrpc.Message) {
 }
 
 const taskPage = 50
+
+// maxResultWaiters bounds the tasks/result requests waiting on one task
+// (each holds a goroutine until the task ends).
+const maxResultWaiters = 8
 
 // listTasks is tasks/list: the session's tasks, newest last, in pages.
 func (sc *serverConn) listTasks(m *jsonrpc.Message) {

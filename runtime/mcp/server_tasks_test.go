@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -407,6 +408,35 @@ func TestServerTaskBounds(t *testing.T) {
 			}
 		})
 	}
+	t.Run("result waiters", func(t *testing.T) {
+		srv, _ := taskServer(t, mcp.ServerOptions{})
+		w := wireServer(t, srv, "legacy")
+		res, _ := w.call("tools/call", `"name":"forever","arguments":{},"task":{}`, "")
+		id := taskID("legacy", res)
+		// Nine tasks/result at once on a task that runs on: the ninth is
+		// refused; closing the server ends the eight with the task.
+		for i := range 9 {
+			w.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(100+i) + `,"method":"tasks/result","params":{"taskId":"` + id + `"}}`)
+		}
+		if m := w.wait("108"); !strings.Contains(string(m["error"]), "already has 8 tasks/result requests waiting") {
+			t.Errorf("the ninth tasks/result: %s", m["error"])
+		}
+		srv.Close()
+		ended := map[string]bool{}
+		for len(ended) < 8 {
+			select {
+			case m, ok := <-w.out:
+				if !ok {
+					t.Fatalf("the server closed its output; answered %v", ended)
+				}
+				if _, isReq := m["method"]; !isReq && m["error"] != nil {
+					ended[string(m["id"])] = true
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("after the server closed, tasks/result answered: %v", ended)
+			}
+		}
+	})
 	t.Run("ttl", func(t *testing.T) {
 		srv, _ := taskServer(t, mcp.ServerOptions{Tasks: mcp.TaskOptions{MaxTasks: 1, TTL: 50 * time.Millisecond}})
 		w := wireServer(t, srv, "modern")
