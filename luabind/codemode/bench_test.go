@@ -99,8 +99,9 @@ const hops = 10
 
 // chainModel follows the chain: with code mode it writes one snippet;
 // without, it calls chain_next once per hop, reading each result.
-func chainModel(code bool) llm.Model {
+func chainModel(code bool, latency time.Duration) llm.Model {
 	return llm.Func("chain", func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		time.Sleep(latency) // a model's round trip, simulated
 		u := llm.Usage{InputTokens: tokens(req), OutputTokens: 20}
 		var results []string
 		for _, m := range req.Messages {
@@ -140,22 +141,32 @@ return {last = id}`, hops)
 // A task of 10 dependent tool calls, direct tools against code mode:
 // model requests and prompt tokens per task (the model's usage figures,
 // estimated from the whole request), and the wall time with a model that
-// answers at once (the tools' and the loop's cost alone: a real model
-// adds a round trip per request).
+// answers at once (the tools' and the loop's cost alone) and with one that
+// takes 50 ms a request.
 func BenchmarkChainTask(b *testing.B) {
-	for _, code := range []bool{false, true} {
+	for _, c := range []struct {
+		code    bool
+		latency time.Duration
+	}{{false, 0}, {true, 0}, {false, 50 * time.Millisecond}, {true, 50 * time.Millisecond}} {
+		code := c.code
 		name := "direct"
 		cm := ragent.CodeMode{}
 		if code {
 			name, cm = "code_mode", ragent.CodeMode{Mode: ragent.CodeOnly, Run: codemode.Run}
 		}
+		if c.latency > 0 {
+			name += "/model_50ms"
+		}
 		b.Run(name, func(b *testing.B) {
 			var reqs, in int
 			for b.Loop() {
-				a := ragent.New(ragent.Config{Model: chainModel(code), Tools: []ragent.LocalTool{nextTool}, CodeMode: cm})
-				_, tr, err := a.Ask(context.Background(), "follow the chain from record 1 for 10 hops")
+				a := ragent.New(ragent.Config{Model: chainModel(code, c.latency), Tools: []ragent.LocalTool{nextTool}, CodeMode: cm})
+				text, tr, err := a.Ask(context.Background(), "follow the chain from record 1 for 10 hops")
 				if err != nil {
 					b.Fatal(err)
+				}
+				if code && !strings.Contains(text, `{"last":61}`) {
+					b.Fatalf("code mode answered %q", text)
 				}
 				reqs += len(tr.Turns)
 				in += tr.Usage.InputTokens

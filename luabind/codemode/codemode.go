@@ -184,11 +184,11 @@ func (rn *run) caller(t *ragent.CodeTool) func(L *lua.LState) sched.Start {
 		case *lua.LTable:
 			raw, err := value.Encode(value.MarkObject(a), value.EncodeOptions{})
 			if err != nil {
-				L.ArgError(1, "the arguments cannot be JSON: "+err.Error())
+				argError(L, t, "the arguments cannot be JSON: "+err.Error())
 			}
 			args = raw
 		default:
-			L.ArgError(1, "a table of arguments expected: "+t.Lua+"{name = value, ...}")
+			argError(L, t, "a table of arguments expected: "+t.Lua+"{name = value, ...}")
 		}
 		rn.calls++
 		if rn.calls > rn.lim.ToolCalls {
@@ -205,12 +205,32 @@ func (rn *run) caller(t *ragent.CodeTool) func(L *lua.LState) sched.Start {
 	}
 }
 
+// argError raises a bad argument error at the snippet's line.
+func argError(L *lua.LState, t *ragent.CodeTool, msg string) {
+	// Raised at the binding's wrapper: sched rewrites the position to the
+	// snippet's line.
+	L.RaiseError("bad argument #1 to '%s' (%s)", t.Lua, msg)
+}
+
 // resultValues are a call's outcome as the snippet gets it: the value, or
 // nil and an error table ({kind, message}, and result for an isError
 // result).
 func resultValues(ctx context.Context, L *lua.LState, t *ragent.CodeTool, res ragent.Result, err error) ([]lua.LValue, error) {
 	if err != nil {
 		return []lua.LValue{lua.LNil, sched.ErrorValueOf(L, err)}, nil
+	}
+	if res.IsError {
+		// The whole result goes with the error: its content may say more.
+		raw, _ := json.Marshal(res)
+		v, derr := value.Decode(L, raw)
+		if cerr := vm.ChargeContext(ctx, 4*int64(len(raw)), t.Lua); cerr != nil {
+			return nil, cerr
+		}
+		ev := sched.ErrorValue(L, errs.Tool, t.Lua+" failed: "+textOf(res))
+		if derr == nil {
+			ev.RawSetString("result", v)
+		}
+		return []lua.LValue{lua.LNil, ev}, nil
 	}
 	v, size, derr := resultValue(L, res)
 	if derr != nil {
@@ -219,11 +239,6 @@ func resultValues(ctx context.Context, L *lua.LState, t *ragent.CodeTool, res ra
 	if cerr := vm.ChargeContext(ctx, size, t.Lua); cerr != nil {
 		return nil, cerr
 	}
-	if res.IsError {
-		ev := sched.ErrorValue(L, errs.Tool, t.Lua+" failed: "+textOf(res))
-		ev.RawSetString("result", v)
-		return []lua.LValue{lua.LNil, ev}, nil
-	}
 	return []lua.LValue{v}, nil
 }
 
@@ -231,7 +246,7 @@ func resultValues(ctx context.Context, L *lua.LState, t *ragent.CodeTool, res ra
 // table, its text as a string when it is all text, else the whole result
 // ({content = {...}}). size is what the memory meter is charged.
 func resultValue(L *lua.LState, r ragent.Result) (lua.LValue, int64, error) {
-	if sc := bytes.TrimSpace(r.StructuredContent); len(sc) > 0 && !bytes.Equal(sc, []byte("null")) && !r.IsError {
+	if sc := bytes.TrimSpace(r.StructuredContent); len(sc) > 0 && !bytes.Equal(sc, []byte("null")) {
 		v, err := value.Decode(L, sc)
 		return v, 4 * int64(len(sc)), err
 	}
@@ -279,13 +294,13 @@ func textOf(r ragent.Result) string {
 }
 
 // encodeAll is the JSON of each returned value; a value JSON cannot hold
-// (a function) is named by its type.
+// (a function, a cycle) is named by its type.
 func encodeAll(vs []lua.LValue) []json.RawMessage {
 	out := make([]json.RawMessage, 0, len(vs))
 	for _, v := range vs {
 		raw, err := value.Encode(v, value.EncodeOptions{})
 		if err != nil {
-			raw, _ = json.Marshal(fmt.Sprintf("<%s: %v>", v.Type(), err))
+			raw = []byte(`"<` + v.Type().String() + `>"`)
 		}
 		out = append(out, raw)
 	}
@@ -305,9 +320,9 @@ func (rn *run) help(L *lua.LState) int {
 		if t.Description != "" {
 			fmt.Fprintf(w, "%s\n", t.Description)
 		}
-		fmt.Fprintf(w, "arguments (JSON Schema): %s\n", pretty(t.Schema))
+		fmt.Fprintf(w, "arguments (JSON Schema): %s\n", compact(t.Schema))
 		if len(t.OutputSchema) > 0 {
-			fmt.Fprintf(w, "result (JSON Schema): %s\n", pretty(t.OutputSchema))
+			fmt.Fprintf(w, "result (JSON Schema): %s\n", compact(t.OutputSchema))
 		} else {
 			fmt.Fprintf(w, "result: the tool's text as a string (json.decode it if it is JSON)\n")
 		}
@@ -323,12 +338,13 @@ func (rn *run) help(L *lua.LState) int {
 	return 0
 }
 
-func pretty(raw json.RawMessage) string {
+// compact is a schema on one line (the model reads it; spaces cost tokens).
+func compact(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "{}"
 	}
 	var b bytes.Buffer
-	if json.Indent(&b, raw, "", "  ") != nil {
+	if json.Compact(&b, raw) != nil {
 		return string(raw)
 	}
 	return b.String()
