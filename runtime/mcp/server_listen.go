@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 
+	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/jsonrpc"
 )
 
@@ -16,6 +17,7 @@ type listenStream struct {
 	id                        jsonrpc.ID
 	tools, prompts, resources bool
 	uris                      map[string]bool
+	tasks                     map[string]bool // the tasks extension's notifications/tasks
 }
 
 type listenFilter struct {
@@ -23,6 +25,7 @@ type listenFilter struct {
 	PromptsListChanged    bool     `json:"promptsListChanged,omitempty"`
 	ResourcesListChanged  bool     `json:"resourcesListChanged,omitempty"`
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	TaskIDs               []string `json:"taskIds,omitempty"`
 }
 
 func (sc *serverConn) listen(m *jsonrpc.Message) {
@@ -46,6 +49,21 @@ func (sc *serverConn) listen(m *jsonrpc.Message) {
 		honored.ResourceSubscriptions = f.ResourceSubscriptions
 		for _, u := range f.ResourceSubscriptions {
 			ls.uris[u] = true
+		}
+	}
+	if len(f.TaskIDs) > 0 {
+		caps := parseClientCaps(jsonscan.Member(jsonscan.Member(m.Params, "_meta"), MetaClientCapabilities))
+		if _, ok := caps.Extensions[TasksExtension]; !ok {
+			sc.conn.Reply(m.ID, nil, errTasksNotDeclared)
+			return
+		}
+		// Only the tasks there are: an id is the bearer of its task.
+		ls.tasks = map[string]bool{}
+		for _, id := range f.TaskIDs {
+			if sc.findTask(id, EraModern) != nil && !ls.tasks[id] {
+				ls.tasks[id] = true
+				honored.TaskIDs = append(honored.TaskIDs, id)
+			}
 		}
 	}
 	sc.mu.Lock()
@@ -119,6 +137,33 @@ func (s *Server) ResourceUpdated(uri string) {
 		}
 		for _, l := range ls {
 			l.notify(sc, "notifications/resources/updated", map[string]any{"uri": uri})
+		}
+	}
+}
+
+// notifyTask sends notifications/tasks (the task as tasks/get gives it) on
+// the listen streams that asked for it.
+func (s *Server) notifyTask(t *serverTask) {
+	var detail map[string]json.RawMessage
+	for _, sc := range s.connections() {
+		sc.mu.Lock()
+		var ls []*listenStream
+		for _, l := range sc.listens {
+			if l.tasks[t.id] {
+				ls = append(ls, l)
+			}
+		}
+		sc.mu.Unlock()
+		for _, l := range ls {
+			if detail == nil {
+				json.Unmarshal(t.encode(false, true), &detail)
+			}
+			p := map[string]any{"_meta": map[string]json.RawMessage{MetaSubscriptionID: l.id.Raw()}}
+			for k, v := range detail {
+				p[k] = v
+			}
+			b, _ := json.Marshal(p)
+			sc.conn.Notify("notifications/tasks", b)
 		}
 	}
 }

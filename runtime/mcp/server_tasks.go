@@ -284,9 +284,12 @@ func (t *serverTask) setStatus(status, message string) bool {
 	return true
 }
 
-// notify sends notifications/tasks/status (legacy) once per change.
+// notify tells the client of a change, once per change: legacy,
+// notifications/tasks/status on the session; modern, notifications/tasks
+// on the listen streams that asked for the task.
 func (t *serverTask) notify() {
 	if t.era != EraLegacy {
+		t.req.sc.srv.notifyTask(t)
 		return
 	}
 	b := t.encode(false, false)

@@ -458,3 +458,42 @@ func TestServerTaskBounds(t *testing.T) {
 		}
 	})
 }
+
+// notifications/tasks: a modern client that lists a task on a listen
+// stream hears its changes, the last with the result; one that did not
+// declare the extension is refused.
+func TestServerTaskNotifications(t *testing.T) {
+	srv, release := taskServer(t, mcp.ServerOptions{})
+	w := wireServer(t, srv, "modern")
+	res, _ := w.call("tools/call", `"name":"slow","arguments":{}`, capsTasks)
+	id := taskID("modern", res)
+	if _, rerr := w.call("subscriptions/listen", `"notifications":{"taskIds":["`+id+`"]}`, capsNoTasks); rerr == nil || rerr.Code != -32021 {
+		t.Errorf("listen for tasks without the extension: %v", rerr)
+	}
+	listen := func(ids string) {
+		w.send(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"taskIds":[` + ids + `]},` +
+			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + capsTasks + `}}}`)
+	}
+	listen(`"` + id + `","no-such-task"`)
+	next := func(method string) json.RawMessage {
+		t.Helper()
+		for {
+			select {
+			case m := <-w.out:
+				if string(m["method"]) == `"`+method+`"` {
+					return m["params"]
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no %s", method)
+			}
+		}
+	}
+	if ack := next("notifications/subscriptions/acknowledged"); field(ack, "notifications", "taskIds") != `["`+id+`"]` {
+		t.Errorf("ack: %s", ack)
+	}
+	close(release)
+	n := next("notifications/tasks")
+	if field(n, "taskId") != id || field(n, "status") != "completed" || !strings.Contains(field(n, "result"), "slow done") || field(n, "_meta", "io.modelcontextprotocol/subscriptionId") != "L" {
+		t.Errorf("notifications/tasks: %s", n)
+	}
+}
