@@ -98,3 +98,33 @@ func TestCodeText(t *testing.T) {
 		t.Errorf("%q", out)
 	}
 }
+
+// Past the search threshold, run_lua's description lists names and one
+// line each, without the signatures (help() gives them in the snippet).
+func TestCodeDescriptionShort(t *testing.T) {
+	tools := []LocalTool{
+		{Name: "a-b", Description: "First line\nsecond line", Schema: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)},
+		{Name: "c", Description: "Another"},
+	}
+	for _, c := range []struct {
+		threshold int
+		want      []string
+	}{
+		{-1, []string{"tools.a_b{x?=string} -> string  -- First line\n", "tools.c{} -> string  -- Another"}},
+		{1, []string{"tools.a_b  -- First line\n", "tools.c  -- Another"}},
+	} {
+		a := New(Config{Model: script(answer("x")), Tools: tools, MetaToolThreshold: c.threshold, CodeMode: CodeMode{Mode: CodeOnly, Run: func(context.Context, *CodeRun) (CodeOutput, error) { return CodeOutput{}, nil }}})
+		ts := a.toolset()
+		if len(ts.tools) != 1 || ts.tools[0].Name != ToolRunLua {
+			t.Fatalf("offered %+v", ts.tools)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(ts.tools[0].Description, w) {
+				t.Errorf("threshold %d: no %q in\n%s", c.threshold, w, ts.tools[0].Description)
+			}
+		}
+		if strings.Contains(ts.tools[0].Description, "second line") {
+			t.Error("more than one line of a description")
+		}
+	}
+}

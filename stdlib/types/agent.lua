@@ -14,7 +14,8 @@
 ---@field id string the model's id of the call
 ---@field name string what the model called (server__tool for a hub tool)
 ---@field tool string the server's own tool name (the name for local and meta tools)
----@field kind "mcp"|"local"|"meta"|"sampling" where it runs; "sampling" is a server asking for the agent's model
+---@field kind "mcp"|"local"|"meta"|"code"|"sampling" where it runs; "code" is run_lua (code mode), "sampling" a server asking for the agent's model
+---@field parent? string the id of the run_lua call whose snippet made this call
 ---@field server? string the hub server (mcp, sampling)
 ---@field qualified? string the hub's qualified name
 ---@field arguments table the tool's arguments (sampling: the request); before_tool may change them
@@ -61,6 +62,16 @@
 ---@field agents? agent.Agent[] other agents offered as tools (name slugged, input {prompt}), asked in a fresh conversation in this process
 ---@field input? table call parameters of the served tool (mcp.schema's shorthand), their values appended to the prompt as "Arguments: {...}"
 ---@field max_concurrent? integer a:ask_fresh calls (served calls) running at once (default 4; more wait)
+---@field code_mode? boolean|"only"|"beside"|agent.CodeMode the model gets run_lua, a Lua snippet calling the tools as tools.SERVER.TOOL{...} in a sandbox: true or "only" instead of the tools, "beside" with them
+
+---Code mode's option table: the mode and each run's limits.
+---@class agent.CodeMode
+---@field mode? "only"|"beside" (default "only")
+---@field time? number seconds of wall time per run, tool calls included (default 30)
+---@field instructions? integer Lua VM instructions per run (default 50000000)
+---@field memory? integer bytes of the sandbox's memory meter (default 64 MiB)
+---@field tool_calls? integer tool calls per run (default 100)
+---@field output? integer bytes of the result the model gets; longer is cut with a note (default 16384)
 
 ---@class agent.Param
 ---@field name string
@@ -146,7 +157,7 @@
 ---@field name string
 ---@field server? string
 ---@field tool? string
----@field kind "mcp"|"local"|"meta"|"sampling"
+---@field kind "mcp"|"local"|"meta"|"code"|"sampling"
 ---@field arguments table
 ---@field decision agent.Decision
 ---@field reason? string
@@ -155,6 +166,8 @@
 ---@field error_kind? luagent.ErrorKind
 ---@field start string RFC 3339
 ---@field duration_ns integer
+---@field parent? string the run_lua call that made this one
+---@field calls? agent.ToolCallRecord[] a run_lua call's own calls, in the order they ended
 
 ---What one ask did (the JSON `luagent ask --json` prints).
 ---@class agent.Transcript
