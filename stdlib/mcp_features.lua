@@ -311,6 +311,14 @@ end
 -- files adds more, by path in the skill's folder ({["references/A.md"] =
 -- text}). s:skills_dir(path) publishes every folder of path that holds a
 -- SKILL.md.
+-- files reads skill folders and files: mcp._native._files, which a
+-- sandboxed state lacks.
+local function files_native(fname)
+  local f = require("mcp._native")._files
+  if not f then argerror(2, fname, "reading files is not available in this sandbox: publish the skill's text (body =, files =)", 3) end
+  return f
+end
+
 local function yaml_string(v)
   return '"' .. v:gsub('[\\"]', "\\%0"):gsub("\n", "\\n") .. '"'
 end
@@ -321,13 +329,13 @@ function Server:skill(t)
   local files, err = {}, nil
   if t.dir ~= nil then
     if type(t.dir) ~= "string" then argerror(2, "skill", "dir must be a path") end
-    files, err = S.read_skill_dir(t.dir)
+    files, err = files_native("skill").read_skill_dir(t.dir)
     if not files then argerror(2, "skill", err) end
   else
     local doc = t.body
     if t.file ~= nil then
       if type(t.file) ~= "string" then argerror(2, "skill", "file must be a path") end
-      doc, err = S.read_file(t.file)
+      doc, err = files_native("skill").read_file(t.file)
       if not doc then argerror(2, "skill", err) end
     end
     if type(doc) ~= "string" then argerror(2, "skill", "body = TEXT, file = PATH or dir = PATH is required") end
@@ -352,10 +360,11 @@ end
 function Server:skills_dir(path)
   check_server(self, "skills_dir", 2)
   if type(path) ~= "string" then argerror(2, "skills_dir", "path expected, got " .. type(path)) end
-  local names, err = S.skill_dirs(path)
+  local fs = files_native("skills_dir")
+  local names, err = fs.skill_dirs(path)
   if not names then argerror(2, "skills_dir", err) end
   for _, dir in ipairs(names) do
-    local files, ferr = S.read_skill_dir(dir)
+    local files, ferr = fs.read_skill_dir(dir)
     if not files then argerror(2, "skills_dir", ferr) end
     register("skills_dir", S.add_skill(self, files, ""))
   end

@@ -89,6 +89,10 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 		return 1
 	}))
 	mod.RawSetString("_server", m.serverNative(L))
+	// Reading skill folders and files (s:skill{dir=|file=}, s:skills_dir)
+	// stays out of _server, which a sandbox keeps: a sandboxed server
+	// publishes skills from text only.
+	mod.RawSetString("_files", m.filesNative(L))
 	return mod
 }
 

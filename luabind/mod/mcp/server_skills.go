@@ -15,6 +15,16 @@ import (
 // The native half of s:skill and s:skills_dir (stdlib/mcp_features.lua):
 // reading a skill's folder and publishing its files.
 
+func (m *module) filesNative(L *lua.LState) *lua.LTable {
+	t := L.CreateTable(0, 3)
+	L.SetFuncs(t, map[string]lua.LGFunction{
+		"read_skill_dir": m.readSkillDir,
+		"skill_dirs":     m.skillDirs,
+		"read_file":      m.readFile,
+	})
+	return t
+}
+
 // add_skill(s, files, name): files a table path -> text; name, when not
 // "", must be the front matter's.
 func (m *module) addSkill(L *lua.LState) int {

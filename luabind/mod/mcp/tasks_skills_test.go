@@ -1,7 +1,10 @@
 package mcp_test
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/luagent/luagent/internal/skilltest"
@@ -21,4 +24,24 @@ func TestServerTasksSkills(t *testing.T) {
 		h.L.SetGlobal("SERVERS", lua.LString(servers))
 		h.L.SetGlobal("SKILLS_DIR", lua.LString(skilltest.Dir()))
 	}})
+}
+
+// A sandboxed server publishes skills from text, never from files: the
+// reading half of s:skill is not in a sandbox's mcp.
+func TestSandboxSkillsReadNoFiles(t *testing.T) {
+	bin := testbin.Build(t, "cmd/luagent")
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.lua")
+	for _, tc := range []struct{ name, line, want string }{
+		{"dir", `s:skill{ dir = "/etc" }`, "reading files is not available in this sandbox"},
+		{"file", `s:skill{ file = "/etc/passwd" }`, "reading files is not available in this sandbox"},
+		{"skills_dir", `s:skills_dir("/etc")`, "reading files is not available in this sandbox"},
+	} {
+		os.WriteFile(script, []byte("local s = mcp.server{ name = \"sb\", version = \"1\" }\n"+
+			"s:skill{ name = \"text-only\", description = \"d\", body = \"x\" }\n"+tc.line+"\nreturn s\n"), 0o644)
+		out, err := exec.Command(bin, "serve", "--sandbox", script).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "s.lua:3: bad argument #2") || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s: %v\n%s", tc.name, err, out)
+		}
+	}
 }
