@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/luabind/codemode"
 	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	envmod "github.com/luagent/luagent/luabind/mod/env"
 	jsonmod "github.com/luagent/luagent/luabind/mod/json"
@@ -201,7 +202,7 @@ func (h *Host) preloadAgent() {
 	cfg := h.cfg
 	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
 		return CatalogModels(cfg.Home)
-	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version})
+	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version, CodeMode: codemode.Run})
 	preload.Embedded(h.L, "agent", "agent")
 }
 

@@ -47,6 +47,9 @@ type Config struct {
 	Params     map[string]string
 	ParamsJSON map[string]bool
 	Version    string
+	// CodeMode runs code mode's snippets (luabind/codemode.Run; nil: an
+	// agent with code_mode is an error).
+	CodeMode ragent.CodeRunner
 }
 
 type module struct {
@@ -184,7 +187,7 @@ func (m *module) newAgent(L *lua.LState) int {
 	}
 	hooks, _ := opts.RawGetString("hooks").(*lua.LTable)
 	m.bindHooks(hooks, &cfg)
-	if cfg.CodeMode, err = codeModeOf(opts.RawGetString("code_mode")); err != nil {
+	if cfg.CodeMode, err = codeModeOf(opts.RawGetString("code_mode"), m.cfg.CodeMode); err != nil {
 		fail(err)
 	}
 	if err := bindingsAndSecrets(opts, &cfg); err != nil {

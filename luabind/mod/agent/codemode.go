@@ -5,7 +5,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/luagent/luagent/luabind/codemode"
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/errs"
 )
@@ -13,9 +12,10 @@ import (
 // codeModeOf reads agent.new's code_mode: true (or "only": run_lua
 // instead of the tools), "beside" (run_lua and the tools), or a table
 // {mode = "only"|"beside", time = SECONDS, instructions = N, memory =
-// BYTES, tool_calls = N, output = BYTES} with the limits of each run.
-func codeModeOf(v lua.LValue) (ragent.CodeMode, error) {
-	cm := ragent.CodeMode{Run: codemode.Run}
+// BYTES, tool_calls = N, output = BYTES} with the limits of each run. run
+// runs the snippets (the host's).
+func codeModeOf(v lua.LValue, run ragent.CodeRunner) (ragent.CodeMode, error) {
+	cm := ragent.CodeMode{Run: run}
 	bad := func() (ragent.CodeMode, error) {
 		return ragent.CodeMode{}, errs.Errorf(errs.Invalid, "agent.new",
 			`code_mode must be true, "only", "beside" or {mode = "only"|"beside", time =, instructions =, memory =, tool_calls =, output =}, not %s`, lua.LVAsString(v))
@@ -47,6 +47,9 @@ func codeModeOf(v lua.LValue) (ragent.CodeMode, error) {
 	}
 	if cm.Mode != ragent.CodeOnly && cm.Mode != ragent.CodeBeside {
 		return bad()
+	}
+	if run == nil {
+		return ragent.CodeMode{}, errs.New(errs.Invalid, "agent.new", "code_mode is not available in this host (it has no sandbox runner)")
 	}
 	return cm, nil
 }
