@@ -402,6 +402,16 @@ func (s *Server) dropSession(sc *serverConn) {
 	}
 }
 
+// HasTask reports whether a 2026-07-28 task of that id is kept here (for
+// routing a pool's tasks/* requests to the server that made the task).
+func (s *Server) HasTask(id string) bool {
+	st := &s.tasks
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t := st.m[id]
+	return t != nil && t.era == EraModern
+}
+
 // findTask is the task of id a request may see: modern tasks for modern
 // requests, a legacy session's own tasks for it.
 func (sc *serverConn) findTask(id string, era Era) *serverTask {

@@ -37,6 +37,9 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	ps := newPostStream(w, r, m.ID, true, h.limits.WriteTimeout)
 	listen := m.Method == "subscriptions/listen"
 	worker := h.idlest()
+	if strings.HasPrefix(m.Method, "tasks/") {
+		worker = h.taskWorker(m.Params, worker)
+	}
 	if !listen { // an idle stream is no load
 		h.busy[worker].Add(1)
 		defer h.busy[worker].Add(-1)

@@ -2,6 +2,7 @@ package mcphttp_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -165,6 +166,71 @@ func TestAllowHosts(t *testing.T) {
 		}
 		if tc.want == 403 && !strings.Contains(rec.Body.String(), "--allow-host") {
 			t.Errorf("403 does not say what to do: %s", rec.Body)
+		}
+	}
+}
+
+// A task lives in the worker that made it: tasks/* requests go there,
+// even when another worker is idler.
+func TestPoolRoutesTasksToTheirWorker(t *testing.T) {
+	var srvs []*mcp.Server
+	release, hold := make(chan struct{}), make(chan struct{})
+	held := make(chan bool, 1)
+	for range 2 {
+		srv := mcp.NewServer(mcp.ServerOptions{})
+		srv.AddTool(mcp.Tool{Name: "job", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskOptional}}, func(c *mcp.ToolCall) {
+			go func() { <-release; c.ReturnText("job done") }()
+		})
+		srv.AddTool(mcp.Tool{Name: "hold"}, func(c *mcp.ToolCall) {
+			held <- true
+			go func() { <-hold; c.ReturnText("held") }()
+		})
+		srvs = append(srvs, srv)
+	}
+	h := mcphttp.NewPool(srvs, mcphttp.Options{})
+	ts := newTestServer(t, h)
+	t.Cleanup(func() {
+		close(hold)
+		h.Close()
+		ts.Close()
+		for _, s := range srvs {
+			s.Close()
+		}
+	})
+	const tasksEnvelope = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	r := post(t, ts.URL, modernHeaders("tools/call", "job"), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"job","arguments":{},`+tasksEnvelope+`}}`)
+	var created struct {
+		Result struct{ TaskID string } `json:"result"`
+	}
+	json.Unmarshal([]byte(r.body), &created)
+	id := created.Result.TaskID
+	if id == "" {
+		t.Fatalf("no task: %s", r.body)
+	}
+	// The first worker is busy now: an unrouted request would go to the
+	// second, which never heard of the task.
+	go func() {
+		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(callTool("hold")))
+		for k, v := range modernHeaders("tools/call", "hold") {
+			req.Header.Set(k, v)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-held
+	get := func() string {
+		return post(t, ts.URL, modernHeaders("tasks/get", id), `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"`+id+`",`+tasksEnvelope+`}}`).body
+	}
+	if b := get(); !strings.Contains(b, `"status":"working"`) {
+		t.Fatalf("tasks/get while the first worker is busy: %s", b)
+	}
+	close(release)
+	for b := get(); !strings.Contains(b, `"status":"completed"`); b = get() {
+		if !strings.Contains(b, `"status":"working"`) {
+			t.Fatalf("tasks/get: %s", b)
 		}
 	}
 }

@@ -107,6 +107,22 @@ func (h *Handler) idlest() int {
 	return best
 }
 
+// taskWorker is the worker holding the task a tasks/* request names (a
+// task lives in the state that made it), else dflt.
+func (h *Handler) taskWorker(params []byte, dflt int) int {
+	if len(h.srvs) == 1 {
+		return dflt
+	}
+	var id string
+	json.Unmarshal(jsonscan.Member(params, "taskId"), &id)
+	for i, srv := range h.srvs {
+		if srv.HasTask(id) {
+			return i
+		}
+	}
+	return dflt
+}
+
 // Drain starts a graceful stop: streams that never end by themselves
 // (subscriptions/listen, 2025-11-25 GET streams) end now, requests in flight
 // go on to their answers, and new requests get 503. Close ends the rest.
