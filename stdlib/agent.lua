@@ -68,7 +68,7 @@ local function invalid(msg)
   error({ kind = "invalid", message = msg }, 0)
 end
 
-local passthrough
+local passthrough, caller
 
 -- slug(name) is a name as a tool may have it (^[A-Za-z0-9_-]{1,64}$):
 -- every run of other characters becomes one _.
@@ -114,29 +114,38 @@ local function binding_json(b, i, values, isjson)
   return json.encode(v)
 end
 
--- passthrough answers an elicitation a server of the agent's own asks
--- for: the client of the served call running now asks its user, when
--- there is exactly one such call, its client can elicit and the era is
--- legacy (a modern input_required round would run the whole agent again);
--- else nobody can answer, and it is declined (the non-interactive rule).
-function passthrough(calls, params)
+-- caller is the served call (its ctx) that may pass a request of a
+-- server of the agent's own to its client: the one call running now (with
+-- several, which asked is unknown), of the legacy era (a modern
+-- input_required round would run the whole agent again), whose client has
+-- the capability; else nil.
+function caller(calls, capability)
   local only, ended = nil, {}
   for ctx in pairs(calls) do
     -- A cancelled call's handler stopped before it could leave.
     if ctx.cancelled then
       ended[#ended + 1] = ctx
     elseif only then
-      return { action = "decline" }
+      return nil
     else
       only = ctx
     end
   end
   for _, ctx in ipairs(ended) do calls[ctx] = nil end
   local caps = only and only.client.capabilities or {}
-  if not only or only.era ~= "legacy" or type(caps) ~= "table" or caps.elicitation == nil then
-    return { action = "decline" }
+  if not only or only.era ~= "legacy" or type(caps) ~= "table" or caps[capability] == nil then
+    return nil
   end
-  return only:ask{ elicit = { method = "elicitation/create", params = params } }.elicit
+  return only
+end
+
+-- passthrough answers an elicitation a server of the agent's own asks
+-- for: the caller's client asks its user; without one nobody can answer,
+-- and it is declined (the non-interactive rule).
+function passthrough(calls, params)
+  local ctx = caller(calls, "elicitation")
+  if not ctx then return { action = "decline" } end
+  return ctx:ask{ elicit = { method = "elicitation/create", params = params } }.elicit
 end
 
 local MAX_DEPTH = 8
@@ -181,6 +190,7 @@ function M.new(opts)
   -- an error naming it.
   local values, isjson, secrets = native.params(o.params, o.name)
   local calls = {} -- served calls running now (agent.server), for passthrough
+  local self -- the agent, for the hub's on_sample
   o._secrets = secrets
   local names, inline = split_servers(o.servers)
   if inline then
@@ -188,9 +198,15 @@ function M.new(opts)
       invalid("agent.new: servers has names of the catalog's servers and servers of the agent's own; give one kind")
     end
     if o.hub ~= nil then invalid("agent.new: give hub or servers of the agent's own, not both") end
-    o.hub = mcp.hub{ servers = inline, params = values, on_elicit = function(params, server)
-      return passthrough(calls, params, server)
-    end }
+    o.hub = mcp.hub{ servers = inline, params = values,
+      on_elicit = function(params) return passthrough(calls, params) end,
+      -- A sampling request goes to the caller's client, else to this
+      -- agent's model through its policy (what the hub does by itself).
+      on_sample = function(params, server)
+        local ctx = caller(calls, "sampling")
+        if ctx then return ctx:ask{ s = { method = "sampling/createMessage", params = params } }.s end
+        return self._native:sample(params, server)
+      end }
     o.servers = nil
   end
   -- o.model nil: LUAGENT_MODEL, else the catalog's "model", else mock.
@@ -208,7 +224,7 @@ function M.new(opts)
     end
     o.bindings = bs
   end
-  local self = setmetatable({ name = o.name, description = o.description, _opts = opts, _depth = depth, _calls = calls,
+  self = setmetatable({ name = o.name, description = o.description, _opts = opts, _depth = depth, _calls = calls,
     _hub = o.hub or false, _inline = inline ~= nil }, Agent)
   self._native = native.new(o)
   return self

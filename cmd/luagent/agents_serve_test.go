@@ -282,9 +282,11 @@ func TestAgentsServedToGoSDK(t *testing.T) {
 	}
 }
 
-// An elicitation a served agent's server asks for reaches the calling
-// client in the legacy era (its answer goes back to the server); in the
-// modern era, where answering would run the agent again, it is declined.
+// An elicitation or a sampling request a served agent's server makes
+// reaches the calling client in the legacy era (its answer goes back to
+// the server); in the modern era, where answering would run the agent
+// again, the question is declined and the sample is the agent's own,
+// through its policy (which denies it: nobody to ask).
 func TestAgentsServedElicitation(t *testing.T) {
 	agentFile, _ := filepath.Abs("testdata/ask_agent.lua")
 	server, _ := filepath.Abs("testdata/ask_server.lua")
@@ -298,6 +300,10 @@ func TestAgentsServedElicitation(t *testing.T) {
 				ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 					asked++
 					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Go"}}, nil
+				},
+				CreateMessageHandler: func(ctx context.Context, req *sdk.CreateMessageRequest) (*sdk.CreateMessageResult, error) {
+					asked++
+					return &sdk.CreateMessageResult{Role: "assistant", Model: "go", Content: &sdk.TextContent{Text: "hi from Go"}}, nil
 				},
 			})
 			cmd := exec.Command(bin, "mcp-server", "--agent-file", agentFile)
@@ -321,8 +327,17 @@ func TestAgentsServedElicitation(t *testing.T) {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("got %s, want %q\n%s", out, want, stderr)
 			}
-			if (era == "legacy") != (asked == 1) {
-				t.Errorf("the client was asked %d times", asked)
+			r, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "greeter", Arguments: map[string]any{"prompt": "summarize this text"}})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			out, _ = json.Marshal(r.Content)
+			wantSample := map[string]string{"legacy": "sampled: hi from Go", "modern": "denied"}[era]
+			if !strings.Contains(string(out), wantSample) {
+				t.Errorf("sampling: got %s, want %q\n%s", out, wantSample, stderr)
+			}
+			if want := map[string]int{"legacy": 2, "modern": 0}[era]; asked != want {
+				t.Errorf("the client was asked %d times, want %d", asked, want)
 			}
 		})
 	}

@@ -1,4 +1,5 @@
--- A server whose tool asks its client's user for a name (elicitation).
+-- A server whose tools ask its client: a user for a name (elicitation),
+-- a model for a summary (sampling).
 local s = mcp.server{ name = "asker", version = "1.0.0" }
 s:tool{
   name = "greet",
@@ -7,6 +8,15 @@ s:tool{
   handler = function(_, ctx)
     local r = ctx:elicit{ message = "What is your name?", schema = { name = "string" } }
     return "greeting: " .. tostring(r.action) .. " " .. tostring(r.content and r.content.name or "")
+  end,
+}
+s:tool{
+  name = "summarize",
+  description = "Summarize a text with the client's model (sampling)",
+  annotations = { readOnlyHint = true },
+  handler = function(_, ctx)
+    local r = ctx:sample{ messages = { { role = "user", content = "summarize" } }, maxTokens = 10 }
+    return "sampled: " .. tostring(r.content and r.content.text)
   end,
 }
 return s

@@ -220,6 +220,7 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 	methods := L.CreateTable(0, 3)
 	methods.RawSetString("ask", m.lp.Async("agent:ask", m.ask))
 	methods.RawSetString("ask_fresh", m.lp.Async("agent:ask_fresh", m.askFresh))
+	methods.RawSetString("sample", m.lp.Async("agent:sample", m.sample))
 	methods.RawSetString("reset", L.NewFunction(func(L *lua.LState) int {
 		m.checkAgent(L).a.Reset()
 		return 0

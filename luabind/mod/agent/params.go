@@ -213,3 +213,31 @@ func (m *module) askFresh(L *lua.LState) sched.Start {
 		}()
 	}
 }
+
+// ud:sample(params, server) -> result: a server's sampling request
+// answered with the agent's model through its policy (as the hub's
+// sampler would), for a hub of the agent's own whose on_sample passes
+// requests to a served call's client when it can and else comes here.
+func (m *module) sample(L *lua.LState) sched.Start {
+	la := m.checkAgent(L)
+	params, err := value.Encode(L.CheckTable(2), value.EncodeOptions{})
+	if err != nil {
+		L.ArgError(2, err.Error())
+	}
+	server := L.OptString(3, "")
+	return func(ctx context.Context, done func(sched.Completion)) {
+		go func() {
+			raw, err := la.a.Sample(ctx, server, params)
+			done(func(L *lua.LState) ([]lua.LValue, error) {
+				if err != nil {
+					return nil, err
+				}
+				v, derr := value.Decode(L, raw)
+				if derr != nil {
+					return nil, derr
+				}
+				return []lua.LValue{v}, nil
+			})
+		}()
+	}
+}
