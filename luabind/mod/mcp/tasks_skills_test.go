@@ -19,11 +19,22 @@ import (
 func TestServerTasksSkills(t *testing.T) {
 	bin := testbin.Build(t, "cmd/luagent")
 	servers, _ := filepath.Abs("testdata/servers")
-	luatest.RunFile(t, "testdata/tasks_skills_server.lua", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
-		h.L.SetGlobal("LUAGENT", lua.LString(bin))
-		h.L.SetGlobal("SERVERS", lua.LString(servers))
-		h.L.SetGlobal("SKILLS_DIR", lua.LString(skilltest.Dir()))
-	}})
+	setup := func(url string) luatest.Options {
+		return luatest.Options{Setup: func(t *testing.T, h *host.Host) {
+			h.L.SetGlobal("LUAGENT", lua.LString(bin))
+			h.L.SetGlobal("SERVERS", lua.LString(servers))
+			h.L.SetGlobal("SKILLS_DIR", lua.LString(skilltest.Dir()))
+			if url != "" {
+				h.L.SetGlobal("HTTP_URL", lua.LString(url))
+			}
+		}}
+	}
+	t.Run("stdio", func(t *testing.T) { luatest.RunFile(t, "testdata/tasks_skills_server.lua", setup("")) })
+	t.Run("http", func(t *testing.T) {
+		t.Setenv("SKILLS_DIR", skilltest.Dir()) // the server's, inherited
+		url := serveHTTP(t, bin, filepath.Join(servers, "tasks_skills.lua"))
+		luatest.RunFile(t, "testdata/tasks_skills_server.lua", setup(url))
+	})
 }
 
 // A sandboxed server publishes skills from text, never from files: the

@@ -1,11 +1,13 @@
 -- Tasks and skills of a Lua server (servers/tasks_skills.lua), driven by
 -- luagent's own client in both eras: a call made a task is followed to its
 -- result (status reported), input asked inside a task reaches on_elicit,
--- and the skills list, load and read with every digest checked.
+-- and the skills list, load and read with every digest checked. Over
+-- stdio, or Streamable HTTP when HTTP_URL is set.
 for _, era in ipairs({ "modern", "legacy" }) do
   local function connect(extra)
     local o = { name = "ts", command = LUAGENT, args = { "serve", SERVERS .. "/tasks_skills.lua" },
       env = { SKILLS_DIR = SKILLS_DIR }, protocol = era, timeout = 10 }
+    if HTTP_URL then o.command, o.args, o.env, o.url = nil, nil, nil, HTTP_URL end
     for k, v in pairs(extra or {}) do o[k] = v end
     return mcp.connect(o)
   end
@@ -57,6 +59,7 @@ for _, era in ipairs({ "modern", "legacy" }) do
 end
 
 test("hub skills of a Lua server", function()
+  if HTTP_URL then return end -- the hub starts its own (stdio)
   local hub = mcp.hub{ servers = { ts = { command = LUAGENT, args = { "serve", SERVERS .. "/tasks_skills.lua" },
     env = { SKILLS_DIR = SKILLS_DIR } } } }
   local found
