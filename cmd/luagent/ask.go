@@ -287,6 +287,10 @@ func (p *askPrinter) event(L *lua.LState) int {
 	} else if name == "" {
 		name = field(call, "name")
 	}
+	ind := "" // a call a run_lua snippet made shows under run_lua's line
+	if field(call, "parent") != "" {
+		ind = "  "
+	}
 	switch field(ev, "type") {
 	case "text":
 		if p.json {
@@ -305,7 +309,7 @@ func (p *askPrinter) event(L *lua.LState) int {
 				args = " " + oneLine(string(b), 100)
 			}
 		}
-		fmt.Fprintf(p.err, "%s%s\n", name, p.redact(args))
+		fmt.Fprintf(p.err, "%s%s%s\n", ind, name, p.redact(args))
 	case "approval":
 		if field(call, "kind") == "sampling" {
 			// A server asking the user's model is worth a line either way.
@@ -313,7 +317,7 @@ func (p *askPrinter) event(L *lua.LState) int {
 			break
 		}
 		if d := field(ev, "decision"); d != "allow" {
-			fmt.Fprintf(p.err, "  %s: %s\n", d, p.redact(field(ev, "reason")))
+			fmt.Fprintf(p.err, "%s  %s: %s\n", ind, d, p.redact(field(ev, "reason")))
 		}
 	case "tool_progress":
 		pr := field(ev, "progress")
@@ -324,14 +328,14 @@ func (p *askPrinter) event(L *lua.LState) int {
 		if m := field(ev, "message"); m != "" && m != "nil" {
 			msg = " " + oneLine(m, 80)
 		}
-		fmt.Fprintf(p.err, "  … %s%s\n", pr, p.redact(msg))
+		fmt.Fprintf(p.err, "%s  … %s%s\n", ind, pr, p.redact(msg))
 	case "tool_end":
 		dur := ""
 		if d, ok := ev.RawGetString("duration").(lua.LNumber); ok {
 			dur = " " + roundDuration(time.Duration(float64(d)*float64(time.Second))).String()
 		}
 		if e, ok := ev.RawGetString("error").(*lua.LTable); ok {
-			fmt.Fprintf(p.err, "  ✗%s %s\n", dur, p.redact(oneLine(field(e, "message"), 100)))
+			fmt.Fprintf(p.err, "%s  ✗%s %s\n", ind, dur, p.redact(oneLine(field(e, "message"), 100)))
 			break
 		}
 		res, _ := ev.RawGetString("result").(*lua.LTable)
@@ -339,7 +343,7 @@ func (p *askPrinter) event(L *lua.LState) int {
 		if res != nil && lua.LVAsBool(res.RawGetString("isError")) {
 			mark = "✗"
 		}
-		fmt.Fprintf(p.err, "  %s%s %s\n", mark, dur, p.redact(oneLine(text, 100)))
+		fmt.Fprintf(p.err, "%s  %s%s %s\n", ind, mark, dur, p.redact(oneLine(text, 100)))
 	}
 	return 0
 }

@@ -44,7 +44,7 @@ return agent.new{ hub = false,
 	if r.code != 0 || !strings.Contains(r.stdout, `got "20"`) {
 		t.Fatalf("with --code-mode: %+v", r)
 	}
-	if !strings.Contains(r.stderr, "run_lua") || !strings.Contains(r.stderr, `double {"n":"10"}`) {
+	if !strings.Contains(r.stderr, "run_lua") || !strings.Contains(r.stderr, "\n  double {\"n\":\"10\"}\n    ✓") {
 		t.Errorf("tool activity:\n%s", r.stderr)
 	}
 }
@@ -56,11 +56,12 @@ func TestChatCodeMode(t *testing.T) {
 return agent.new{ hub = false, model = function(req)
   local last = req.messages[#req.messages]
   if last.role == "tool" then return { text = "got " .. last.parts[1].text } end
-  return { text = "offered " .. req.tools[1].name }
-end, tools = { { name = "t", handler = function() return "x" end } } }
+  if req.tools[1].name ~= "run_lua" then return { text = "offered " .. req.tools[1].name } end
+  return { tool_calls = { { name = "run_lua", arguments = { code = "return tools.t{}" } } } }
+end, tools = { { name = "t", annotations = { readOnlyHint = true }, handler = function() return "x" end } } }
 `)
 	r := luagent(t, "hello\n", []string{"LUAGENT_HOME=" + home}, "chat", "--code-mode", "--agent", file)
-	if r.code != 0 || !strings.Contains(r.stdout, "offered run_lua") {
+	if r.code != 0 || !strings.Contains(r.stdout, `got "x"`) || !strings.Contains(r.stdout, "\n  t\n    ✓") {
 		t.Fatalf("%+v", r)
 	}
 }

@@ -25,6 +25,10 @@ func (t *chatTerm) Event(e ragent.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.trackCall(e)
+	ind := "" // a call a run_lua snippet made shows under run_lua's line
+	if e.Call != nil && e.Call.Parent != "" {
+		ind = "  "
+	}
 	switch e.Type {
 	case ragent.EventText:
 		t.clearProgressLocked()
@@ -32,7 +36,7 @@ func (t *chatTerm) Event(e ragent.Event) {
 		t.printed, t.lastNL = true, strings.HasSuffix(e.Text, "\n")
 	case ragent.EventToolStart:
 		t.endAnswerLocked()
-		fmt.Fprintf(t.out, "%s%s\n", callName(e.Call), t.redact(shortArgs(e.Call.Arguments)))
+		fmt.Fprintf(t.out, "%s%s%s\n", ind, callName(e.Call), t.redact(shortArgs(e.Call.Arguments)))
 	case ragent.EventApproval:
 		if e.Call != nil && e.Call.Kind == ragent.KindSampling {
 			t.endAnswerLocked()
@@ -41,7 +45,7 @@ func (t *chatTerm) Event(e ragent.Event) {
 		}
 		if e.Decision != ragent.Allow {
 			t.endAnswerLocked()
-			fmt.Fprintf(t.out, "  %s: %s\n", e.Decision, t.redact(e.Reason))
+			fmt.Fprintf(t.out, "%s  %s: %s\n", ind, e.Decision, t.redact(e.Reason))
 		}
 	case ragent.EventToolProgress:
 		t.progressLocked(e)
@@ -49,14 +53,14 @@ func (t *chatTerm) Event(e ragent.Event) {
 		t.clearProgressLocked()
 		dur := " " + chat.RoundDuration(e.Duration).String()
 		if e.Err != nil {
-			fmt.Fprintf(t.out, "  ✗%s %s\n", dur, t.redact(chat.OneLine(e.Err.Error(), 100)))
+			fmt.Fprintf(t.out, "%s  ✗%s %s\n", ind, dur, t.redact(chat.OneLine(e.Err.Error(), 100)))
 			break
 		}
 		mark := "✓"
 		if e.Result != nil && e.Result.IsError {
 			mark = "✗"
 		}
-		fmt.Fprintf(t.out, "  %s%s %s\n", mark, dur, t.redact(chat.OneLine(resultLine(e.Result), 100)))
+		fmt.Fprintf(t.out, "%s  %s%s %s\n", ind, mark, dur, t.redact(chat.OneLine(resultLine(e.Result), 100)))
 	}
 }
 
