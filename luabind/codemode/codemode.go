@@ -109,22 +109,34 @@ func (rn *run) setup() error {
 		jsonmod.MeterSandbox(L, j)
 	}
 	// inspect.lua compiles under the meters at its first use: most
-	// snippets never pay for it.
-	L.SetGlobal("inspect", L.NewFunction(func(L *lua.LState) int {
+	// snippets never pay for it. Until then inspect is a stand-in that
+	// loads it when called or indexed.
+	load := func(L *lua.LState) lua.LValue {
 		L.Push(L.GetGlobal("require"))
 		L.Push(lua.LString("inspect"))
 		L.Call(1, 1)
 		m := L.Get(-1)
 		L.Pop(1)
 		L.SetGlobal("inspect", m)
+		return m
+	}
+	stub, mt := L.NewTable(), L.NewTable()
+	mt.RawSetString("__call", L.NewFunction(func(L *lua.LState) int {
+		m := load(L)
 		n := L.GetTop()
 		L.Push(m)
-		for i := 1; i <= n; i++ {
+		for i := 2; i <= n; i++ {
 			L.Push(L.Get(i))
 		}
-		L.Call(n, 1)
+		L.Call(n-1, 1)
 		return 1
 	}))
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.Push(L.GetField(load(L), L.CheckString(2)))
+		return 1
+	}))
+	stub.Metatable = mt
+	L.SetGlobal("inspect", stub)
 	L.SetGlobal("tools", rn.toolsTable())
 	L.SetGlobal("help", L.NewFunction(rn.help))
 	return nil

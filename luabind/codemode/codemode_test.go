@@ -64,6 +64,8 @@ return g.v.k, s, r, err.kind, err.message, err.result.content[1].text`,
 			values: `"a" "plain" null "tool" "tools.kv.bad failed: it broke" "it broke"`},
 		{name: "task.all runs calls at once", code: `local r = task.all{function() return tools.kv.get{k = "x"} end, function() return tools.kv.get{k = "y"} end}
 return r[1].v.k .. r[2].v.k`, values: `"xy"`},
+		{name: "inspect loads when called or indexed", code: `return inspect({1, 2}), inspect.inspect("x"), inspect({a = {b = 1}}, {depth = 1})`,
+			values: `"{ 1, 2 }" "\"x\"" "{ a = {...} }"`},
 		{name: "help", code: `help(tools.kv.get) help()`, output: "tools.kv.get{k=string} -> {v=string}\nGet a key\narguments (JSON Schema): {\"type\":\"object\"", values: ""},
 		{name: "print is captured, then cut", code: `for i = 1, 100 do print("line", i) end`, lim: ragent.CodeLimits{Output: 64}, output: "line\t1\nline\t2\n"},
 		{name: "a function returned is named", code: `return print, 1`, values: `"<function>" 1`},
