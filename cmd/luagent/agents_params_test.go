@@ -138,6 +138,21 @@ func TestAgentSecretParams(t *testing.T) {
 			if !strings.Contains(string(raw), `"agent":"vault keeper"`) {
 				t.Errorf("the trace has no events of the agent:\n%s", raw)
 			}
+			// The agent's run is a span under the tools/call that asked.
+			calls, linked := map[string]bool{}, false
+			for _, l := range strings.Split(string(raw), "\n") {
+				var e struct{ Kind, Span, Parent, Method string }
+				json.Unmarshal([]byte(l), &e)
+				switch {
+				case e.Kind == "request_in" && e.Method == "tools/call":
+					calls[e.Span] = true
+				case e.Kind == "agent_start":
+					linked = linked || calls[e.Parent]
+				}
+			}
+			if !linked {
+				t.Errorf("no agent_start under a tools/call request_in:\n%s", raw)
+			}
 		})
 	}
 }

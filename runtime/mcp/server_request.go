@@ -184,6 +184,8 @@ func (r *Request) finishCause(result json.RawMessage, rerr *jsonrpc.Error, cause
 
 func (r *Request) traceIn() {
 	r.traceSpan, r.received = trace.NewSpan(), time.Now()
+	// What the handler does (a served agent's run) traces under the request.
+	r.ctx = trace.WithSpan(r.ctx, r.traceSpan)
 	if r.Method == "tools/call" {
 		json.Unmarshal(jsonscan.Member(r.Params, "name"), &r.traceTool)
 	}
