@@ -49,6 +49,15 @@ return agent.new{ hub = false,
 	}
 }
 
+// The offline mock, given run_lua, runs the schema's example snippet
+// (help(), the tools' list) and quotes its output.
+func TestAskCodeModeMock(t *testing.T) {
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + t.TempDir(), "LUAGENT_MODEL="}, "ask", "--code-mode", "what can you do?")
+	if r.code != 0 || !strings.Contains(r.stdout, `The tool returned: "no tools`) || !strings.Contains(r.stderr, `run_lua {"code":"help()"}`) {
+		t.Fatalf("%+v", r)
+	}
+}
+
 // luagent chat --code-mode does the same for a conversation.
 func TestChatCodeMode(t *testing.T) {
 	home := t.TempDir()

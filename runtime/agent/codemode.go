@@ -150,7 +150,7 @@ func (a *Agent) codeToolset(hubTools []hub.Tool, local map[string]bool) *toolset
 func (a *Agent) runLuaTool(code *toolset) llm.Tool {
 	short := a.cfg.MetaToolThreshold >= 0 && len(code.code) > a.cfg.MetaToolThreshold
 	return llm.Tool{Name: ToolRunLua, Description: codeDescription(code.code, short, a.cfg.CodeMode.Limits.WithDefaults()),
-		Schema: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"a Lua 5.1 chunk; return the value you want back"}},"required":["code"]}`)}
+		Schema: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"a Lua 5.1 chunk; return the value you want back","examples":["help()"]}},"required":["code"]}`)}
 }
 
 // codeCalls collects the calls one run_lua call made, for its record.

@@ -6,8 +6,9 @@ import (
 )
 
 // ExampleArguments returns arguments that satisfy a tool's JSON Schema, as
-// the mock model sends them: every required property, strings "example"
-// (padded or cut to minLength/maxLength), numbers and integers 1 (moved
+// the mock model sends them: every required property, strings their
+// schema's first example if it fits, else "example" (padded or cut to
+// minLength/maxLength), numbers and integers 1 (moved
 // into minimum/maximum), booleans true, enums and const their first
 // value, arrays minItems copies of an example item ([] when 0), objects
 // recursively; anyOf/oneOf take the first branch, allOf merges objects,
@@ -159,6 +160,14 @@ func typeOf(m map[string]any) string {
 }
 
 func exampleString(m map[string]any) string {
+	// The schema's own first example, when it is a string that fits.
+	if ex, ok := m["examples"].([]any); ok && len(ex) > 0 {
+		if s, ok := ex[0].(string); ok && len(s) >= intOf(m["minLength"]) {
+			if _, capped := m["maxLength"]; !capped || len(s) <= intOf(m["maxLength"]) {
+				return s
+			}
+		}
+	}
 	s := "example"
 	for n := intOf(m["minLength"]); len(s) < n; {
 		s += "-example"

@@ -61,6 +61,16 @@ func TestExampleArgumentsValues(t *testing.T) {
 	if want := `{"l":[]}`; got != want {
 		t.Errorf("array = %s, want %s", got, want)
 	}
+	// A string's first example, when it fits its length bounds.
+	for schema, want := range map[string]string{
+		`{"type":"object","properties":{"c":{"type":"string","examples":["help()"]}},"required":["c"]}`:           `{"c":"help()"}`,
+		`{"type":"object","properties":{"c":{"type":"string","examples":["ab"],"minLength":3}},"required":["c"]}`: `{"c":"example"}`,
+		`{"type":"object","properties":{"c":{"type":"string","examples":[7]}},"required":["c"]}`:                  `{"c":"example"}`,
+	} {
+		if got := string(llm.ExampleArguments(json.RawMessage(schema))); got != want {
+			t.Errorf("ExampleArguments(%s) = %s, want %s", schema, got, want)
+		}
+	}
 	for _, bad := range []string{``, `nope`, `[1]`, `{"type":"string"}`} {
 		if got := string(llm.ExampleArguments(json.RawMessage(bad))); got != "{}" {
 			t.Errorf("ExampleArguments(%q) = %s, want {}", bad, got)
