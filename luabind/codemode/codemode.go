@@ -59,7 +59,11 @@ func Run(ctx context.Context, r *ragent.CodeRun) (ragent.CodeOutput, error) {
 	L := vm.New(vm.Options{Profile: vm.Sandbox, Stdout: rn.out, Embedded: stdlib.FS})
 	defer L.Close()
 	vl := vm.Limits{Time: lim.Time, Instructions: lim.Instructions, MemoryBytes: lim.MemoryBytes}
-	rn.lp = sched.New(L, sched.Options{TaskContext: vm.TaskContext(vl)})
+	rn.lp = sched.New(L, sched.Options{TaskContext: vm.TaskContext(vl), OnUnobserved: func(_ *sched.Task, f *sched.Failure) {
+		// A task the snippet spawned and never awaited: its failure is
+		// worth a line of the output the model reads.
+		fmt.Fprintf(rn.out, "[a task the snippet spawned failed: %s]\n", f.Message)
+	}})
 	defer rn.lp.Close()
 	if err := rn.setup(); err != nil {
 		return ragent.CodeOutput{}, err
@@ -75,6 +79,7 @@ func Run(ctx context.Context, r *ragent.CodeRun) (ragent.CodeOutput, error) {
 	// The loop ends with the snippet's task, which ends with ctx: a
 	// cancelled turn fails the task's wait and stops its Lua code.
 	_ = rn.lp.Run(context.Background(), sched.UntilStopped)
+	rn.lp.FlushUnobserved()
 	var out ragent.CodeOutput
 	var ferr error
 	if f := t.Failure(); f != nil {
