@@ -233,9 +233,23 @@ func (s *Session) Add(ctx context.Context, path string, e *catalog.Server) error
 // validation applies: a change that breaks a rule writes nothing), then
 // reloads the hub, which restarts only the entries that changed.
 func (s *Session) edit(ctx context.Context, path string, fn func(*catalog.Config) error) error {
-	h, err := s.hub()
+	h, err := s.catalogHub("change the servers in the agent's file")
 	if err != nil {
 		return err
+	}
+	if err := catalog.Update(ctx, path, fn); err != nil {
+		return err
+	}
+	return s.reload(h, path)
+}
+
+// catalogHub is the session's hub when it is the catalog's: one with a
+// server the catalog lacks belongs to the agent's file, which the catalog
+// does not change (hint says what to do instead).
+func (s *Session) catalogHub(hint string) (*hub.Hub, error) {
+	h, err := s.hub()
+	if err != nil {
+		return nil, err
 	}
 	known := map[string]bool{}
 	for _, e := range s.Catalog() {
@@ -243,12 +257,15 @@ func (s *Session) edit(ctx context.Context, path string, fn func(*catalog.Config
 	}
 	for _, st := range h.Status() {
 		if !known[st.Name] {
-			return errs.Errorf(errs.Invalid, "chat", "this agent's hub is not the catalog's (it has %q): change the servers in the agent's file", st.Name)
+			return nil, errs.Errorf(errs.Invalid, "chat", "this agent's hub is not the catalog's (it has %q): %s", st.Name, hint)
 		}
 	}
-	if err := catalog.Update(ctx, path, fn); err != nil {
-		return err
-	}
+	return h, nil
+}
+
+// reload reads the catalog at path again and has h match it: only the
+// entries that changed start, stop or restart.
+func (s *Session) reload(h *hub.Hub, path string) error {
 	cfg, err := catalog.Load(path)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"github.com/luagent/luagent/luabind/preload"
 	"github.com/luagent/luagent/luabind/sched"
 	ragent "github.com/luagent/luagent/runtime/agent"
-	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -147,26 +146,9 @@ func (s *Session) MetaTurn(ctx context.Context, request string, build func(conte
 // session whose agent has no hub, or a hub of its own servers, keeps it
 // as it is (the catalog then changes the next session).
 func (s *Session) ApplyCatalog(path string) error {
-	h, err := s.hub()
+	h, err := s.catalogHub("the change applies to the next session")
 	if err != nil {
 		return err
 	}
-	known := map[string]bool{}
-	for _, e := range s.Catalog() {
-		known[e.Name] = true
-	}
-	for _, st := range h.Status() {
-		if !known[st.Name] {
-			return errs.Errorf(errs.Invalid, "chat", "this agent's hub is not the catalog's (it has %q): the change applies to the next session", st.Name)
-		}
-	}
-	cfg, err := catalog.Load(path)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	s.o.Catalog = cfg.Servers
-	s.mu.Unlock()
-	h.Reload(cfg.Servers)
-	return nil
+	return s.reload(h, path)
 }
