@@ -271,19 +271,7 @@ func (m *module) ask(L *lua.LState) sched.Start {
 				}()
 			}
 			text, tr, err := la.a.Ask(ctx, prompt)
-			raw, _ := json.Marshal(tr)
-			done(func(L *lua.LState) ([]lua.LValue, error) {
-				trv, derr := value.Decode(L, raw)
-				if derr != nil {
-					return nil, derr
-				}
-				if err != nil {
-					ev := sched.ErrorValueOf(L, err)
-					ev.RawSetString("transcript", trv)
-					return nil, &sched.Failure{Kind: errs.KindOf(err), Message: err.Error(), Value: ev}
-				}
-				return []lua.LValue{lua.LString(text), trv}, nil
-			})
+			done(askCompletion(text, tr, err))
 		}()
 	}
 }
@@ -388,4 +376,22 @@ func defaultApprove(L *lua.LState) int {
 	L.Push(lua.LString(d))
 	L.Push(lua.LString(reason))
 	return 2
+}
+
+// askCompletion gives an ask's outcome to Lua: the text and the
+// transcript, or an error value carrying the transcript.
+func askCompletion(text string, tr *ragent.Transcript, err error) sched.Completion {
+	raw, _ := json.Marshal(tr)
+	return func(L *lua.LState) ([]lua.LValue, error) {
+		trv, derr := value.Decode(L, raw)
+		if derr != nil {
+			return nil, derr
+		}
+		if err != nil {
+			ev := sched.ErrorValueOf(L, err)
+			ev.RawSetString("transcript", trv)
+			return nil, &sched.Failure{Kind: errs.KindOf(err), Message: err.Error(), Value: ev}
+		}
+		return []lua.LValue{lua.LString(text), trv}, nil
+	}
 }

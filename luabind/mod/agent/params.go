@@ -197,19 +197,7 @@ func (m *module) askFresh(L *lua.LState) sched.Start {
 				cfg.OnEvent = func(e ragent.Event) { m.deliver(ctx, onEvent, e) }
 			}
 			text, tr, err := ragent.New(cfg).Ask(ctx, prompt)
-			raw, _ := json.Marshal(tr)
-			done(func(L *lua.LState) ([]lua.LValue, error) {
-				trv, derr := value.Decode(L, raw)
-				if derr != nil {
-					return nil, derr
-				}
-				if err != nil {
-					ev := sched.ErrorValueOf(L, err)
-					ev.RawSetString("transcript", trv)
-					return nil, &sched.Failure{Kind: errs.KindOf(err), Message: err.Error(), Value: ev}
-				}
-				return []lua.LValue{lua.LString(text), trv}, nil
-			})
+			done(askCompletion(text, tr, err))
 		}()
 	}
 }
