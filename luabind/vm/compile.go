@@ -101,14 +101,18 @@ var protoCache sync.Map // key string -> *lua.FunctionProto
 // CompileCached is Compile with a process-wide cache keyed by name. Use it
 // only for sources that cannot change under the same name (embedded files).
 func CompileCached(src []byte, name string) (*lua.FunctionProto, error) {
-	if p, ok := protoCache.Load(name); ok {
+	return cachedCompile(&protoCache, Compile, src, name)
+}
+
+func cachedCompile(cache *sync.Map, compile func([]byte, string) (*lua.FunctionProto, error), src []byte, name string) (*lua.FunctionProto, error) {
+	if p, ok := cache.Load(name); ok {
 		return p.(*lua.FunctionProto), nil
 	}
-	p, err := Compile(src, name)
+	p, err := compile(src, name)
 	if err != nil {
 		return nil, err
 	}
-	protoCache.Store(name, p)
+	cache.Store(name, p)
 	return p, nil
 }
 

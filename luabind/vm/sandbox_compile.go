@@ -81,15 +81,7 @@ func CompileSandboxed(src []byte, name string) (proto *lua.FunctionProto, err er
 var sandboxProtos sync.Map
 
 func compileSandboxedCached(src []byte, name string) (*lua.FunctionProto, error) {
-	if p, ok := sandboxProtos.Load(name); ok {
-		return p.(*lua.FunctionProto), nil
-	}
-	p, err := CompileSandboxed(src, name)
-	if err != nil {
-		return nil, err
-	}
-	sandboxProtos.Store(name, p)
-	return p, nil
+	return cachedCompile(&sandboxProtos, CompileSandboxed, src, name)
 }
 
 // LoadChunk compiles src into a function of L. In a sandbox state the
