@@ -207,7 +207,7 @@ func (c *Conn) start(id ID, method string, params json.RawMessage, then func(*Ca
 	c.pending[id.raw] = call
 	c.mu.Unlock()
 	msg := AppendRequest(make([]byte, 0, 64+len(method)+len(params)), id, method, params)
-	if c.opts.Trace != nil && c.opts.Trace != trace.Nop {
+	if trace.Enabled(c.opts.Trace) {
 		call.span = trace.NewSpan()
 		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.RequestSent, Span: call.span, Server: c.opts.Name, Method: method, ID: id.raw})
 	}

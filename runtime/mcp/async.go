@@ -65,15 +65,22 @@ type toolSpan struct {
 }
 
 func (c *Client) startToolCall(ctx context.Context, name string) toolSpan {
-	ts := toolSpan{span: trace.NewSpan(), parent: trace.SpanOf(ctx), start: time.Now()}
-	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.ToolCallStart, Span: ts.span, Parent: ts.parent, Server: c.opts.Name, Tool: name})
+	ts := toolSpan{start: time.Now()}
+	if trace.Enabled(c.opts.Trace) { // a span id costs an allocation per call
+		ts.span, ts.parent = trace.NewSpan(), trace.SpanOf(ctx)
+		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.ToolCallStart, Span: ts.span, Parent: ts.parent, Server: c.opts.Name, Tool: name})
+	}
 	return ts
 }
 
 func (c *Client) endToolCall(name string, started toolSpan, err error) {
+	if !trace.Enabled(c.opts.Trace) {
+		return
+	}
 	ev := trace.Event{Kind: trace.ToolCallEnd, Span: started.span, Parent: started.parent, Server: c.opts.Name, Tool: name, Duration: time.Since(started.start)}
 	if err != nil {
-		ev.Message, ev.Error = err.Error(), err.Error()
+		ev.Error = err.Error()
+		ev.Message = ev.Error
 	}
 	trace.Emit(c.opts.Trace, ev)
 }

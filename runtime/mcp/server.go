@@ -601,7 +601,7 @@ func (sc *serverConn) newRequest(m *jsonrpc.Message, era Era, version string) *R
 
 // dispatch hands the request to the handler under the handler timeout.
 func (sc *serverConn) dispatch(r *Request) {
-	if t := sc.srv.opts.Trace; t != nil && t != trace.Nop {
+	if trace.Enabled(sc.srv.opts.Trace) {
 		r.traceIn()
 	}
 	sc.srv.deadlines.add(r)

@@ -122,9 +122,13 @@ type nopSink struct{}
 
 func (nopSink) Emit(Event) {}
 
+// Enabled says whether events sent to s go anywhere: a caller that
+// builds an event at a cost (a span id, a parsed name) checks it first.
+func Enabled(s Sink) bool { return s != nil && s != Nop }
+
 // Emit sends e to s with the time filled in; s may be nil.
 func Emit(s Sink, e Event) {
-	if s == nil || s == Nop {
+	if !Enabled(s) {
 		return
 	}
 	if e.Time.IsZero() {
