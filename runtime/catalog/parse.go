@@ -280,7 +280,6 @@ func cloneList(l []string) []string {
 	return append([]string{}, l...)
 }
 
-// A member of a JSON object, its key decoded.
 // eachField reads an object's members into a struct that keeps each
 // known field's value as written in raw and unknown fields in extra:
 // field reads one (fp is its path) and reports whether it knows it; a
@@ -300,6 +299,7 @@ func eachField(ms []member, path string, p *problems, raw map[string]json.RawMes
 	}
 }
 
+// A member of a JSON object, its key decoded.
 type member struct {
 	name string
 	val  json.RawMessage
