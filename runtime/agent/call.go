@@ -56,8 +56,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 	start := time.Now()
 	// The call is a span under the turn; the MCP request it makes runs
 	// under the call.
-	span, parent := trace.NewSpan(), trace.SpanOf(ctx)
-	ctx = trace.WithSpan(ctx, span)
+	ctx, span, parent := a.span(ctx)
 	args := tc.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")

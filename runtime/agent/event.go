@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"time"
 
 	"github.com/luagent/luagent/runtime/trace"
@@ -59,6 +60,17 @@ func (a *Agent) emit(e Event) {
 	a.evMu.Lock()
 	defer a.evMu.Unlock()
 	a.cfg.OnEvent(e)
+}
+
+// span starts a traced operation under the one ctx carries: its id, its
+// parent's, and ctx carrying it to what runs under it. Untraced, it
+// returns ctx as it is and no ids.
+func (a *Agent) span(ctx context.Context) (context.Context, string, string) {
+	if !trace.Enabled(a.cfg.Trace) {
+		return ctx, "", ""
+	}
+	id := trace.NewSpan()
+	return trace.WithSpan(ctx, id), id, trace.SpanOf(ctx)
 }
 
 func (a *Agent) trace(e trace.Event) {

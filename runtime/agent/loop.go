@@ -34,8 +34,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 		return "", tr, err
 	}
 	tr.Model = a.cfg.Model.Name()
-	run, parent := trace.NewSpan(), trace.SpanOf(ctx)
-	ctx = trace.WithSpan(ctx, run)
+	ctx, run, parent := a.span(ctx)
 	a.trace(trace.Event{Kind: trace.AgentStart, Span: run, Parent: parent, Method: tr.Model})
 	var cancel context.CancelFunc
 	if a.cfg.Timeout > 0 {
@@ -82,8 +81,7 @@ func (a *Agent) loop(ctx context.Context, tr *Transcript, text *string) (EndReas
 // turn is one model request and the tool calls it asks for, traced as a
 // span with those under it; done when the loop ends with this turn.
 func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string) (end EndReason, done bool, err error) {
-	span, parent := trace.NewSpan(), trace.SpanOf(ctx)
-	ctx = trace.WithSpan(ctx, span)
+	ctx, span, parent := a.span(ctx)
 	start := time.Now()
 	a.trace(trace.Event{Kind: trace.TurnStart, Span: span, Parent: parent, Count: turn})
 	defer func() {
@@ -98,7 +96,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	if a.cfg.BeforeModel != nil {
 		a.cfg.BeforeModel(ctx, req)
 	}
-	mspan := trace.NewSpan()
+	_, mspan, _ := a.span(ctx)
 	a.trace(trace.Event{Kind: trace.ModelRequest, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
 	t0 := time.Now()
 	resp, err := a.cfg.Model.Stream(ctx, req, func(e llm.Event) {
