@@ -162,7 +162,7 @@ func New(cfg Config) *Host {
 	}
 	lopts := sched.Options{OnUnobserved: h.reportUnobserved, TimeLimit: cfg.TimeLimit}
 	if sandboxed {
-		lopts.TaskContext = sandboxTaskContext(cfg.Limits)
+		lopts.TaskContext = vm.TaskContext(cfg.Limits)
 	}
 	h.Loop = sched.New(L, lopts)
 	taskmod.Preload(h.Loop)

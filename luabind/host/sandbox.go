@@ -1,13 +1,11 @@
 package host
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	envmod "github.com/luagent/luagent/luabind/mod/env"
 	jsonmod "github.com/luagent/luagent/luabind/mod/json"
-	"github.com/luagent/luagent/luabind/vm"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -106,10 +104,4 @@ func (h *Host) serverOnlyMCP() {
 		L.Push(t)
 		return 1
 	}))
-}
-
-// sandboxTaskContext gives each task of a sandboxed host its limits
-// (vm.TaskContext).
-func sandboxTaskContext(lim vm.Limits) func(ctx, spawner context.Context) (context.Context, func()) {
-	return vm.TaskContext(lim)
 }
