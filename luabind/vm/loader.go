@@ -86,23 +86,19 @@ func installLoader(L *lua.LState, paths []string, embedded fs.FS) {
 					tried = append(tried, "no embedded module '"+cand+"'")
 					continue
 				}
+				compile := CompileCached
 				if IsSandbox(L) {
-					proto, err := compileSandboxedCached(src, "luagent/"+cand)
-					if err != nil {
-						L.RaiseError("%s", err.Error())
-					}
-					fn, err := instantiate(L, proto)
-					if err != nil {
-						L.RaiseError("%s", err.Error())
-					}
-					L.Push(fn)
-					return 1
+					compile = compileSandboxedCached
 				}
-				proto, err := CompileCached(src, "luagent/"+cand)
+				proto, err := compile(src, "luagent/"+cand)
+				var fn *lua.LFunction
+				if err == nil {
+					fn, err = FunctionOf(L, proto)
+				}
 				if err != nil {
 					L.RaiseError("%s", err.Error())
 				}
-				L.Push(L.NewFunctionFromProto(proto))
+				L.Push(fn)
 				return 1
 			}
 		}
