@@ -131,9 +131,7 @@ local function tool_result(r, msg)
   local c = rawget(r, "content")
   if type(c) == "table" and (#c > 0 or json.is_array(c)) and is_content_list(c) then return r end
   if #r > 0 and is_content_list(r) then return { content = r } end
-  local ok, text = pcall(json.encode, r)
-  if not ok then return nil, "the tool's result cannot be sent as JSON: " .. tostring(text) end
-  return { content = { { type = "text", text = text } }, structuredContent = r }
+  return S.structured(r) -- also as its text
 end
 
 local function content(uri, mime, x)

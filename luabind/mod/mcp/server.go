@@ -97,6 +97,21 @@ func (m *module) serverNative(L *lua.LState) *lua.LTable {
 		"list_changed":     func(L *lua.LState) int { checkServer(L).srv.ListChanged(L.CheckString(2)); return 0 },
 		"resource_updated": func(L *lua.LState) int { checkServer(L).srv.ResourceUpdated(L.CheckString(2)); return 0 },
 		"set_auth":         m.setAuth,
+		// structured(r) is a tool's structured content r as JSON, for
+		// add_tool's handler to return (nil and why not): runtime/mcp sends
+		// it as structuredContent and as the text of the result.
+		"structured": func(L *lua.LState) int {
+			sc, err := value.Encode(L.CheckTable(1), value.EncodeOptions{})
+			if err != nil {
+				L.Push(lua.LNil)
+				L.Push(lua.LString("the tool's result cannot be sent as JSON: " + err.Error()))
+				return 2
+			}
+			ud := L.NewUserData()
+			ud.Value = structured(sc)
+			L.Push(ud)
+			return 1
+		},
 		"base64": func(L *lua.LState) int {
 			L.Push(lua.LString(base64.StdEncoding.EncodeToString([]byte(L.CheckString(1)))))
 			return 1
@@ -183,8 +198,12 @@ func definition(L *lua.LState) (*luaServer, string, json.RawMessage, *lua.LFunct
 	return s, key, raw, fn, err
 }
 
+// structured is a tool's structured content, encoded (_server.structured).
+type structured json.RawMessage
+
 // add_tool(s, name, def, fn, manual_task): fn(args, ctx) returns the
-// shaped result.
+// shaped result: a string (the text), structured content, or the whole
+// result (a table).
 func (m *module) addTool(L *lua.LState) int {
 	s, name, def, fn, err := definition(L)
 	task := "tool " + name
@@ -200,6 +219,12 @@ func (m *module) addTool(L *lua.LState) int {
 				if text, ok := v.(lua.LString); ok {
 					c.ReturnText(string(text))
 					return
+				}
+				if ud, ok := v.(*lua.LUserData); ok {
+					if sc, ok := ud.Value.(structured); ok {
+						c.Return(&rmcp.CallToolResult{StructuredContent: json.RawMessage(sc)}, nil)
+						return
+					}
 				}
 				raw, err := resultJSON(v, err)
 				if raw == nil {
