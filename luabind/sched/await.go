@@ -189,7 +189,7 @@ func (lp *Loop) await(L *lua.LState, name string, start Start) int {
 	t := lp.CheckWait(L, name)
 	if t.ctx.Err() != nil {
 		L.Push(lua.LFalse)
-		L.Push(ErrorValue(L, errs.KindOf(context.Cause(t.ctx)), causeMessage(context.Cause(t.ctx))))
+		L.Push(ErrorValue(L, errs.KindOf(context.Cause(t.ctx)), vm.CauseText(context.Cause(t.ctx))))
 		return 2
 	}
 	w := &wait{lp: lp, t: t}

@@ -2,7 +2,6 @@ package sched
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -408,20 +407,12 @@ func (lp *Loop) failureOf(t *Task, err error) *Failure {
 		}
 		// The raised value has where the code stopped ("x.lua:3: time
 		// limit of 1s exceeded") when the context's Err was the cause.
-		f.Message = vm.WithPosition(f.Value, causeMessage(cause))
+		f.Message = vm.WithPosition(f.Value, vm.CauseText(cause))
 		f.Value = ErrorValue(lp.L, f.Kind, f.Message)
 		return f
 	}
 	f.Kind, f.Message = describe(lp.L, f.Value, f.Kind)
 	return f
-}
-
-func causeMessage(cause error) string {
-	var e *errs.Error
-	if errors.As(cause, &e) && e.Msg != "" {
-		return e.Msg
-	}
-	return cause.Error()
 }
 
 // describe returns the kind and one-line message of an error value: a

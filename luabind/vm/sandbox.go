@@ -2,6 +2,7 @@ package vm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -346,7 +347,8 @@ func SandboxError(ctx context.Context, err error) error {
 
 // CauseText is the message of a context's cause.
 func CauseText(cause error) string {
-	if e, ok := cause.(*errs.Error); ok && e.Msg != "" {
+	var e *errs.Error
+	if errors.As(cause, &e) && e.Msg != "" {
 		return e.Msg
 	}
 	return cause.Error()
