@@ -1,13 +1,11 @@
 package host
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,7 +17,6 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
-	"github.com/peterh/liner"
 )
 
 // ChatConfig configures Host.Chat.
@@ -61,9 +58,7 @@ func (h *Host) Chat(ctx context.Context, in io.Reader, interactive bool, c ChatC
 	if interactive {
 		t.rd = t.newReader()
 	} else {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64*1024), 16<<20)
-		t.rd = &plainReader{sc: sc}
+		t.rd = newPlainReader(in)
 	}
 	t.out, t.errw = h.Stdout(), h.Stderr()
 	code := ExitOK
@@ -109,25 +104,13 @@ type chatTerm struct {
 }
 
 func (t *chatTerm) newReader() LineReader {
-	st := liner.NewLiner()
-	st.SetCtrlCAborts(true)
-	st.SetTabCompletionStyle(liner.TabPrints)
-	st.SetWordCompleter(func(line string, pos int) (string, []string, string) {
+	return t.h.newLineEditor("chat_history", func(line string, pos int) (string, []string, string) {
 		head, cands := chat.Complete(line[:pos], t.serverNames(), t.promptNames)
 		if len(cands) == 0 {
 			return line[:pos], nil, line[pos:]
 		}
 		return head, cands, line[pos:]
 	})
-	file := filepath.Join(t.h.cfg.Home, "chat_history")
-	if f, err := os.Open(file); err == nil {
-		st.ReadHistory(f)
-		f.Close()
-	}
-	tw := newTermWriters(t.h.out.w, t.h.errw.w)
-	t.h.out.Set(tw.out)
-	t.h.errw.Set(tw.err)
-	return &lineEditor{st: st, file: file, tw: tw}
 }
 
 func (t *chatTerm) redact(s string) string {

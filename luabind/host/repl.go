@@ -49,12 +49,10 @@ var ErrAborted = errors.New("aborted")
 func (h *Host) REPL(ctx context.Context, in io.Reader, interactive bool) int {
 	var rd LineReader
 	if interactive {
-		rd, _ = h.newTerminalReader()
+		rd = h.newLineEditor("history", h.completeFromLoop)
 		fmt.Fprintln(h.cfg.Stdout, Banner)
 	} else {
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64*1024), 16<<20)
-		rd = &plainReader{sc: sc}
+		rd = newPlainReader(in)
 	}
 	defer rd.Close()
 
@@ -209,6 +207,13 @@ func (h *Host) renderResults(vals []lua.LValue) string {
 // plainReader reads lines without prompts or editing.
 type plainReader struct{ sc *bufio.Scanner }
 
+// newPlainReader reads in's lines, up to 16 MB each.
+func newPlainReader(in io.Reader) *plainReader {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	return &plainReader{sc: sc}
+}
+
 func (p *plainReader) ReadLine(string) (string, error) {
 	if p.sc.Scan() {
 		return p.sc.Text(), nil
@@ -229,14 +234,15 @@ type lineEditor struct {
 	history int
 }
 
-func (h *Host) newTerminalReader() (*lineEditor, *termWriters) {
+// newLineEditor is the terminal reader of the REPL and of chat: history
+// in Home/history (its file's name there), Tab completing through
+// complete, and the host's output made prompt-aware.
+func (h *Host) newLineEditor(history string, complete liner.WordCompleter) *lineEditor {
 	st := liner.NewLiner()
 	st.SetCtrlCAborts(true)
 	st.SetTabCompletionStyle(liner.TabPrints)
-	st.SetWordCompleter(func(line string, pos int) (string, []string, string) {
-		return h.completeFromLoop(line, pos)
-	})
-	file := filepath.Join(h.cfg.Home, "history")
+	st.SetWordCompleter(complete)
+	file := filepath.Join(h.cfg.Home, history)
 	if f, err := os.Open(file); err == nil {
 		st.ReadHistory(f)
 		f.Close()
@@ -244,7 +250,7 @@ func (h *Host) newTerminalReader() (*lineEditor, *termWriters) {
 	tw := newTermWriters(h.out.w, h.errw.w)
 	h.out.Set(tw.out)
 	h.errw.Set(tw.err)
-	return &lineEditor{st: st, file: file, tw: tw}, tw
+	return &lineEditor{st: st, file: file, tw: tw}
 }
 
 func (e *lineEditor) ReadLine(p string) (string, error) {
