@@ -262,10 +262,10 @@ func (m *module) hubNatives(L *lua.LState, t *lua.LTable) {
 			if ud, ok := L.Get(1).(*lua.LUserData); ok {
 				raw, _ = ud.Value.(json.RawMessage)
 			}
-			v, err := value.Decode(L, raw)
+			v, err := decodeRaw(L, raw)
 			if err != nil {
 				L.Push(lua.LNil)
-				L.Push(sched.ErrorValueOf(L, errs.Wrap(errs.Protocol, "mcp", err)))
+				L.Push(sched.ErrorValueOf(L, err))
 				return 2
 			}
 			L.Push(v)

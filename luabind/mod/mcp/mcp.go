@@ -141,12 +141,22 @@ func decoded(raw json.RawMessage) sched.Completion {
 		if raw == nil {
 			return nil, nil
 		}
-		v, err := value.Decode(L, raw)
+		v, err := decodeRaw(L, raw)
 		if err != nil {
-			return nil, errs.Wrap(errs.Protocol, "mcp", err)
+			return nil, err
 		}
 		return []lua.LValue{v}, nil
 	}
+}
+
+// decodeRaw is JSON from a server as a Lua value; JSON that does not
+// decode is a protocol error.
+func decodeRaw(L *lua.LState, raw json.RawMessage) (lua.LValue, error) {
+	v, err := value.Decode(L, raw)
+	if err != nil {
+		return nil, errs.Wrap(errs.Protocol, "mcp", err)
+	}
+	return v, nil
 }
 
 // goDo runs f on a goroutine and completes the wait with its result.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
-	"github.com/luagent/luagent/runtime/errs"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	lua "github.com/yuin/gopher-lua"
 	luar "layeh.com/gopher-luar"
@@ -78,11 +77,7 @@ func toLua(L *lua.LState, v any) (lua.LValue, error) {
 		if x == nil {
 			return lua.LNil, nil
 		}
-		v, err := value.Decode(L, x)
-		if err != nil {
-			return nil, errs.Wrap(errs.Protocol, "mcp", err)
-		}
-		return v, nil
+		return decodeRaw(L, x)
 	case []json.RawMessage:
 		return rawList(L, len(x), func(i int) json.RawMessage { return x[i] })
 	case []rmcp.Tool: // hand-written: three times faster than through gopher-luar
