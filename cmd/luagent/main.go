@@ -143,30 +143,10 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 				return o, host.ExitUsage, false
 			}
 			return o, writeTypes(v, stdout, stderr), false
-		case a == "--set" || strings.HasPrefix(a, "--set="):
-			v, ok := optValue(argv, &i, "--set")
-			if !ok {
-				fmt.Fprintln(stderr, "luagent: --set needs NAME=VALUE: luagent --set github_token=... run script.lua")
+		case isParamFlag(a):
+			if !paramFlag(&o, argv, &i, stderr) {
 				return o, host.ExitUsage, false
 			}
-			k, val, err := catalog.ParseSet(v)
-			if err != nil {
-				fmt.Fprintf(stderr, "luagent: %v\n", err)
-				return o, host.ExitUsage, false
-			}
-			o.sets[k] = val
-			delete(o.setsJSON, k)
-		case a == "--set-json" || strings.HasPrefix(a, "--set-json="):
-			if !setJSON(&o, argv, &i, stderr) {
-				return o, host.ExitUsage, false
-			}
-		case a == "--params-file" || strings.HasPrefix(a, "--params-file="):
-			v, ok := optValue(argv, &i, "--params-file")
-			if !ok {
-				fmt.Fprintln(stderr, "luagent: --params-file needs a file: luagent --params-file params.json run script.lua")
-				return o, host.ExitUsage, false
-			}
-			o.paramFiles = append(o.paramFiles, v)
 		case a == "-e":
 			if i+1 >= len(argv) {
 				fmt.Fprintln(stderr, "luagent: -e needs an argument: luagent -e 'print(1)'")

@@ -33,26 +33,10 @@ func parseMCPServer(o options, rest []string, stdout, stderr io.Writer) (options
 				return o, host.ExitUsage, false
 			}
 			o.agentFiles = append(o.agentFiles, v)
-		case a == "--set" || strings.HasPrefix(a, "--set="):
-			v, ok := optValue(rest, &i, "--set")
-			k, val, err := catalog.ParseSet(v)
-			if !ok || err != nil {
-				fmt.Fprintln(stderr, "luagent: --set takes NAME=VALUE (a name of letters, digits, _ . -): --set github_token=...")
+		case isParamFlag(a):
+			if !paramFlag(&o, rest, &i, stderr) {
 				return o, host.ExitUsage, false
 			}
-			o.sets[k] = val
-			delete(o.setsJSON, k)
-		case a == "--set-json" || strings.HasPrefix(a, "--set-json="):
-			if !setJSON(&o, rest, &i, stderr) {
-				return o, host.ExitUsage, false
-			}
-		case a == "--params-file" || strings.HasPrefix(a, "--params-file="):
-			v, ok := optValue(rest, &i, "--params-file")
-			if !ok {
-				fmt.Fprintln(stderr, "luagent: --params-file needs a file: luagent mcp-server --params-file params.json --agent-file agents.lua")
-				return o, host.ExitUsage, false
-			}
-			o.paramFiles = append(o.paramFiles, v)
 		default:
 			serveArgs = append(serveArgs, a)
 		}
@@ -72,6 +56,49 @@ func parseMCPServer(o options, rest []string, stdout, stderr io.Writer) (options
 func agentFilesScript(o options) host.Script {
 	return host.Script{Src: []byte(`return require("agent").serve_files(arg)`), Name: "mcp-server",
 		Args: o.agentFiles, Arg0: o.agentFiles[0]}
+}
+
+// isParamFlag says whether a is --set, --set-json or --params-file (with
+// its value or =VALUE), the parameter options paramFlag reads.
+func isParamFlag(a string) bool {
+	for _, f := range []string{"--set", "--set-json", "--params-file"} {
+		if a == f || strings.HasPrefix(a, f+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// paramFlag reads the parameter option at argv[*i] (isParamFlag) into o,
+// saying why on stderr when it is malformed. luagent's own options and
+// mcp-server's share it.
+func paramFlag(o *options, argv []string, i *int, stderr io.Writer) bool {
+	a := argv[*i]
+	switch {
+	case a == "--set-json" || strings.HasPrefix(a, "--set-json="):
+		return setJSON(o, argv, i, stderr)
+	case a == "--params-file" || strings.HasPrefix(a, "--params-file="):
+		v, ok := optValue(argv, i, "--params-file")
+		if !ok {
+			fmt.Fprintln(stderr, "luagent: --params-file needs a file: luagent --params-file params.json run script.lua")
+			return false
+		}
+		o.paramFiles = append(o.paramFiles, v)
+		return true
+	}
+	v, ok := optValue(argv, i, "--set")
+	if !ok {
+		fmt.Fprintln(stderr, "luagent: --set needs NAME=VALUE: luagent --set github_token=... run script.lua")
+		return false
+	}
+	k, val, err := catalog.ParseSet(v)
+	if err != nil {
+		fmt.Fprintf(stderr, "luagent: %v\n", err)
+		return false
+	}
+	o.sets[k] = val
+	delete(o.setsJSON, k)
+	return true
 }
 
 // setJSON reads --set-json NAME=JSON: the value must be JSON, and agents
