@@ -104,13 +104,8 @@ func (lp *Loop) Spawn(fn *lua.LFunction, args []lua.LValue, o SpawnOptions) *Tas
 }
 
 // FormatDuration prints d the way error messages in luagent do: "250ms",
-// "1.5s", "2m0s".
-func FormatDuration(d time.Duration) string {
-	if d < time.Second {
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(10 * time.Millisecond).String()
-}
+// "1.5s", "2m0s" (vm.FormatDuration, which the sandbox's limits use too).
+func FormatDuration(d time.Duration) string { return vm.FormatDuration(d) }
 
 // Context is the task's context: it ends when the task is cancelled or
 // times out, or when it finishes.

@@ -131,7 +131,7 @@ func ShareBudget(parent, from context.Context) (context.Context, func(), bool) {
 
 func newBudget(parent context.Context, m *meter) *budget {
 	tctx, stopT := context.WithDeadlineCause(parent, m.deadline,
-		errs.New(errs.Timeout, "", "time limit of "+formatDuration(m.lim.Time)+" exceeded"))
+		errs.New(errs.Timeout, "", "time limit of "+FormatDuration(m.lim.Time)+" exceeded"))
 	ctx, cancel := context.WithCancelCause(tctx)
 	return &budget{Context: ctx, cancel: cancel, done: ctx.Done(), stopTimer: func() bool { stopT(); return true }, m: m}
 }
@@ -230,7 +230,9 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-func formatDuration(d time.Duration) string {
+// FormatDuration prints d the way error messages in luagent do: "250ms",
+// "1.5s", "2m0s".
+func FormatDuration(d time.Duration) string {
 	if d < time.Second {
 		return d.Round(time.Millisecond).String()
 	}
