@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -444,7 +445,7 @@ func (t *serverTask) ask(r *Request, inputs []Input, keys []string, cb func(map[
 	t.mu.Lock()
 	if terminal(t.status) {
 		t.mu.Unlock()
-		cb(nil, nil, context_cause(r))
+		cb(nil, nil, endedCause(r))
 		return
 	}
 	if t.pending == nil {
@@ -464,7 +465,8 @@ func (t *serverTask) ask(r *Request, inputs []Input, keys []string, cb func(map[
 	t.setStatus("input_required", "waiting for the client's input (tasks/update)")
 }
 
-func context_cause(r *Request) error {
+// endedCause is why an ask of a task that has ended fails.
+func endedCause(r *Request) error {
 	if err := r.ctx.Err(); err != nil {
 		return err
 	}
@@ -681,7 +683,7 @@ func (sc *serverConn) listTasks(m *jsonrpc.Message) {
 		if c := a.created.Compare(b.created); c != 0 {
 			return c
 		}
-		return compareStrings(a.id, b.id)
+		return strings.Compare(a.id, b.id)
 	})
 	start := 0
 	if c := jsonscan.Member(m.Params, "cursor"); c != nil {
@@ -708,16 +710,6 @@ func (sc *serverConn) listTasks(m *jsonrpc.Message) {
 		b = jsonscan.AppendString(b, ts[end].id)
 	}
 	sc.conn.Reply(m.ID, append(b, '}'), nil)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // hasTaskTools reports whether any registered tool supports tasks.
