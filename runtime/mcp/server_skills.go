@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"mime"
 	"path"
@@ -95,20 +93,14 @@ func (s *Server) AddSkill(sk Skill) error {
 	slices.Sort(files)
 	files = append([]string{"SKILL.md"}, files...)
 	base := "skill://" + name + "/"
-	type res struct {
-		URI    string `json:"uri"`
-		Digest string `json:"digest"`
-		Size   int    `json:"size"`
-	}
-	list := make([]res, len(files))
+	list := make([]skills.Resource, len(files))
 	for i, p := range files {
-		sum := sha256.Sum256(sk.Files[p])
-		list[i] = res{URI: base + p, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: len(sk.Files[p])}
+		list[i] = skills.Resource{URI: base + p, Digest: skills.Digest(sk.Files[p]), Size: int64(len(sk.Files[p]))}
 	}
 	entry, err := json.Marshal(struct {
-		URI         string         `json:"uri"`
-		Frontmatter map[string]any `json:"frontmatter"`
-		Resources   []res          `json:"resources"`
+		URI         string            `json:"uri"`
+		Frontmatter map[string]any    `json:"frontmatter"`
+		Resources   []skills.Resource `json:"resources"`
 	}{base + "SKILL.md", fm, list})
 	if err != nil {
 		return errs.Errorf(errs.Invalid, "", "skill %q: the front matter cannot be sent as JSON: %v", name, err)

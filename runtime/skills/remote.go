@@ -61,6 +61,13 @@ type Resource struct {
 	Size   int64  `json:"size"`   // bytes
 }
 
+// Digest is a file's digest as a skill's entry publishes it:
+// sha256:<64 lowercase hex>.
+func Digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
 // Remote is one server's skills. It remembers the last listing and which
 // skills have loaded: a skill's other files are read only after it has.
 // It is safe for concurrent use.
@@ -330,8 +337,7 @@ func (r *Remote) fetch(ctx context.Context, e Entry, uri string) ([]byte, string
 		if int64(len(b)) != want.Size {
 			return nil, "", r.integrity(e, uri, fmt.Sprintf("it is %d bytes, its entry says %d", len(b), want.Size))
 		}
-		sum := sha256.Sum256(b)
-		if got := "sha256:" + hex.EncodeToString(sum[:]); got != want.Digest {
+		if got := Digest(b); got != want.Digest {
 			return nil, "", r.integrity(e, uri, fmt.Sprintf("its digest is %s, its entry says %s", short(got), short(want.Digest)))
 		}
 	}
