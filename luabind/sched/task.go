@@ -395,14 +395,9 @@ func (lp *Loop) failureOf(t *Task, err error) *Failure {
 		f.Value = lua.LString(err.Error())
 	}
 	if t.ctx.Err() != nil {
-		cause := context.Cause(t.ctx)
-		f.Kind = errs.KindOf(cause)
-		if f.Kind == errs.Unknown {
-			f.Kind = errs.Cancelled
-		}
 		// The raised value has where the code stopped ("x.lua:3: time
 		// limit of 1s exceeded") when the context's Err was the cause.
-		f.Message = vm.WithPosition(f.Value, vm.CauseText(cause))
+		f.Kind, f.Message = vm.EndedBy(t.ctx, f.Value)
 		f.Value = ErrorValue(lp.L, f.Kind, f.Message)
 		return f
 	}

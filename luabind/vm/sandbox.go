@@ -331,12 +331,8 @@ func SandboxError(ctx context.Context, err error) error {
 		obj = ae.Object
 	}
 	if ctx.Err() != nil {
-		cause := context.Cause(ctx)
-		kind := errs.KindOf(cause)
-		if kind == errs.Unknown {
-			kind = errs.Cancelled
-		}
-		return &errs.Error{Kind: kind, Msg: WithPosition(obj, CauseText(cause)), Err: cause}
+		kind, msg := EndedBy(ctx, obj)
+		return &errs.Error{Kind: kind, Msg: msg, Err: context.Cause(ctx)}
 	}
 	kind := errs.Runtime
 	if tb, ok := obj.(*lua.LTable); ok {
@@ -345,6 +341,19 @@ func SandboxError(ctx context.Context, err error) error {
 		}
 	}
 	return &errs.Error{Kind: kind, Msg: ErrorText(obj)}
+}
+
+// EndedBy is the kind and message of the error value obj, raised by code
+// that stopped because ctx ended (a limit, a time limit, a cancel): both
+// come from ctx's cause (kind cancelled when it has none), with the
+// position the code stopped at.
+func EndedBy(ctx context.Context, obj lua.LValue) (errs.Kind, string) {
+	cause := context.Cause(ctx)
+	kind := errs.KindOf(cause)
+	if kind == errs.Unknown {
+		kind = errs.Cancelled
+	}
+	return kind, withPosition(obj, CauseText(cause))
 }
 
 // CauseText is the message of a context's cause.
@@ -356,9 +365,9 @@ func CauseText(cause error) string {
 	return cause.Error()
 }
 
-// WithPosition returns msg with the position ("chunk:3: ") of the raised
+// withPosition returns msg with the position ("chunk:3: ") of the raised
 // error value obj when obj is msg raised from Lua code, else msg.
-func WithPosition(obj lua.LValue, msg string) string {
+func withPosition(obj lua.LValue, msg string) string {
 	s, ok := obj.(lua.LString)
 	if !ok || !strings.HasSuffix(string(s), ": "+msg) {
 		return msg
