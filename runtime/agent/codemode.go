@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -509,25 +510,14 @@ func objectShape(n schemaNode, depth int) string {
 // orderedKeys are an object's keys in the order written (a schema's
 // properties read best in their author's order).
 func orderedKeys(raw json.RawMessage) []string {
-	if len(raw) == 0 {
-		return nil
-	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
 	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return keys
+	jsonscan.Members(raw, func(key, _ []byte) bool {
+		k, ok := jsonscan.UnquoteSimple(key)
+		if !ok {
+			json.Unmarshal(key, &k)
 		}
-		k, _ := t.(string)
 		keys = append(keys, k)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return keys
-		}
-	}
+		return true
+	})
 	return keys
 }
