@@ -82,6 +82,15 @@ func (m *meter) trip(msg string) *errs.Error {
 	return m.failure.Load()
 }
 
+// take takes n bytes from the memory meter: past the ceiling it trips,
+// naming what, and returns the limit reached; else nil.
+func (m *meter) take(n int64, what string) *errs.Error {
+	if m.bytes.Add(-n) >= 0 {
+		return nil
+	}
+	return m.trip("memory limit of " + formatBytes(m.lim.MemoryBytes) + " reached by " + what)
+}
+
 // budget is the context a sandboxed run executes under. gopher-lua calls
 // Done once per VM instruction (mainLoopWithContext), so counting the calls
 // is an exact instruction budget at the cost SetContext already has. Its
@@ -207,15 +216,17 @@ func charge(L *lua.LState, n int64, what string) {
 	if b == nil || n <= 0 {
 		return
 	}
-	if b.m.bytes.Add(-n) < 0 {
-		b.fail(L, fmt.Sprintf("memory limit of %s reached by %s", formatBytes(b.m.lim.MemoryBytes), what))
+	if e := b.m.take(n, what); e != nil {
+		b.raise(L, e)
 	}
 }
 
 // fail ends the run (every task sharing its meter) with a limit error and
 // raises it where L is.
-func (b *budget) fail(L *lua.LState, msg string) {
-	e := b.m.trip(msg)
+func (b *budget) fail(L *lua.LState, msg string) { b.raise(L, b.m.trip(msg)) }
+
+// raise ends the run with the limit e, tripped, and raises it where L is.
+func (b *budget) raise(L *lua.LState, e *errs.Error) {
 	b.cancel(e)
 	L.RaiseError("%s", e.Msg)
 }
@@ -427,9 +438,7 @@ func ChargeTask(ctx context.Context, what string) {
 	if b.m.coros.Add(-1) < 0 {
 		b.m.trip("coroutine limit of " + compatBytes(float64(b.m.lim.Coroutines)) + " reached by " + what)
 	}
-	if b.m.bytes.Add(-costCoroutine) < 0 {
-		b.m.trip("memory limit of " + formatBytes(b.m.lim.MemoryBytes) + " reached by " + what)
-	}
+	b.m.take(costCoroutine, what)
 }
 
 // UnderBudget reports whether ctx is (or derives from) a budget context.

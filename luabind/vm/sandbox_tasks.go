@@ -30,8 +30,7 @@ func ChargeContext(ctx context.Context, n int64, what string) error {
 	if b == nil || n <= 0 {
 		return nil
 	}
-	if b.m.bytes.Add(-n) < 0 {
-		e := b.m.trip("memory limit of " + formatBytes(b.m.lim.MemoryBytes) + " reached by " + what)
+	if e := b.m.take(n, what); e != nil {
 		b.cancel(e)
 		return e
 	}
