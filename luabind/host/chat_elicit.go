@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/luagent/luagent/luabind/chat"
@@ -88,7 +86,7 @@ func (t *chatTerm) elicit(ctx context.Context, server string, params json.RawMes
 			break
 		}
 	}
-	b, _ := json.Marshal(sortedMap(content))
+	b, _ := json.Marshal(content) // keys in order: a stable preview
 	t.say("    to send: %s", t.redact(chat.OneLine(string(b), 300)))
 	for {
 		line, err := t.ask("    send? [y = send, n = decline, c = cancel] ")
@@ -141,25 +139,4 @@ func (t *chatTerm) elicitURL(ctx context.Context, who string, u chat.URLRequest)
 			return chat.Cancel
 		}
 	}
-}
-
-// sortedMap is content with its keys in order, for a stable preview.
-func sortedMap(m map[string]any) json.RawMessage {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteString("{")
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		kb, _ := json.Marshal(k)
-		vb, _ := json.Marshal(m[k])
-		fmt.Fprintf(&b, "%s:%s", kb, vb)
-	}
-	b.WriteString("}")
-	return json.RawMessage(b.String())
 }
