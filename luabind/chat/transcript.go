@@ -11,6 +11,7 @@ import (
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/privfile"
 )
 
 const conversationVersion = 1
@@ -85,24 +86,11 @@ func (s *Session) Save(path string) error {
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return errs.Errorf(errs.Invalid, "chat.save", "cannot make the folder for %s: %v", path, unwrap(err))
+			return errs.Errorf(errs.Invalid, "chat.save", "cannot make the folder for %s: %v", path, privfile.PathErr(err))
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".chat-*.json")
-	if err != nil {
-		return errs.Errorf(errs.Invalid, "chat.save", "cannot write %s: %v", path, unwrap(err))
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return errs.Errorf(errs.Invalid, "chat.save", "cannot write %s: %v", path, unwrap(werr))
+	if err := privfile.WriteAtomic(path, append(b, '\n')); err != nil {
+		return errs.Errorf(errs.Invalid, "chat.save", "cannot write %s: %v", path, privfile.PathErr(err))
 	}
 	return nil
 }
@@ -114,7 +102,7 @@ func Load(path string) (*Conversation, error) {
 		if os.IsNotExist(err) {
 			return nil, errs.Errorf(errs.NotFound, "chat.resume", "no conversation at %s (saved ones are in ~/.luagent/sessions)", path)
 		}
-		return nil, errs.Errorf(errs.Invalid, "chat.resume", "cannot read %s: %v", path, unwrap(err))
+		return nil, errs.Errorf(errs.Invalid, "chat.resume", "cannot read %s: %v", path, privfile.PathErr(err))
 	}
 	var c Conversation
 	if err := json.Unmarshal(b, &c); err != nil {
@@ -139,14 +127,4 @@ func (s *Session) Resume(c *Conversation) {
 	s.conv.Start = c.Start
 	s.mu.Unlock()
 	a.Agent().Seed(msgs)
-}
-
-func unwrap(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	if le, ok := err.(*os.LinkError); ok {
-		return le.Err
-	}
-	return err
 }
