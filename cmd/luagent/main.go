@@ -113,13 +113,13 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 			o.init = true
 		case a == "-v" || a == "--verbose":
 			o.verbose = true
-		case a == "--trace":
-			if i+1 >= len(argv) {
+		case a == "--trace" || strings.HasPrefix(a, "--trace="):
+			v, ok := optValue(argv, &i, "--trace")
+			if !ok {
 				fmt.Fprintln(stderr, "luagent: --trace needs a file: luagent --trace trace.jsonl run script.lua")
 				return o, host.ExitUsage, false
 			}
-			i++
-			o.trace = argv[i]
+			o.trace = v
 		case a == "--log-http" || strings.HasPrefix(a, "--log-http="):
 			v, ok := optValue(argv, &i, "--log-http")
 			if u, err := url.Parse(v); !ok || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
