@@ -443,3 +443,14 @@ func TestLogLevelsAreMCPs(t *testing.T) {
 		t.Errorf("catalog %v, mcp %v", logLevels, mcp.LogLevels)
 	}
 }
+
+// ParseServers reads entries as the file's and holds them to its rules.
+func TestParseServers(t *testing.T) {
+	list, err := ParseServers([]byte(`{"fs": {"command": "npx", "args": ["-y", "x"]}}`))
+	if err != nil || len(list) != 1 || list[0].Name != "fs" || list[0].Command != "npx" || !list[0].Enabled {
+		t.Errorf("ParseServers = %+v, %v", list, err)
+	}
+	if _, err := ParseServers([]byte(`{"fs": {}}`)); err == nil {
+		t.Error("an entry with neither command nor url was accepted")
+	}
+}

@@ -26,7 +26,7 @@ func Path(home string) string { return filepath.Join(home, "config.json") }
 // rule — is an error of kind invalid that names the file and says what to
 // do, never an empty catalog.
 func Load(path string) (*Config, error) {
-	c, _, err := load(path)
+	c, _, err := Read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -36,9 +36,12 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
-// load reads and parses path; it also returns the bytes read (nil for a
-// missing file).
-func load(path string) (*Config, []byte, error) {
+// Read reads and parses the catalog at path as Update does, without
+// Validate's rules (a file with a bad entry can still be previewed and
+// fixed), and returns the bytes read too (nil for a missing file, which is
+// an empty catalog). A file larger than 16 MiB, a dangling symbolic link,
+// a folder or bad JSON is an error of kind invalid that names the file.
+func Read(path string) (*Config, []byte, error) {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return &Config{Version: Version, InitStrategy: InitAuto}, nil, nil
 	}
@@ -83,7 +86,7 @@ func Update(ctx context.Context, path string, fn func(*Config) error) error {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		t, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			if _, _, lerr := load(path); lerr != nil {
+			if _, _, lerr := Read(path); lerr != nil {
 				return lerr // a dangling link or a loop: the read error says it as Load does
 			}
 			return errs.Errorf(errs.Invalid, op, "cannot follow the symbolic link %s: %v; fix the link or remove it", path, privfile.PathErr(err))
@@ -107,7 +110,7 @@ func Update(ctx context.Context, path string, fn func(*Config) error) error {
 		return errs.Errorf(errs.Invalid, op, "cannot lock %s: %v; check that luagent may write to %s", lock, privfile.PathErr(err), dir)
 	}
 	defer unlock()
-	c, old, err := load(target)
+	c, old, err := Read(target)
 	if err != nil {
 		return err
 	}

@@ -235,3 +235,16 @@ func TestConcurrentChild(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Read is what Update reads: a missing file is an empty catalog and no
+// bytes; a folder is refused with the file named.
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	c, data, err := Read(Path(dir))
+	if err != nil || data != nil || c.Version != Version || c.InitStrategy != InitAuto || len(c.Servers) != 0 {
+		t.Errorf("Read(missing) = %+v, %q, %v", c, data, err)
+	}
+	if _, _, err := Read(dir); err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "folder") {
+		t.Errorf("Read(folder) = %v", err)
+	}
+}

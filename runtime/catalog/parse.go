@@ -96,6 +96,21 @@ func Parse(data []byte) (*Config, error) {
 	return c, nil
 }
 
+// ParseServers reads an mcpServers object ({"fs": {"command": ...}, ...}),
+// as the file's member would be read, and checks each entry with
+// Validate's rules: servers a script gives inline (mcp.hub{servers = ...},
+// cat:add) follow the same rules as the file's.
+func ParseServers(raw []byte) ([]*Server, error) {
+	cfg, err := Parse([]byte(`{"version":1,"mcpServers":` + string(raw) + `}`))
+	if err == nil {
+		err = cfg.Validate()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cfg.Servers, nil
+}
+
 func parseServer(name string, raw json.RawMessage, path string, p *problems) *Server {
 	ms, ok := objectMembers(raw)
 	if !ok {
