@@ -31,6 +31,9 @@ func newAnthropic(spec string, mc ModelConfig, cfg *Config) (Model, error) {
 	if mc.APIKeyEnv != "" {
 		keyVar = mc.APIKeyEnv
 	}
+	if mc.KeyFrom != "" {
+		keyVar = mc.KeyFrom
+	}
 	m := &anthropicModel{wireModel: newWireModel(spec, mc, cfg, base, key, keyVar)}
 	m.header = func(h http.Header) {
 		if m.key != "" {

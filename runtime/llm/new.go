@@ -34,7 +34,14 @@ type ModelConfig struct {
 	// APIKeyEnv names the environment variable holding the key ("" is
 	// OPENAI_API_KEY or ANTHROPIC_API_KEY).
 	APIKeyEnv string
-	Model     string // the provider's model name
+	// APIKey is the key itself, when it comes from somewhere other than
+	// the environment (an agents-exe keys file). KeyFrom says where it
+	// was looked up, for messages (never the key); when KeyFrom is set the
+	// environment is not read, and an empty APIKey sends no key (as
+	// agents-exe does for an id its keys file lacks).
+	APIKey  string
+	KeyFrom string
+	Model   string // the provider's model name
 }
 
 // Config is what New needs besides the spec.
@@ -128,6 +135,9 @@ func endpoint(spec string, mc ModelConfig, cfg *Config, keyVar, baseVar, defBase
 	custom := base != "" && base != defBase
 	if base == "" {
 		base = defBase
+	}
+	if mc.KeyFrom != "" || mc.APIKey != "" {
+		return base, mc.APIKey, nil
 	}
 	v := keyVar
 	if mc.APIKeyEnv != "" {

@@ -39,6 +39,9 @@ func newOpenAI(spec string, mc ModelConfig, cfg *Config) (Model, error) {
 	if mc.APIKeyEnv != "" {
 		keyVar = mc.APIKeyEnv
 	}
+	if mc.KeyFrom != "" {
+		keyVar = mc.KeyFrom
+	}
 	m := &openaiModel{
 		wireModel:     newWireModel(spec, mc, cfg, base, key, keyVar),
 		maxCompletion: strings.TrimSuffix(base, "/") == DefaultOpenAIBaseURL,

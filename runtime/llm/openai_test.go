@@ -220,3 +220,38 @@ func TestOpenAIKeyNeverInErrors(t *testing.T) {
 		t.Fatalf("unreachable: %v", err)
 	}
 }
+
+// A key given in the configuration (an agents-exe keys file's) is the
+// bearer token, and the environment's OPENAI_API_KEY is never read for it
+// (nor sent to another endpoint when the file has no key); a 401 names
+// where the key came from, never the key.
+func TestOpenAIKeyFromConfig(t *testing.T) {
+	f := newFake(t, sse(delta(`{"content":"hi"}`), oaFinishS, oaDone), jsonReply(401, `{"error":{"message":"bad key","type":"invalid_api_key"}}`))
+	lookup := env("OPENAI_API_KEY", "sk-env-must-not-be-sent")
+	mc := llm.ModelConfig{Provider: "openai", BaseURL: f.URL + "/v1", Model: "kimi-k2.5", APIKey: oaKey, KeyFrom: `the key "kimi" of keys.json`}
+	m, err := llm.New("openai:kimi-k2.5", llm.Config{Lookup: lookup, Models: map[string]llm.ModelConfig{"openai:kimi-k2.5": mc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Stream(context.Background(), &llm.Request{}, func(llm.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	r := f.requests()[0]
+	if r.Header.Get("Authorization") != "Bearer "+oaKey || r.Body["model"] != "kimi-k2.5" || r.Path != "/v1/chat/completions" {
+		t.Fatalf("request: auth %q model %v path %s", r.Header.Get("Authorization"), r.Body["model"], r.Path)
+	}
+	_, err = m.Stream(context.Background(), &llm.Request{}, func(llm.Event) {})
+	if !errs.Is(err, errs.Auth) || !strings.Contains(err.Error(), `check the key "kimi" of keys.json`) || strings.Contains(err.Error(), oaKey) {
+		t.Fatalf("401: %v", err)
+	}
+	// No key in the file: none sent, the environment's neither.
+	mc.APIKey = ""
+	m, err = llm.New("x", llm.Config{Lookup: lookup, Models: map[string]llm.ModelConfig{"x": mc}, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Stream(context.Background(), &llm.Request{}, func(llm.Event) {})
+	if got := f.requests()[2].Header.Get("Authorization"); got != "" {
+		t.Fatalf("without a key in the file, sent %q", got)
+	}
+}
