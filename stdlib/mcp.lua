@@ -15,11 +15,18 @@ local S = native._server
 -- the script's frame as theirs).
 local M = {}
 local client
-for _, k in ipairs({ "connect", "login", "hub", "catalog", "auth_redirect" }) do
+for _, k in ipairs({ "connect", "login", "hub", "auth_redirect" }) do
   M[k] = function(...)
     client = client or require("mcp._client")
     return client[k](...)
   end
+end
+-- mcp.catalog is mcp_catalog.lua's (the saved catalog, no protocol), also
+-- loaded on first use.
+local catalog
+function M.catalog(...)
+  catalog = catalog or require("mcp._catalog")
+  return catalog.catalog(...)
 end
 
 local features, copy, schema

@@ -1,8 +1,8 @@
--- The client half of mcp (see mcp.lua): mcp.connect, mcp.login, mcp.hub,
--- mcp.catalog and the methods of connections, hubs and catalogs, over the
--- private natives of mcp._native._client (luabind/mod/mcp). This file
--- reads the option tables, checks arguments and shapes what comes back;
--- the natives talk to runtime/mcp, runtime/hub and runtime/catalog. Option
+-- The client half of mcp (see mcp.lua): mcp.connect, mcp.login, mcp.hub
+-- and the methods of connections and hubs, over the private natives of
+-- mcp._native._client (luabind/mod/mcp). This file reads the option
+-- tables, checks arguments and shapes what comes back; the natives talk to
+-- runtime/mcp and runtime/hub. (mcp.catalog is mcp_catalog.lua's.) Option
 -- tables go to the natives under the Go names of the runtime's fields
 -- (converted by gopher-luar), durations in nanoseconds.
 --
@@ -13,7 +13,7 @@ local C = require("mcp._native")._client()
 local json = require("json")
 
 local M = {}
-local Conn, Hub, Cat = C.conn_methods, C.hub_methods, C.catalog_methods
+local Conn, Hub = C.conn_methods, C.hub_methods
 
 local function argerror(n, fname, msg, level)
   error("bad argument #" .. n .. " to " .. fname .. " (" .. msg .. ")", level + 1)
@@ -243,16 +243,6 @@ end
 
 M.auth_redirect = C.auth_redirect
 
--- mcp.catalog([path]): the catalog at path (default Home/config.json).
-function M.catalog(path)
-  if path ~= nil and type(path) ~= "string" and type(path) ~= "number" then
-    argerror(1, "catalog", "string expected, got " .. type(path), 2)
-  end
-  if (path == nil or path == "") and not C.home then
-    argerror(1, "catalog", "no luagent home to find the catalog in: pass its path", 2)
-  end
-  return C.catalog(path)
-end
 -- ---------------------------------------------------------------------
 -- Connections.
 
@@ -649,88 +639,6 @@ end
 function Hub:load_skill(name)
   check_hub(self, "'hub:load_skill'", 2)
   return loaded(WH.load_skill(C.hub_go(self), "LoadSkill", str(name, 2, "'hub:load_skill'", 2)))
-end
-
--- ---------------------------------------------------------------------
--- The saved catalog (runtime/catalog): read and edit config.json.
---
---   local cat = mcp.catalog()          -- Home/config.json; mcp.catalog(path) for another
---   for _, s in ipairs(cat:list()) do print(s.name, s.transport, s.enabled) end
---   cat:add("fs", { command = "npx", args = { "-y", "@modelcontextprotocol/server-filesystem", "." } })
---   cat:disable("fs"); cat:enable("fs"); cat:remove("fs")
-
-local function check_cat(c, fname, level)
-  if getmetatable(c) ~= "mcp.catalog" then argerror(1, fname, "mcp catalog expected (call it as cat:method(...))", level + 1) end
-end
-
-local function check_name(name, fname, level)
-  if type(name) ~= "string" and type(name) ~= "number" then
-    argerror(2, fname, "string expected, got " .. type(name), level + 1)
-  end
-end
-
-local function sorted_keys(m)
-  local out = {}
-  if m then
-    for k in m() do out[#out + 1] = k end
-  end
-  table.sort(out)
-  return json.array(out)
-end
-
--- entry_table is an entry (a *catalog.Server) as Lua reads it:
--- config.json's names, env keys only, header values hidden (they may hold
--- tokens).
-local function entry_table(s)
-  local t = { name = s.Name, enabled = s.Enabled, transport = s:Transport(), roots = s.Roots, sampling = s.Sampling }
-  if s.URL ~= "" then
-    t.url, t.headers = s.URL, {}
-    for _, k in ipairs(sorted_keys(s.Headers)) do t.headers[k] = "…" end
-  else
-    t.command, t.args, t.envKeys = s.Command, json.array(list(s.Args)), sorted_keys(s.Env)
-    if s.Cwd ~= "" then t.cwd = s.Cwd end
-  end
-  if s.StartupTimeout > 0 then t.startupTimeoutSeconds = s.StartupTimeout / 1e9 end
-  if s.RequestTimeout > 0 then t.requestTimeoutSeconds = s.RequestTimeout / 1e9 end
-  if s.Protocol ~= "" then t.protocol = s.Protocol end
-  if s.LogLevel ~= "" then t.logLevel = s.LogLevel end
-  return t
-end
-
-function Cat:list()
-  check_cat(self, "list", 2)
-  local out = {}
-  for i, s in ipairs(list(C.cat_list(self))) do out[i] = entry_table(s) end
-  return json.array(out)
-end
-
-function Cat:get(name)
-  check_cat(self, "get", 2)
-  check_name(name, "get", 2)
-  local s = C.cat_get(self, name)
-  return s and entry_table(s) or nil
-end
-
--- cat:add(name, entry [, {force = true}]): entry has config.json's fields.
-function Cat:add(name, entry, o)
-  check_cat(self, "add", 2)
-  check_name(name, "add", 2)
-  if type(entry) ~= "table" then argerror(3, "add", "table expected, got " .. type(entry), 2) end
-  C.cat_add(self, name, entry, type(o) == "table" and rawget(o, "force") and true or false)
-end
-
-function Cat:remove(name)
-  check_cat(self, "remove", 2)
-  check_name(name, "remove", 2)
-  C.cat_remove(self, name)
-end
-
-for fname, on in pairs({ enable = true, disable = false }) do
-  Cat[fname] = function(self, name)
-    check_cat(self, fname, 2)
-    check_name(name, fname, 2)
-    C.cat_enable(self, name, on)
-  end
 end
 
 return M

@@ -183,10 +183,16 @@ func TestPreviewIsWhatAddSaves(t *testing.T) {
 		t.Errorf("Add again: %v", err)
 	}
 
-	// Env values never show in a preview; the keys do.
+	// Env values never show in a preview, nor header values or a client
+	// secret; the keys do, and references (names, not secrets) as written.
 	e.Env = map[string]catalog.EnvValue{"TOKEN": {Value: "tok-SECRET"}, "REF": {FromEnv: "HOME"}}
-	if p, _ := Preview(e); strings.Contains(p, "SECRET") || strings.Contains(p, "HOME\"") || !strings.Contains(p, `"TOKEN": "***"`) || !strings.Contains(p, `"REF": "***"`) {
+	if p, _ := Preview(e); strings.Contains(p, "SECRET") || !strings.Contains(p, `"TOKEN": "<hidden>"`) || !strings.Contains(p, `"fromEnv": "HOME"`) {
 		t.Errorf("Preview with env:\n%s", p)
+	}
+	web := &catalog.Server{Name: "web", Enabled: true, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer hdr-SECRET"},
+		OAuth: &catalog.OAuth{ClientID: "id", ClientSecret: "cs-SECRET"}}
+	if p, _ := Preview(web); strings.Contains(p, "SECRET") || !strings.Contains(p, `"Authorization": "<hidden>"`) || !strings.Contains(p, `"clientSecret": "<hidden>"`) {
+		t.Errorf("Preview with headers and a client secret:\n%s", p)
 	}
 }
 

@@ -351,17 +351,11 @@ func SplitArgs(line string) ([]string, error) {
 }
 
 // Preview is exactly what saving e writes into mcpServers, in the
-// catalog's own encoding ("name": {...}), except env values, which show
-// as "***" (the keys stay).
+// catalog's own encoding ("name": {...}), except its secrets — env,
+// header and client-secret values — which show as <hidden>, as in every
+// catalog a person is shown (catalog.Server.Masked).
 func Preview(e *catalog.Server) (string, error) {
-	c := *e
-	if len(c.Env) > 0 {
-		c.Env = map[string]catalog.EnvValue{}
-		for k := range e.Env {
-			c.Env[k] = catalog.EnvValue{Value: "***"}
-		}
-	}
-	data, err := (&catalog.Config{Version: catalog.Version, Servers: []*catalog.Server{&c}}).Marshal()
+	data, err := (&catalog.Config{Version: catalog.Version, Servers: []*catalog.Server{e.Masked()}}).Marshal()
 	if err != nil {
 		return "", err
 	}

@@ -67,7 +67,6 @@ func (m *module) clientNative(L *lua.LState) *lua.LTable {
 		L.Push(lua.LString(fmt.Sprintf("mcp hub (%d servers)", len(m.checkHub(L).h.Status()))))
 		return 1
 	})
-	m.catMT = typeMT(L, t, "mcp.catalog", "catalog_methods", nil)
 	eras := L.CreateTable(0, 3)
 	for _, e := range []rmcp.Era{rmcp.EraUnknown, rmcp.EraLegacy, rmcp.EraModern} {
 		eras.RawSetInt(int(e), lua.LString(e.String()))
@@ -96,7 +95,6 @@ func (m *module) clientNative(L *lua.LState) *lua.LTable {
 		},
 	})
 	m.hubNatives(L, t)
-	m.catalogNatives(L, t)
 	return t
 }
 

@@ -136,14 +136,7 @@ func serversTable(v lua.LValue) ([]*catalog.Server, error) {
 	if err != nil {
 		return nil, errs.Errorf(errs.Invalid, "mcp.hub", "servers: %v", err)
 	}
-	cfg, err := catalog.Parse([]byte(`{"version":1,"mcpServers":` + string(raw) + `}`))
-	if err == nil {
-		err = cfg.Validate()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return cfg.Servers, nil
+	return catalog.ParseServers(raw)
 }
 
 // hubNatives adds the hub's natives to t. States and tools go out as

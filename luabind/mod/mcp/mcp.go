@@ -48,10 +48,10 @@ type Config struct {
 type module struct {
 	lp  *sched.Loop
 	cfg Config
-	// The metatables of connections, hubs and catalogs: their __index is a
-	// methods table stdlib/mcp_client.lua fills.
-	connMT, hubMT, catMT *lua.LTable
-	serverMT, ctxMT      *lua.LTable
+	// The metatables of connections and hubs: their __index is a methods
+	// table stdlib/mcp_client.lua fills.
+	connMT, hubMT   *lua.LTable
+	serverMT, ctxMT *lua.LTable
 	// ctx ends when the host shuts down, releasing Go goroutines that wait
 	// for Lua callbacks.
 	ctx    context.Context

@@ -1,20 +1,16 @@
-package mcp
+package catalog
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
-	"github.com/luagent/luagent/runtime/catalog"
+	rcatalog "github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -31,78 +27,13 @@ import (
 // changed meanwhile. cat:show(name) is one entry as the file holds it.
 // Env values, header values and an oauth clientSecret are never shown.
 
-// hidden stands for a secret in what is shown.
-const hidden = "<hidden>"
-
 const planType = "mcp.catalog.plan"
 
 // plan is a previewed edit: what to do, and the file it must give.
 type plan struct {
 	op, name string
-	entry    *catalog.Server // for save
+	entry    *rcatalog.Server // for save
 	want     []byte
-}
-
-func (m *module) catalogPreviewMethods() map[string]lua.LGFunction {
-	return map[string]lua.LGFunction{"show": m.catShow, "preview": m.catPreview, "apply": m.catApply}
-}
-
-// readCatalog parses the file at path as catalog.Update will (a missing
-// file is an empty catalog); it returns the bytes read too (nil: none).
-func readCatalog(path string) (*catalog.Config, []byte, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &catalog.Config{Version: catalog.Version, InitStrategy: catalog.InitAuto}, nil, nil
-	}
-	var c *catalog.Config
-	if err == nil {
-		c, err = catalog.Parse(data)
-	}
-	if err != nil {
-		_, lerr := catalog.Load(path) // says it with the file's name
-		if lerr == nil {
-			lerr = err
-		}
-		return nil, nil, lerr
-	}
-	return c, data, nil
-}
-
-// masked is c with every secret replaced by hidden: literal env values,
-// header values and oauth client secrets (references to parameters and
-// variables are names, and stay).
-func masked(c *catalog.Config) *catalog.Config {
-	mc := *c
-	mc.Servers = make([]*catalog.Server, len(c.Servers))
-	for i, s := range c.Servers {
-		mc.Servers[i] = maskedServer(s)
-	}
-	return &mc
-}
-
-func maskedServer(s *catalog.Server) *catalog.Server {
-	n := *s
-	if s.Env != nil {
-		n.Env = make(map[string]catalog.EnvValue, len(s.Env))
-		for k, v := range s.Env {
-			if v.Param == "" && v.FromEnv == "" {
-				v.Value = hidden
-			}
-			n.Env[k] = v
-		}
-	}
-	if s.Headers != nil {
-		n.Headers = make(map[string]string, len(s.Headers))
-		for k := range s.Headers {
-			n.Headers[k] = hidden
-		}
-	}
-	if s.OAuth != nil && s.OAuth.ClientSecret != "" {
-		o := *s.OAuth
-		o.ClientSecret = hidden
-		n.OAuth = &o
-	}
-	return &n
 }
 
 // entryText is the member "name": {...} of the marshalled file, as its
@@ -133,31 +64,31 @@ func mustQuote(s string) []byte {
 
 // cat:show(name) -> the entry's text as config.json holds it (secrets
 // <hidden>), or nil.
-func (m *module) catShow(L *lua.LState) int {
+func catShow(L *lua.LState) int {
 	path, name := checkCatalog(L), L.CheckString(2)
-	c, _, err := readCatalog(path)
+	c, _, err := rcatalog.Read(path)
 	if err != nil {
-		L.Error(sched.ErrorValueOf(L, err), 1)
+		raise(L, err)
 	}
 	if c.Server(name) == nil {
 		L.Push(lua.LNil)
 		return 1
 	}
-	b, err := masked(c).Marshal()
+	b, err := c.Masked().Marshal()
 	if err != nil {
-		L.Error(sched.ErrorValueOf(L, errs.Wrap(errs.Internal, "mcp.catalog", err)), 1)
+		raise(L, errs.Wrap(errs.Internal, "mcp.catalog", err))
 	}
 	L.Push(lua.LString(entryText(b, name)))
 	return 1
 }
 
 // parseEntry reads one entry of config.json's fields as the file would.
-func parseEntry(name string, entry *lua.LTable) (*catalog.Server, error) {
+func parseEntry(name string, entry *lua.LTable) (*rcatalog.Server, error) {
 	raw, err := value.Encode(value.MarkObject(entry), value.EncodeOptions{})
 	if err != nil {
 		return nil, errs.Errorf(errs.Invalid, "mcp.catalog", "the entry: %v", err)
 	}
-	cfg, err := catalog.Parse([]byte(`{"version":1,"mcpServers":{` + string(mustQuote(name)) + `:` + string(raw) + `}}`))
+	cfg, err := rcatalog.Parse([]byte(`{"version":1,"mcpServers":{` + string(mustQuote(name)) + `:` + string(raw) + `}}`))
 	if err != nil {
 		return nil, err
 	}
@@ -167,24 +98,24 @@ func parseEntry(name string, entry *lua.LTable) (*catalog.Server, error) {
 // fresh is s as if made in Go: written in the catalog's own layout, not
 // as the bytes it was parsed from (members the catalog does not know are
 // dropped).
-func fresh(s *catalog.Server) *catalog.Server {
-	n := &catalog.Server{Name: s.Name, Enabled: s.Enabled, Command: s.Command, Args: s.Args, Cwd: s.Cwd,
+func fresh(s *rcatalog.Server) *rcatalog.Server {
+	n := &rcatalog.Server{Name: s.Name, Enabled: s.Enabled, Command: s.Command, Args: s.Args, Cwd: s.Cwd,
 		URL: s.URL, Headers: s.Headers, StartupTimeout: s.StartupTimeout, RequestTimeout: s.RequestTimeout,
 		Protocol: s.Protocol, Roots: s.Roots, Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
 	if s.Env != nil {
-		n.Env = make(map[string]catalog.EnvValue, len(s.Env))
+		n.Env = make(map[string]rcatalog.EnvValue, len(s.Env))
 		for k, v := range s.Env {
-			n.Env[k] = catalog.EnvValue{Value: v.Value, Param: v.Param, FromEnv: v.FromEnv}
+			n.Env[k] = rcatalog.EnvValue{Value: v.Value, Param: v.Param, FromEnv: v.FromEnv}
 		}
 	}
 	if o := s.OAuth; o != nil {
-		n.OAuth = &catalog.OAuth{ClientID: o.ClientID, ClientSecret: o.ClientSecret, ClientIDMetadataURL: o.ClientIDMetadataURL, Scopes: o.Scopes}
+		n.OAuth = &rcatalog.OAuth{ClientID: o.ClientID, ClientSecret: o.ClientSecret, ClientIDMetadataURL: o.ClientIDMetadataURL, Scopes: o.Scopes}
 	}
 	return n
 }
 
 // do applies p's edit to c.
-func (p *plan) do(c *catalog.Config, path string) (string, error) {
+func (p *plan) do(c *rcatalog.Config, path string) (string, error) {
 	switch p.op {
 	case "save":
 		verb := "add"
@@ -216,10 +147,10 @@ func (p *plan) do(c *catalog.Config, path string) (string, error) {
 // secrets <hidden> in both; relaid says the other entries are written in
 // the catalog's layout, unlike the file now; entry is the entry's text
 // after (nil when removed). meta.lua makes the diff shown.
-func (m *module) catPreview(L *lua.LState) int {
+func catPreview(L *lua.LState) int {
 	path := checkCatalog(L)
 	o := L.CheckTable(2)
-	fail := func(err error) { L.Error(sched.ErrorValueOf(L, err), 1) }
+	fail := func(err error) { raise(L, err) }
 	p := &plan{op: lua.LVAsString(o.RawGetString("op")), name: lua.LVAsString(o.RawGetString("name"))}
 	if p.name == "" {
 		fail(errs.New(errs.Invalid, "mcp.catalog", "preview needs the server's name"))
@@ -234,11 +165,11 @@ func (m *module) catPreview(L *lua.LState) int {
 			fail(err)
 		}
 	}
-	c, before, err := readCatalog(path)
+	c, before, err := rcatalog.Read(path)
 	if err != nil {
 		fail(err)
 	}
-	old, err := masked(c).Marshal()
+	old, err := c.Masked().Marshal()
 	if err != nil {
 		fail(errs.Wrap(errs.Internal, "mcp.catalog", err))
 	}
@@ -256,7 +187,7 @@ func (m *module) catPreview(L *lua.LState) int {
 	if p.want, err = c.Marshal(); err != nil {
 		fail(errs.Wrap(errs.Internal, "mcp.catalog", err))
 	}
-	shown, _ := masked(c).Marshal()
+	shown, _ := c.Masked().Marshal()
 	t := L.CreateTable(0, 10)
 	set := func(k string, v lua.LValue) { t.RawSetString(k, v) }
 	set("op", lua.LString(verb))
@@ -280,7 +211,7 @@ func (m *module) catPreview(L *lua.LState) int {
 
 // cat:apply(preview) writes what preview showed; when the file changed
 // since, it writes nothing and raises (kind invalid).
-func (m *module) catApply(L *lua.LState) int {
+func catApply(L *lua.LState) int {
 	path := checkCatalog(L)
 	var p *plan
 	if t, ok := L.Get(2).(*lua.LTable); ok {
@@ -293,7 +224,7 @@ func (m *module) catApply(L *lua.LState) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := catalog.Update(ctx, path, func(c *catalog.Config) error {
+	err := rcatalog.Update(ctx, path, func(c *rcatalog.Config) error {
 		if _, err := p.do(c, path); err != nil {
 			return err
 		}
@@ -303,7 +234,7 @@ func (m *module) catApply(L *lua.LState) int {
 		return nil
 	})
 	if err != nil {
-		L.Error(sched.ErrorValueOf(L, err), 1)
+		raise(L, err)
 	}
 	return 0
 }
