@@ -120,6 +120,13 @@ func fakeServer(mode string) int {
 		println(string(b))
 		drainStdin()
 		return 0
+	case "leak":
+		// A server that prints its secret: to stdout (junk) and stderr,
+		// then dies.
+		v := os.Getenv(testVarEnv)
+		println("token=" + v)
+		os.Stderr.WriteString("starting with token " + v + "\nfatal: " + v + " rejected\n")
+		return 4
 	case "close-stdout":
 		os.Stdout.Close()
 		drainStdin()

@@ -39,7 +39,15 @@ type Command struct {
 	Args []string          // arguments, without the program
 	Env  map[string]string // added to (overriding) the inherited environment
 	Dir  string            // working directory, "" = inherit
+	// Secrets are values the process may print but luagent never shows
+	// (its env's secrets): each is SecretMask in the stderr lines
+	// (Options.OnStderr, StderrTail, the exit error's tail) and in the
+	// previews of skipped stdout lines.
+	Secrets []string
 }
+
+// SecretMask stands for a secret value in what luagent shows.
+const SecretMask = "<secret>"
 
 // Options tune a Process. The zero value is usable.
 type Options struct {
@@ -81,6 +89,8 @@ type Process struct {
 	reaperDone chan struct{} // reaper goroutine finished
 	stderrDone chan struct{} // stderr goroutine finished
 	state      *os.ProcessState
+
+	mask *strings.Replacer // Command.Secrets (nil: none)
 
 	tailMu    sync.Mutex
 	tail      []string // ring buffer of stderr lines
@@ -175,6 +185,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 		stderrDone: make(chan struct{}),
 		tail:       make([]string, opts.StderrLines),
 		onStderr:   opts.OnStderr,
+		mask:       masker(cmd.Secrets),
 	}
 	p.lr = NewLineReader(outR, opts.MaxMessage)
 	p.lr.OnJunk = p.junk
@@ -211,7 +222,7 @@ func (p *Process) Read() ([]byte, error) {
 			Kind:    trace.JunkSkipped,
 			Server:  p.name,
 			Count:   int(oe.Size),
-			Message: "oversize message discarded: " + preview(oe.Prefix, previewBytes),
+			Message: "oversize message discarded: " + preview(p.masked(oe.Prefix), previewBytes),
 		})
 		return nil, oe
 	}
@@ -423,6 +434,9 @@ func cleanLine(b []byte) string {
 }
 
 func (p *Process) addStderr(s string) {
+	if p.mask != nil {
+		s = p.mask.Replace(s)
+	}
 	if p.onStderr != nil {
 		p.onStderr(s)
 	}
@@ -472,6 +486,7 @@ func (p *Process) errTail() string {
 }
 
 func (p *Process) junk(line []byte, size int64) {
+	line = p.masked(line)
 	trace.Emit(p.sink, trace.Event{
 		Kind:    trace.JunkSkipped,
 		Server:  p.name,
@@ -575,4 +590,32 @@ func formatCommand(path string, args []string) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, " ")
+}
+
+// masked is b with the secrets masked (b itself when there are none).
+func (p *Process) masked(b []byte) []byte {
+	if p.mask == nil {
+		return b
+	}
+	return []byte(p.mask.Replace(string(b)))
+}
+
+// masker replaces each of secrets (the longest first, so one that holds
+// another is masked whole) with SecretMask; nil for none.
+func masker(secrets []string) *strings.Replacer {
+	var ss []string
+	for _, x := range secrets {
+		if x != "" {
+			ss = append(ss, x)
+		}
+	}
+	if len(ss) == 0 {
+		return nil
+	}
+	sort.Slice(ss, func(i, j int) bool { return len(ss[i]) > len(ss[j]) })
+	pairs := make([]string, 0, 2*len(ss))
+	for _, x := range ss {
+		pairs = append(pairs, x, SecretMask)
+	}
+	return strings.NewReplacer(pairs...)
 }

@@ -490,6 +490,44 @@ func TestEnvReachesChildNotTrace(t *testing.T) {
 	}
 }
 
+// A server that prints a secret of its env (Command.Secrets): the stderr
+// lines, the exit error's tail and the junk line's preview show
+// <secret>, never the value.
+func TestSecretsMaskedInStderr(t *testing.T) {
+	checkGoroutines(t)
+	const secret = "s3cr3t-value-9b2c"
+	rec := &trace.Recorder{}
+	var human bytes.Buffer
+	var mu sync.Mutex
+	var lines []string
+	cmd := serverCmd(t, "leak")
+	cmd.Env[testVarEnv] = secret
+	cmd.Secrets = []string{"s3cr3t", secret, ""} // the longer one is masked whole
+	p := start(t, cmd, Options{Trace: trace.Multi{rec, trace.NewHuman(&human)}, OnStderr: func(l string) {
+		mu.Lock()
+		lines = append(lines, l)
+		mu.Unlock()
+	}})
+	_, err := p.Read()
+	if !errs.Is(err, errs.Process) || !strings.HasSuffix(err.Error(), "last stderr: starting with token <secret> | fatal: <secret> rejected") {
+		t.Fatalf("Read: %v", err)
+	}
+	mu.Lock()
+	got := slices.Clone(lines)
+	mu.Unlock()
+	if !slices.Equal(got, []string{"starting with token <secret>", "fatal: <secret> rejected"}) || !slices.Equal(p.StderrTail(0), got) {
+		t.Fatalf("OnStderr %q, tail %q", got, p.StderrTail(0))
+	}
+	if ev := eventsOf(rec, trace.JunkSkipped); len(ev) != 1 || ev[0].Message != "token=<secret>" {
+		t.Fatalf("junk: %+v", ev)
+	}
+	p.Close()
+	b, _ := json.Marshal(rec.Events())
+	if bytes.Contains(b, []byte("s3cr3t")) || strings.Contains(human.String(), "s3cr3t") || strings.Contains(err.Error(), "s3cr3t") {
+		t.Fatalf("the secret is shown: %v\n%s\n%s", err, b, human.String())
+	}
+}
+
 // A write that meets the exit (EPIPE) says how the server ended and what
 // it last wrote to stderr, as Read does, never that the pipe broke.
 func TestWriteIntoAnExitSaysHowItEnded(t *testing.T) {
