@@ -73,6 +73,9 @@ type ServerOptions struct {
 	StateKey []byte
 	// StateTTL bounds how old a requestState may be. Default 10 minutes.
 	StateTTL time.Duration
+	// MaxParked bounds the calls parked across modern input rounds
+	// (Request.Park). Default DefaultMaxParked.
+	MaxParked int
 	// HandlerTimeout stops a request's handler after this long. Default 60 s.
 	HandlerTimeout time.Duration
 	Cache          CacheHints
@@ -98,6 +101,7 @@ type Server struct {
 
 	deadlines deadlines // the handler timeout of requests in flight
 	tasks     taskStore
+	parks     parkStore
 
 	// The random state key is made on first use: crypto/rand's first read
 	// costs most of a millisecond of start-up.

@@ -59,6 +59,7 @@ type Request struct {
 	answers map[string]json.RawMessage // from requestState and inputResponses
 	used    map[string]json.RawMessage // the answers the handler has taken
 	asks    int
+	parkedV any // what an earlier round parked (server_park.go)
 }
 
 // Inline reports whether the request was delivered by a goroutine of its
@@ -556,7 +557,8 @@ type statePayload struct {
 	Method  string                     `json:"m"`
 	Target  string                     `json:"t"` // tool or prompt name, or resource uri
 	Answers map[string]json.RawMessage `json:"a"`
-	Expires int64                      `json:"x"` // unix seconds
+	Expires int64                      `json:"x"`           // unix seconds
+	Park    string                     `json:"p,omitempty"` // parked work it continues (server_park.go)
 }
 
 // target is what the state is bound to besides the method.
@@ -582,7 +584,13 @@ func (s *Server) signState(r *Request, answers map[string]json.RawMessage) (stri
 	if answers == nil {
 		answers = map[string]json.RawMessage{}
 	}
-	b, err := json.Marshal(statePayload{Method: r.Method, Target: r.target(), Answers: answers, Expires: time.Now().Add(s.opts.StateTTL).Unix()})
+	return s.signPayload(statePayload{Method: r.Method, Target: r.target(), Answers: answers})
+}
+
+// signPayload signs p, expiring StateTTL from now.
+func (s *Server) signPayload(p statePayload) (string, error) {
+	p.Expires = time.Now().Add(s.opts.StateTTL).Unix()
+	b, err := json.Marshal(p)
 	if err != nil {
 		return "", err
 	}
@@ -601,6 +609,7 @@ func (r *Request) loadInputs() *jsonrpc.Error {
 		return nil
 	}
 	answers := map[string]json.RawMessage{}
+	park := ""
 	if state != nil {
 		var tok string
 		if json.Unmarshal(state, &tok) != nil {
@@ -613,6 +622,7 @@ func (r *Request) loadInputs() *jsonrpc.Error {
 		for k, v := range p.Answers {
 			answers[k] = v
 		}
+		park = p.Park
 	}
 	if responses != nil {
 		var rs map[string]json.RawMessage
@@ -622,6 +632,13 @@ func (r *Request) loadInputs() *jsonrpc.Error {
 		for k, v := range rs {
 			answers[k] = v
 		}
+	}
+	if park != "" { // taken only by a retry that is otherwise well formed
+		v, ok := r.sc.srv.parks.take(park)
+		if !ok {
+			return errParkGone
+		}
+		r.parkedV = v
 	}
 	r.answers = answers
 	return nil

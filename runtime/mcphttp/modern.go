@@ -39,6 +39,8 @@ func (h *Handler) postModern(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	worker := h.idlest()
 	if strings.HasPrefix(m.Method, "tasks/") {
 		worker = h.taskWorker(m.Params, worker)
+	} else if len(h.srvs) > 1 && jsonscan.Member(m.Params, "requestState") != nil {
+		worker = h.parkWorker(m.Params, worker)
 	}
 	if !listen { // an idle stream is no load
 		h.busy[worker].Add(1)

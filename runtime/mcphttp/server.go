@@ -123,6 +123,18 @@ func (h *Handler) taskWorker(params []byte, dflt int) int {
 	return dflt
 }
 
+// parkWorker is the worker holding the call a retry's requestState
+// continues (Request.Park: parked work lives in the state that parked
+// it), else dflt.
+func (h *Handler) parkWorker(params []byte, dflt int) int {
+	for i, srv := range h.srvs {
+		if srv.HoldsState(params) {
+			return i
+		}
+	}
+	return dflt
+}
+
 // Drain starts a graceful stop: streams that never end by themselves
 // (subscriptions/listen, 2025-11-25 GET streams) end now, requests in flight
 // go on to their answers, and new requests get 503. Close ends the rest.
