@@ -26,6 +26,7 @@ type module struct {
 	lp      *sched.Loop
 	handles map[*sched.Task]*lua.LUserData
 	mt      *lua.LTable
+	queueMT *lua.LTable
 	await   *lua.LFunction
 }
 
@@ -84,7 +85,9 @@ func Open(lp *sched.Loop) *lua.LTable {
 		"spawn":   m.spawn,
 		"cancel":  m.handleCancel,
 		"current": m.current,
+		"queue":   m.queue,
 	})
+	m.queueMT = m.queueMetatable(L)
 	mod.RawSetString("sleep", lp.Async("task.sleep", readSleep))
 	mod.RawSetString("yield", lp.Async("task.yield", func(L *lua.LState) sched.Start {
 		return func(_ context.Context, done func(sched.Completion)) { done(sched.Values()) }
