@@ -75,7 +75,9 @@ func (m *module) ctxMetatable(L *lua.LState, methods *lua.LTable) *lua.LTable {
 			L.Push(lua.LBool(m.checkCtx(L).r.StartTask()))
 			return 1
 		},
-		"fail": m.ctxFail,
+		"fail":   m.ctxFail,
+		"park":   m.ctxPark,
+		"parked": m.ctxParked,
 	})
 	mt := L.NewTypeMetatable(ctxType)
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
@@ -164,19 +166,7 @@ func (m *module) ctxMeta(L *lua.LState) int {
 // ctx:sample, ctx:roots and ctx:ask take into these inputs.
 func (m *module) readAsk(L *lua.LState) sched.Start {
 	c := m.checkCtx(L)
-	list := L.CheckTable(2)
-	inputs := make([]rmcp.Input, list.Len())
-	for i := range inputs {
-		in, ok := list.RawGetInt(i + 1).(*lua.LTable)
-		if !ok {
-			L.ArgError(2, "a list of {key=, method=, params=} expected")
-		}
-		p, err := value.Encode(in.RawGetString("params"), value.EncodeOptions{})
-		if err != nil {
-			L.ArgError(2, err.Error())
-		}
-		inputs[i] = rmcp.Input{Key: lua.LVAsString(in.RawGetString("key")), Method: lua.LVAsString(in.RawGetString("method")), Params: p}
-	}
+	inputs := readInputs(L, 2)
 	return func(_ context.Context, done func(sched.Completion)) {
 		c.r.AskAll(inputs, func(answers map[string]json.RawMessage, keys []string, err error) {
 			if err != nil {
@@ -196,6 +186,65 @@ func (m *module) readAsk(L *lua.LState) sched.Start {
 			})
 		})
 	}
+}
+
+// readInputs reads argument n, a list of {key=, method=, params=}.
+func readInputs(L *lua.LState, n int) []rmcp.Input {
+	list := L.CheckTable(n)
+	inputs := make([]rmcp.Input, list.Len())
+	for i := range inputs {
+		in, ok := list.RawGetInt(i + 1).(*lua.LTable)
+		if !ok {
+			L.ArgError(n, "a list of {key=, method=, params=} expected")
+		}
+		p, err := value.Encode(in.RawGetString("params"), value.EncodeOptions{})
+		if err != nil {
+			L.ArgError(n, err.Error())
+		}
+		inputs[i] = rmcp.Input{Key: lua.LVAsString(in.RawGetString("key")), Method: lua.LVAsString(in.RawGetString("method")), Params: p}
+	}
+	return inputs
+}
+
+// ctx:park(v, {{key=, method=, params=}, ...}) answers a 2026-07-28 call
+// with input_required and keeps v until the client calls again with the
+// answers: that round's ctx:parked() returns v and the answers by key, and
+// its handler carries on v's work instead of starting over (a served
+// agent's run). It returns how many seconds v is kept; nil and why when
+// it cannot park (a legacy call or a task: ask directly; a client
+// without the capability; the server's bound reached).
+func (m *module) ctxPark(L *lua.LState) int {
+	c := m.checkCtx(L)
+	v := L.CheckAny(2)
+	inputs := readInputs(L, 3)
+	ttl, err := c.r.Park(v, inputs)
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(errMsg(err)))
+		return 2
+	}
+	L.Push(lua.LNumber(ttl.Seconds()))
+	return 1
+}
+
+// ctx:parked() -> v, answers by key: what an earlier round parked, or nil.
+func (m *module) ctxParked(L *lua.LState) int {
+	c := m.checkCtx(L)
+	v, ok := c.r.Parked().(lua.LValue)
+	if !ok {
+		return 0
+	}
+	answers := L.CreateTable(0, 2)
+	for k, raw := range c.r.Answers() {
+		a, err := value.Decode(L, raw)
+		if err != nil {
+			L.RaiseError("ctx:parked: the answer %s cannot be read: %s", k, err.Error())
+		}
+		answers.RawSetString(k, a)
+	}
+	L.Push(v)
+	L.Push(answers)
+	return 2
 }
 
 // ctx:require_capability(name, ...) stops the handler unless the client
