@@ -1,6 +1,6 @@
 -- The client half of mcp (see mcp.lua): mcp.connect, mcp.login, mcp.hub
 -- and the methods of connections and hubs, over the private natives of
--- mcp._native._client (luabind/mod/mcp). This file reads the option
+-- mcp._client_native (luabind/mod/mcpclient). This file reads the option
 -- tables, checks arguments and shapes what comes back; the natives talk to
 -- runtime/mcp and runtime/hub. (mcp.catalog is mcp_catalog.lua's.) Option
 -- tables go to the natives under the Go names of the runtime's fields
@@ -9,7 +9,7 @@
 -- Argument errors are raised at the script's line: a function here that
 -- calls a native which may raise one calls it last (a tail call), so the
 -- script's frame is the native's caller.
-local C = require("mcp._native")._client()
+local C = require("mcp._client_native")
 local json = require("json")
 
 local M = {}

@@ -19,6 +19,7 @@ import (
 	jsonmod "github.com/luagent/luagent/luabind/mod/json"
 	logmod "github.com/luagent/luagent/luabind/mod/log"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
+	"github.com/luagent/luagent/luabind/mod/mcpclient"
 	taskmod "github.com/luagent/luagent/luabind/mod/task"
 	"github.com/luagent/luagent/luabind/preload"
 	"github.com/luagent/luagent/luabind/sched"
@@ -187,15 +188,15 @@ func New(cfg Config) *Host {
 
 func (h *Host) preloadMCP() {
 	cfg, L := h.cfg, h.L
-	mcpmod.Preload(h.Loop, mcpmod.Config{Trace: cfg.Trace, Home: cfg.Home, Params: cfg.Params, Interactive: cfg.Interactive, Log: func(server, line string) {
-		h.Logger.Log(logmod.Debug, "["+server+"] "+line)
-	}, Warn: func(server, line string) {
+	debug := func(server, line string) { h.Logger.Log(logmod.Debug, "["+server+"] "+line) }
+	mcpmod.Preload(h.Loop, mcpmod.Config{Trace: cfg.Trace, Log: debug, Warn: func(server, line string) {
 		h.Logger.Log(logmod.Warn, "["+server+"] "+line)
 	}})
+	mcpclient.Preload(h.Loop, mcpclient.Config{Trace: cfg.Trace, Log: debug, Home: cfg.Home, Params: cfg.Params, Interactive: cfg.Interactive})
 	catalogmod.Preload(L, catalogmod.Config{Home: cfg.Home})
-	// mcp and agent are built in (over their native mcp._native and
-	// agent._native): a script's own agent.lua (an agent file, say) must
-	// not shadow them.
+	// mcp and agent are built in (over their natives: the server's
+	// mcp._native, the client's and the catalog's, agent._native): a
+	// script's own agent.lua (an agent file, say) must not shadow them.
 	preload.Embedded(L, "mcp", "mcp")
 	preload.Embedded(L, "mcp._features", "mcp_features")
 }

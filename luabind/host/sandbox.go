@@ -88,7 +88,7 @@ func (h *Host) serverOnlyMCP() {
 		L.RaiseError("mcp.connect, hub, login and catalog are not granted in this sandbox (luagent --grant mcp gives them)")
 		return 0
 	})
-	for _, m := range []string{"mcp._client", "mcp._catalog", "mcp._catalog_native"} {
+	for _, m := range []string{"mcp._client", "mcp._client_native", "mcp._catalog", "mcp._catalog_native"} {
 		preload.RawSetString(m, refuse)
 	}
 	preload.RawSetString("mcp._native", L.NewFunction(func(L *lua.LState) int {

@@ -57,12 +57,8 @@ func Open(L *lua.LState, cfg Config) *lua.LTable {
 	t := L.CreateTable(0, 10)
 	// catalog_methods is the catalog object's methods: show, preview and
 	// apply are native (preview.go), mcp_catalog.lua adds the rest.
-	methods := L.CreateTable(0, 9)
-	L.SetFuncs(methods, map[string]lua.LGFunction{"show": catShow, "preview": catPreview, "apply": catApply})
-	t.RawSetString("catalog_methods", methods)
-	mt := L.NewTypeMetatable(typeName)
-	mt.RawSetString("__index", methods)
-	mt.RawSetString("__metatable", lua.LString(typeName))
+	mt := value.TypeMetatable(L, t, typeName, "catalog_methods", nil)
+	L.SetFuncs(t.RawGetString("catalog_methods").(*lua.LTable), map[string]lua.LGFunction{"show": catShow, "preview": catPreview, "apply": catApply})
 	t.RawSetString("home", lua.LBool(cfg.Home != ""))
 	L.SetFuncs(t, map[string]lua.LGFunction{
 		// catalog([path]) -> the catalog at path (default Home/config.json)
@@ -74,9 +70,7 @@ func Open(L *lua.LState, cfg Config) *lua.LTable {
 				}
 				path = rcatalog.Path(cfg.Home)
 			}
-			ud := L.NewUserData()
-			ud.Value, ud.Metatable = &luaCatalog{path}, mt
-			L.Push(ud)
+			L.Push(value.NewUserData(L, &luaCatalog{path}, mt))
 			return 1
 		},
 		"cat_list": func(L *lua.LState) int {

@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
@@ -55,7 +55,7 @@ func (hb *luaHub) close() { hb.once.Do(func() { hb.h.Close() }) }
 // "wait" waits, "progressive" does not, "auto" waits unless the session is
 // interactive.
 func (m *module) newHub(L *lua.LState) sched.Start {
-	o := luarIn[hubOptions](L, 1)
+	o := value.FromLuar[hubOptions](L, 1)
 	var servers []*catalog.Server
 	strategy := catalog.InitAuto
 	var err error
@@ -103,7 +103,7 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 	hb.h = hub.New(servers, ho)
 	m.lp.OnClose(hb.close)
 	hb.h.Start()
-	ud := newUD(L, hb, m.hubMT)
+	ud := value.NewUserData(L, hb, m.hubMT)
 	return goDo(func(ctx context.Context) sched.Completion {
 		if wait {
 			// Each server's own startup timeout bounds this; a server that
@@ -287,7 +287,7 @@ func (m *module) hubServer(L *lua.LState, hb *luaHub) int {
 		return 1
 	}
 	cn := &conn{m: m, c: c, name: name, handlers: map[string][]*lua.LFunction{}, borrowed: true}
-	cn.ud = newUD(L, cn, m.connMT)
+	cn.ud = value.NewUserData(L, cn, m.connMT)
 	hb.conns[name] = cn
 	L.Push(cn.ud)
 	return 1

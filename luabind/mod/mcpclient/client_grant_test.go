@@ -1,4 +1,4 @@
-package mcp_test
+package mcpclient_test
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package mcp
+package mcpclient
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	"github.com/luagent/luagent/runtime/oauth/store"
 	"github.com/luagent/luagent/runtime/skills"
 	lua "github.com/yuin/gopher-lua"
-	luar "layeh.com/gopher-luar"
 )
 
 // Connections from Lua: stdlib/mcp_client.lua reads mcp.connect's options
@@ -54,53 +53,9 @@ func (m *module) check(L *lua.LState, n int) *conn {
 	return value.Check[*conn](L, n, "mcp connection expected, got %s")
 }
 
-// clientNative is the table mcp_client.lua builds the client surface on.
-func (m *module) clientNative(L *lua.LState) *lua.LTable {
-	t := L.CreateTable(0, 40)
-	m.connMT = typeMT(L, t, "mcp.connection", "conn_methods", func(L *lua.LState) int {
-		c := m.check(L, 1)
-		info := c.c.Info()
-		L.Push(lua.LString(fmt.Sprintf("mcp connection %q (%s %s)", c.name, info.Era, info.ProtocolVersion)))
-		return 1
-	})
-	m.hubMT = typeMT(L, t, "mcp.hub", "hub_methods", func(L *lua.LState) int {
-		L.Push(lua.LString(fmt.Sprintf("mcp hub (%d servers)", len(m.checkHub(L).h.Status()))))
-		return 1
-	})
-	eras := L.CreateTable(0, 3)
-	for _, e := range []rmcp.Era{rmcp.EraUnknown, rmcp.EraLegacy, rmcp.EraModern} {
-		eras.RawSetInt(int(e), lua.LString(e.String()))
-	}
-	t.RawSetString("eras", eras)
-	lp := m.lp
-	for name, fn := range map[string]func(*lua.LState) sched.Start{
-		"connect": m.connect, "login": m.login, "auth_redirect": authRedirect, "hub": m.newHub,
-	} {
-		t.RawSetString(name, lp.Async("mcp."+name, fn))
-	}
-	t.RawSetString("call", lp.Async("conn:call", m.call))
-	L.SetFuncs(t, map[string]lua.LGFunction{
-		// conn_go(c) and conn_skills(c) are the runtime client and its
-		// skills.Remote as gopher-luar shows them, for Info and the waiter.
-		"conn_go":     func(L *lua.LState) int { L.Push(luar.New(L, m.check(L, 1).c)); return 1 },
-		"conn_skills": func(L *lua.LState) int { L.Push(luar.New(L, m.check(L, 1).remote())); return 1 },
-		"on":          m.on,
-		"close":       m.close,
-		"waiter":      m.waiter,
-		// bytes(b) is a []byte (gopher-luar) as a Lua string.
-		"bytes": func(L *lua.LState) int {
-			b, _ := L.CheckUserData(1).Value.([]byte)
-			L.Push(lua.LString(b))
-			return 1
-		},
-	})
-	m.hubNatives(L, t)
-	return t
-}
-
 // connect(o): o is connectOptions.
 func (m *module) connect(L *lua.LState) sched.Start {
-	o := luarIn[connectOptions](L, 1)
+	o := value.FromLuar[connectOptions](L, 1)
 	c := &conn{m: m, name: o.Options.Name, handlers: map[string][]*lua.LFunction{}}
 	if err := m.prepare(&o); err != nil {
 		L.ArgError(1, err.Error())
@@ -123,7 +78,7 @@ func (m *module) connect(L *lua.LState) sched.Start {
 			m.mu.Lock()
 			m.conns[c] = true
 			m.mu.Unlock()
-			c.ud = newUD(L, c, m.connMT)
+			c.ud = value.NewUserData(L, c, m.connMT)
 			return []lua.LValue{c.ud}, nil
 		}
 	})
@@ -231,7 +186,7 @@ func parseRoots(raw json.RawMessage) ([]rmcp.Root, error) {
 // (o is connectOptions).
 func (m *module) login(L *lua.LState) sched.Start {
 	u := L.CheckString(1)
-	o := luarIn[connectOptions](L, 2)
+	o := value.FromLuar[connectOptions](L, 2)
 	o.Options.URL = u
 	if err := m.prepare(&o); err != nil {
 		L.ArgError(2, err.Error())
