@@ -38,6 +38,9 @@ const (
 // beginning with front matter naming the skill (name, description).
 type Skill struct {
 	Files map[string][]byte
+	// Name, when set, must be the name in SKILL.md's front matter (a
+	// server that names the skill it means to publish).
+	Name string
 }
 
 type serverSkill struct {
@@ -66,6 +69,9 @@ func (s *Server) AddSkill(sk Skill) error {
 		return errs.Errorf(errs.Invalid, "", "SKILL.md: %v", err)
 	}
 	name, _ := fm["name"].(string)
+	if sk.Name != "" && name != sk.Name {
+		return errs.Errorf(errs.Invalid, "", "name %q is not the name in SKILL.md's front matter (%v)", sk.Name, fm["name"])
+	}
 	desc, _ := fm["description"].(string)
 	if name == "" || desc == "" {
 		return errs.New(errs.Invalid, "", "SKILL.md's front matter needs a name and a description")

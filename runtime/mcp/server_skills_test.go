@@ -91,15 +91,17 @@ func TestAddSkillMistakes(t *testing.T) {
 		name  string
 		files map[string][]byte
 		want  string
+		named string // Skill.Name
 	}{
-		{"no SKILL.md", map[string][]byte{"README.md": nil}, "needs a SKILL.md"},
-		{"no front matter", map[string][]byte{"SKILL.md": []byte("# x\n")}, "SKILL.md"},
-		{"no description", map[string][]byte{"SKILL.md": []byte("---\nname: x\n---\n")}, "a name and a description"},
-		{"bad name", map[string][]byte{"SKILL.md": []byte("---\nname: Bad_Name\ndescription: d\n---\n")}, "lowercase"},
-		{"escaping path", map[string][]byte{"SKILL.md": []byte(pdfSkill), "../x": nil}, "within the skill's folder"},
-		{"too big", map[string][]byte{"SKILL.md": []byte(pdfSkill), "big": make([]byte, mcp.MaxSkillBytes)}, "more than"},
+		{"no SKILL.md", map[string][]byte{"README.md": nil}, "needs a SKILL.md", ""},
+		{"no front matter", map[string][]byte{"SKILL.md": []byte("# x\n")}, "SKILL.md", ""},
+		{"no description", map[string][]byte{"SKILL.md": []byte("---\nname: x\n---\n")}, "a name and a description", ""},
+		{"bad name", map[string][]byte{"SKILL.md": []byte("---\nname: Bad_Name\ndescription: d\n---\n")}, "lowercase", ""},
+		{"escaping path", map[string][]byte{"SKILL.md": []byte(pdfSkill), "../x": nil}, "within the skill's folder", ""},
+		{"too big", map[string][]byte{"SKILL.md": []byte(pdfSkill), "big": make([]byte, mcp.MaxSkillBytes)}, "more than", ""},
+		{"another name", map[string][]byte{"SKILL.md": []byte(pdfSkill)}, `name "pdf" is not the name in SKILL.md's front matter (pdf-processing)`, "pdf"},
 	} {
-		err := srv.AddSkill(mcp.Skill{Files: tc.files})
+		err := srv.AddSkill(mcp.Skill{Files: tc.files, Name: tc.named})
 		if errs.KindOf(err) != errs.Invalid || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an Invalid error saying %q", tc.name, err, tc.want)
 		}
