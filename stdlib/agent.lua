@@ -68,7 +68,7 @@ local function invalid(msg)
   error({ kind = "invalid", message = msg }, 0)
 end
 
-local passthrough, caller
+local passthrough, caller, ask_client, start_run
 
 -- slug(name) is a name as a tool may have it (^[A-Za-z0-9_-]{1,64}$):
 -- every run of other characters becomes one _.
@@ -114,38 +114,54 @@ local function binding_json(b, i, values, isjson)
   return json.encode(v)
 end
 
--- caller is the served call (its ctx) that may pass a request of a
--- server of the agent's own to its client: the one call running now (with
--- several, which asked is unknown), of the legacy era (a modern
--- input_required round would run the whole agent again), whose client has
--- the capability; else nil.
-function caller(calls, capability)
-  local only, ended = nil, {}
-  for ctx in pairs(calls) do
-    -- A cancelled call's handler stopped before it could leave.
-    if ctx.cancelled then
-      ended[#ended + 1] = ctx
-    elseif only then
-      return nil
-    else
-      only = ctx
+-- A served call's run (agent.server): the agent's answer to one
+-- tools/call, on a task of its own so that it outlives one 2026-07-28
+-- input round. run.ctx is the call's current request context (a modern
+-- call's is new each round); run.busy counts its tool calls in flight by
+-- server, which says which run a server's question belongs to; asks
+-- carries its questions for the client to the call's handler (follow).
+
+-- caller is the run of the served calls (calls) that a request of
+-- server's (an elicitation, a sample) belongs to — the one with a tool
+-- call in flight on that server, or the only run — whose client has the
+-- capability; else nil: with two runs at one server, which asked is
+-- unknown.
+function caller(calls, capability, server)
+  local only, busy, n = nil, nil, 0
+  for run in pairs(calls) do
+    n = n + 1
+    only = run
+    if server and (run.busy[server] or 0) > 0 then
+      if busy then return nil end
+      busy = run
     end
   end
-  for _, ctx in ipairs(ended) do calls[ctx] = nil end
-  local caps = only and only.client.capabilities or {}
-  if not only or only.era ~= "legacy" or type(caps) ~= "table" or caps[capability] == nil then
-    return nil
+  local run = busy or (n == 1 and only) or nil
+  local caps = run and run.ctx.client.capabilities or {}
+  if not run or type(caps) ~= "table" or caps[capability] == nil then return nil end
+  return run
+end
+
+-- ask_client asks the client of run's call for one input and returns
+-- the answer, or nil when nobody can answer. Legacy: a request to the
+-- client. Modern: the call's handler parks the run and answers the round
+-- with input_required; the client's next round brings the answer.
+function ask_client(run, method, params)
+  if run.ctx.era == "legacy" then
+    return run.ctx:ask{ a = { method = method, params = params } }.a
   end
-  return only
+  run.n_asks = run.n_asks + 1
+  local ask = { key = "input-" .. run.n_asks, method = method, params = params, reply = task.queue(1) }
+  if not run.events:put({ ask = ask }) then return nil end
+  return ask.reply:take() or nil
 end
 
 -- passthrough answers an elicitation a server of the agent's own asks
 -- for: the caller's client asks its user; without one nobody can answer,
 -- and it is declined (the non-interactive rule).
-function passthrough(calls, params)
-  local ctx = caller(calls, "elicitation")
-  if not ctx then return { action = "decline" } end
-  return ctx:ask{ elicit = { method = "elicitation/create", params = params } }.elicit
+function passthrough(calls, params, server)
+  local run = caller(calls, "elicitation", server)
+  return run and ask_client(run, "elicitation/create", params) or { action = "decline" }
 end
 
 local MAX_DEPTH = 8
@@ -199,13 +215,12 @@ function M.new(opts)
     end
     if o.hub ~= nil then invalid("agent.new: give hub or servers of the agent's own, not both") end
     o.hub = mcp.hub{ servers = inline, params = values,
-      on_elicit = function(params) return passthrough(calls, params) end,
+      on_elicit = function(params, server) return passthrough(calls, params, server) end,
       -- A sampling request goes to the caller's client, else to this
       -- agent's model through its policy (what the hub does by itself).
       on_sample = function(params, server)
-        local ctx = caller(calls, "sampling")
-        if ctx then return ctx:ask{ s = { method = "sampling/createMessage", params = params } }.s end
-        return self._native:sample(params, server)
+        local run = caller(calls, "sampling", server)
+        return run and ask_client(run, "sampling/createMessage", params) or self._native:sample(params, server)
       end }
     o.servers = nil
   end
@@ -317,6 +332,103 @@ local function label(call)
   return call.name
 end
 
+local Run = {}
+Run.__index = Run
+
+-- start_run starts agent a on prompt for the served call ctx. What the
+-- run has to say reaches the call's handler on run.events: {ask = ...}
+-- for a question to the client, then {ended = true, ...} once.
+function start_run(a, prompt, ctx)
+  local run = setmetatable({ ctx = ctx, busy = {}, n_asks = 0, n_progress = 0,
+    events = task.queue(16) }, Run)
+  local function progress(msg)
+    run.n_progress = run.n_progress + 1
+    run.ctx:progress(run.n_progress, nil, msg)
+  end
+  a._calls[run] = true
+  run.h = task.spawn(function()
+    local ok, text, tr = task.pcall(a._native.ask_fresh, a._native, prompt, function(e)
+      local server = e.call and e.call.server
+      if e.type == "tool_start" then
+        if server then run.busy[server] = (run.busy[server] or 0) + 1 end
+        progress(label(e.call) .. " …")
+      elseif e.type == "tool_progress" then
+        progress(label(e.call) .. ": " .. (e.message or (e.total and (e.progress .. "/" .. e.total)) or tostring(e.progress)))
+      elseif e.type == "tool_end" then
+        if server then run.busy[server] = (run.busy[server] or 1) - 1 end
+        progress(label(e.call) .. (e.error and (" failed: " .. e.error.message) or " done"))
+      end
+    end)
+    a._calls[run] = nil
+    run.events:put({ ended = true, ok = ok, text = text, tr = tr })
+  end)
+  return run
+end
+
+-- run:follow(ctx, transcript) is the handler of one round of the served
+-- call: it returns the call's result once the run ends. A question for
+-- the client parks the run (2026-07-28): this round is answered with
+-- input_required and the handler ends; the client's next round resumes
+-- the run with the answers. A question that cannot be parked (the
+-- server's bound) gets no answer: the asker answers for the client. A
+-- round that ends otherwise (cancelled, timed out) stops the run.
+function Run:follow(ctx, transcript)
+  self.ctx = ctx
+  ctx:on_cancel(function(why) self:stop(why) end)
+  while true do
+    local ev = self.events:take()
+    if ev.ended then
+      if not ev.ok then error(ev.text, 0) end
+      if transcript then
+        return { content = { { type = "text", text = ev.text } }, structuredContent = { text = ev.text, transcript = ev.tr } }
+      end
+      return ev.text
+    end
+    -- Questions asked meanwhile (tool calls in parallel) go in one round.
+    local asks, inputs = { ev.ask }, {}
+    while #self.events > 0 do
+      local more = self.events:take()
+      if not more.ask then self.events:put(more); break end
+      asks[#asks + 1] = more.ask
+    end
+    for i, q in ipairs(asks) do inputs[i] = { key = q.key, method = q.method, params = q.params } end
+    -- Parking answers the round, and a handler whose round is answered
+    -- stops at its next instruction: what follows a park comes first.
+    -- Nobody coming back within the park's time stops the run.
+    local ttl, back = ctx.state_ttl, task.queue(1)
+    self.pending, self.back = asks, back
+    task.spawn(function()
+      if not task.pcall(task.timeout, ttl, back.take, back) then
+        self:stop("the client did not answer within " .. ttl .. " s")
+      end
+    end)
+    if ctx:park(self, inputs) then return nil end
+    back:put(true)
+    self.pending, self.back = nil, nil
+    for _, q in ipairs(asks) do q.reply:put(false) end
+  end
+end
+
+-- run:resume(ctx, answers) hands a new round's answers to the questions
+-- the run waits on.
+function Run:resume(ctx, answers)
+  self.ctx = ctx
+  if self.back then self.back:put(true) end
+  for _, q in ipairs(self.pending or {}) do q.reply:put(answers[q.key] or false) end
+  self.pending, self.back = nil, nil
+end
+
+-- run:stop(why) cancels the run and releases whoever waits for an answer.
+function Run:stop(why)
+  self.h:cancel(why)
+  for _, q in ipairs(self.pending or {}) do q.reply:put(false) end
+  self.pending = nil
+  while #self.events > 0 do
+    local ev = self.events:take()
+    if ev.ask then ev.ask.reply:put(false) end
+  end
+end
+
 -- agent.server(agents [, {name=, version=}]) is an MCP server with one
 -- tool per agent: named after the agent (slugged), described by its
 -- description, input {prompt = string, transcript = boolean?}. A call
@@ -356,32 +468,18 @@ function M.server(v, o)
       description = a.description or ("The agent " .. name .. ": ask it in plain words."),
       input = input,
       handler = function(args, ctx)
-        local prompt, values = args.prompt, {}
-        for k in pairs(extra and extra.properties or {}) do
-          if args[k] ~= nil then values[k] = args[k] end
-        end
-        if next(values) then prompt = prompt .. "\n\nArguments: " .. json.encode(values) end
-        local n = 0
-        local function progress(msg)
-          n = n + 1
-          ctx:progress(n, nil, msg)
-        end
-        a._calls[ctx] = true
-        local ok, text, tr = task.pcall(a._native.ask_fresh, a._native, prompt, function(e)
-          if e.type == "tool_start" then
-            progress(label(e.call) .. " …")
-          elseif e.type == "tool_progress" then
-            progress(label(e.call) .. ": " .. (e.message or (e.total and (e.progress .. "/" .. e.total)) or tostring(e.progress)))
-          elseif e.type == "tool_end" then
-            progress(label(e.call) .. (e.error and (" failed: " .. e.error.message) or " done"))
+        local run, answers = ctx:parked()
+        if run then
+          run:resume(ctx, answers)
+        else
+          local prompt, values = args.prompt, {}
+          for k in pairs(extra and extra.properties or {}) do
+            if args[k] ~= nil then values[k] = args[k] end
           end
-        end)
-        a._calls[ctx] = nil
-        if not ok then error(text, 0) end
-        if args.transcript then
-          return { content = { { type = "text", text = text } }, structuredContent = { text = text, transcript = tr } }
+          if next(values) then prompt = prompt .. "\n\nArguments: " .. json.encode(values) end
+          run = start_run(a, prompt, ctx)
         end
-        return text
+        return run:follow(ctx, args.transcript)
       end,
     }
   end
@@ -394,10 +492,13 @@ end
 -- announce its description, systemPrompt its system prompt; each
 -- McpSimpleBinary server {name, executable, args, env} is a server of its
 -- own, env {"tag": "Literal", "contents": V} a literal and {"tag":
--- "Param", "contents": NAME} a required secret parameter. The model is
--- luagent's (LUAGENT_MODEL, config.json's, else mock): agents-exe's
--- modelUrl, modelName and API keys file are not read, nor its tool
--- directory and extra agents.
+-- "Param", "contents": NAME} a required secret parameter. modelUrl and
+-- modelName are an OpenAI-compatible model (whatever the flavor), its key
+-- apiKeyId's entry of the agents-exe keys file (--api-keys FILE, else
+-- ~/.config/agents-exe/secret-keys; none sent when it has no such entry);
+-- without modelName the model is luagent's (LUAGENT_MODEL, config.json's,
+-- else mock). Its tool directory, toolboxes, extra agents and skills are
+-- not read.
 function M.from_agents_exe(d, path)
   path = path or "the agent file"
   if type(d) ~= "table" or d.tag ~= "OpenAIAgentDescription" or type(d.contents) ~= "table" then
@@ -430,35 +531,24 @@ function M.from_agents_exe(d, path)
   local system = c.systemPrompt
   if type(system) == "table" then system = table.concat(system, "\n") end
   local o = { name = c.slug, description = c.announce, system = system, params = params }
+  for _, f in ipairs({ "modelName", "modelUrl", "apiKeyId" }) do
+    if c[f] ~= nil and type(c[f]) ~= "string" then invalid(path .. ": " .. f .. " must be a string") end
+  end
+  if c.modelName and c.modelName ~= "" then
+    o.model = { provider = "openai", model = c.modelName, base_url = c.modelUrl, api_key_id = c.apiKeyId or "" }
+  end
   if next(servers) then o.servers = servers else o.hub = false end
   return M.new(o)
 end
 
--- load_json is an agents-exe agent file's agent.
-local function load_json(p)
-  local f, err = io.open(p, "r")
-  if not f then invalid("cannot read " .. p .. ": " .. tostring(err)) end
-  local text = f:read("*a")
-  f:close()
-  local ok, d = pcall(json.decode, text)
-  if not ok then invalid(p .. ": not JSON: " .. tostring(d)) end
-  return M.from_agents_exe(d, p)
-end
-
 -- agent.serve_files(paths) runs each agent file (each returns an agent or
--- a list of agents; a .json file is an agents-exe agent file) and returns
--- agent.server of them all (luagent mcp-server --agent-file FILE ...).
+-- a list of agents; an agents-exe JSON file is the agent it describes:
+-- the loader ask --agent and serve use too) and returns agent.server of
+-- them all (luagent mcp-server --agent-file FILE ...).
 function M.serve_files(paths, o)
   local all = {}
   for _, p in ipairs(paths) do
-    local got
-    if p:match("%.json$") then
-      got = { load_json(p) }
-    else
-      local chunk, err = loadfile(p)
-      if not chunk then error({ kind = "syntax", message = tostring(err) }, 0) end
-      got = agents_of(chunk())
-    end
+    local got = agents_of(native.load_file(p)())
     if not got then invalid(p .. " must return an agent or a list of agents (return agent.new{...})") end
     for _, a in ipairs(got) do all[#all + 1] = a end
   end

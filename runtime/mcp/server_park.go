@@ -98,6 +98,9 @@ func (r *Request) Park(v any, inputs []Input) (time.Duration, error) {
 	return srv.opts.StateTTL, nil
 }
 
+// StateTTL is how long a requestState (and so a park) lasts.
+func (r *Request) StateTTL() time.Duration { return r.sc.srv.opts.StateTTL }
+
 // Parked returns what an earlier round of this call parked (and no longer
 // holds it), or nil when the request continues nothing. Answers gives the
 // round's inputResponses.

@@ -105,6 +105,18 @@ func (r *Request) StringParam(name string) string {
 // It does not answer the request.
 func (r *Request) Cancel(cause error) { r.cancelFn(cause) }
 
+// AfterCancel calls f (on a goroutine of its own) when the request ends
+// otherwise than by its answer: cancelled by the client, timed out, its
+// connection gone. Work the handler started beyond its own task (a parked
+// agent run) stops with it.
+func (r *Request) AfterCancel(f func(cause error)) {
+	context.AfterFunc(r.ctx, func() {
+		if cause := context.Cause(r.ctx); cause != errAnswered {
+			f(cause)
+		}
+	})
+}
+
 // Answered reports whether the request has been answered (or silenced by
 // the client's cancellation): nothing more may be sent for it.
 func (r *Request) Answered() bool { return r.done.Load() }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
+	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
@@ -78,6 +79,18 @@ func (m *module) ctxMetatable(L *lua.LState, methods *lua.LTable) *lua.LTable {
 		"fail":   m.ctxFail,
 		"park":   m.ctxPark,
 		"parked": m.ctxParked,
+		// ctx:on_cancel(fn): fn(message) runs as a task when the request
+		// ends unanswered (the client cancelled, it timed out, the
+		// connection went): the handler itself is stopped by then.
+		"on_cancel": func(L *lua.LState) int {
+			c, fn := m.checkCtx(L), L.CheckFunction(2)
+			c.r.AfterCancel(func(cause error) {
+				m.lp.Post(func() {
+					m.lp.Spawn(fn, []lua.LValue{lua.LString(vm.CauseText(cause))}, sched.SpawnOptions{Name: "on_cancel"})
+				})
+			})
+			return 0
+		},
 	})
 	mt := L.NewTypeMetatable(ctxType)
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
@@ -90,6 +103,8 @@ func (m *module) ctxMetatable(L *lua.LState, methods *lua.LTable) *lua.LTable {
 			L.Push(c.client(L))
 		case "era":
 			L.Push(lua.LString(c.r.Era.String()))
+		case "state_ttl": // seconds a requestState, and a park, lasts
+			L.Push(lua.LNumber(c.r.StateTTL().Seconds()))
 		default:
 			L.Push(methods.RawGetString(key))
 		}
@@ -210,9 +225,12 @@ func readInputs(L *lua.LState, n int) []rmcp.Input {
 // with input_required and keeps v until the client calls again with the
 // answers: that round's ctx:parked() returns v and the answers by key, and
 // its handler carries on v's work instead of starting over (a served
-// agent's run). It returns how many seconds v is kept; nil and why when
-// it cannot park (a legacy call or a task: ask directly; a client
-// without the capability; the server's bound reached).
+// agent's run). It returns how many seconds v is kept (ctx.state_ttl);
+// nil and why when it cannot park (a legacy call or a task: ask
+// directly; a client without the capability; the server's bound
+// reached). Once parked the round is answered: like any handler whose
+// request has been answered, this one is cancelled at its next
+// instruction, so what must follow the park is done before it.
 func (m *module) ctxPark(L *lua.LState) int {
 	c := m.checkCtx(L)
 	v := L.CheckAny(2)
