@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +106,54 @@ func TestAgentsServedToTSClient(t *testing.T) {
 			if !traceHas(traceFile, `"kind":"notification_out","server":"timer","method":"notifications/cancelled"`) {
 				raw, _ := os.ReadFile(traceFile)
 				t.Errorf("no notifications/cancelled to the timer server:\n%s", raw)
+			}
+		})
+	}
+}
+
+// The TS SDK v2 client answers a served agent's server's elicitation and
+// sampling in both eras: legacy as requests, modern as input_required
+// rounds while the agent's run waits parked (one run: the agent starts
+// once per call, in the trace).
+func TestAgentsServedElicitationToTSClient(t *testing.T) {
+	node, driver := peers.TSClient(t)
+	// The TS client gives its server only a few environment variables:
+	// the asking server's path is written into a copy of the agent file.
+	server, _ := filepath.Abs("testdata/ask_server.lua")
+	src, err := os.ReadFile("testdata/ask_agent.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentFile := filepath.Join(t.TempDir(), "ask_agent.lua")
+	if err := os.WriteFile(agentFile, bytes.Replace(src, []byte(`env.get("ASK_SERVER")`), []byte(strconv.Quote(server)), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, era := range []string{"modern", "legacy"} {
+		t.Run(era, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			traceFile := filepath.Join(t.TempDir(), "trace.jsonl")
+			ops := `[{"op":"callTool","name":"greeter","arguments":{"prompt":"greet me"}},
+{"op":"callTool","name":"greeter","arguments":{"prompt":"summarize this text"}}]`
+			args := append(driver, "--era", era, "--timeout", "60000", "--", bin, "--trace", traceFile, "mcp-server", "--agent-file", agentFile)
+			cmd := exec.CommandContext(ctx, node, args...)
+			cmd.Env = append(os.Environ(), "LUAGENT_HOME="+t.TempDir())
+			cmd.Stdin = strings.NewReader(ops)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("drive.mjs: %v\n%s\n%s", err, out, stderr.String())
+			}
+			for _, want := range []string{`greeting: accept TS`, `sampled: sampled by ts`} {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("no %q in\n%s\n%s", want, out, stderr.String())
+				}
+			}
+			raw, _ := os.ReadFile(traceFile)
+			if n := strings.Count(string(raw), `"kind":"agent_start"`); n != 2 {
+				t.Errorf("the agent started %d times for 2 calls (a rerun per round?)", n)
 			}
 		})
 	}
