@@ -395,7 +395,7 @@ function Run:follow(ctx, transcript)
     -- Parking answers the round, and a handler whose round is answered
     -- stops at its next instruction: what follows a park comes first.
     -- Nobody coming back within the park's time stops the run.
-    local ttl, back = ctx.state_ttl, task.queue(1)
+    local ttl, back = ctx.park_ttl, task.queue(1)
     self.pending, self.back = asks, back
     task.spawn(function()
       if not task.pcall(task.timeout, ttl, back.take, back) then

@@ -46,8 +46,8 @@ func (s *Server) maxParked() int {
 
 // Park answers a modern request with input_required for inputs (their Key
 // set, or input-N) and keeps v until the client's retry, whose Parked
-// returns it. It returns how long the park lasts: the holder should give
-// up its work after that (nobody will come back for it). It fails —
+// returns it. It returns how long the park lasts (ParkTTL): the holder
+// should give up its work after that (nobody will come back for it). It fails —
 // without answering — for a legacy request or one that runs as a task
 // (ask the client directly: AskAll), for a client without the
 // capabilities the inputs need (kind Protocol: answer for yourself), and
@@ -79,7 +79,8 @@ func (r *Request) Park(v any, inputs []Input) (time.Duration, error) {
 	}
 	r.inMu.Unlock()
 	srv := r.sc.srv
-	id, err := srv.parks.put(v, srv.maxParked(), srv.opts.StateTTL)
+	ttl := r.parkTTL()
+	id, err := srv.parks.put(v, srv.maxParked(), ttl)
 	if err != nil {
 		return 0, err
 	}
@@ -95,11 +96,20 @@ func (r *Request) Park(v any, inputs []Input) (time.Duration, error) {
 	res = jsonscan.AppendString(res, state)
 	res = append(res, '}')
 	r.finish(res, nil)
-	return srv.opts.StateTTL, nil
+	return ttl, nil
 }
 
-// StateTTL is how long a requestState (and so a park) lasts.
-func (r *Request) StateTTL() time.Duration { return r.sc.srv.opts.StateTTL }
+// parkTTL is how long a park waits for the client: as long as a handler
+// may run (a legacy call's question must be answered within that too),
+// and never past the requestState's own expiry. It bounds what a client
+// that never comes back can hold.
+func (r *Request) parkTTL() time.Duration {
+	return min(r.sc.srv.opts.StateTTL, r.sc.srv.opts.HandlerTimeout)
+}
+
+// ParkTTL is how long a park waits for the client's next round: the
+// shorter of the handler timeout and the requestState's lifetime.
+func (r *Request) ParkTTL() time.Duration { return r.parkTTL() }
 
 // Parked returns what an earlier round of this call parked (and no longer
 // holds it), or nil when the request continues nothing. Answers gives the

@@ -103,8 +103,8 @@ func (m *module) ctxMetatable(L *lua.LState, methods *lua.LTable) *lua.LTable {
 			L.Push(c.client(L))
 		case "era":
 			L.Push(lua.LString(c.r.Era.String()))
-		case "state_ttl": // seconds a requestState, and a park, lasts
-			L.Push(lua.LNumber(c.r.StateTTL().Seconds()))
+		case "park_ttl": // seconds a park waits for the client (ctx:park)
+			L.Push(lua.LNumber(c.r.ParkTTL().Seconds()))
 		default:
 			L.Push(methods.RawGetString(key))
 		}
@@ -225,7 +225,7 @@ func readInputs(L *lua.LState, n int) []rmcp.Input {
 // with input_required and keeps v until the client calls again with the
 // answers: that round's ctx:parked() returns v and the answers by key, and
 // its handler carries on v's work instead of starting over (a served
-// agent's run). It returns how many seconds v is kept (ctx.state_ttl);
+// agent's run). It returns how many seconds v is kept (ctx.park_ttl);
 // nil and why when it cannot park (a legacy call or a task: ask
 // directly; a client without the capability; the server's bound
 // reached). Once parked the round is answered: like any handler whose
