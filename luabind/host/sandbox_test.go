@@ -60,6 +60,9 @@ func TestSandboxEscapesAreStopped(t *testing.T) {
 		{"infinite loop", `while true do end`, errs.Limit, "instruction"},
 		{"json.encode of a repeated string", `local s, t = string.rep("x", 8 * 1024 * 1024), {} for i = 1, 100 do t[i] = s end return json.encode(t)`, errs.Limit, "json.encode: result would be 83886"},
 		{"json.decode kept", `local s, t = "[" .. string.rep("1,", 128 * 1024) .. "1]", {} for i = 1, 1e6 do t[i] = json.decode(s) end`, errs.Limit, "memory limit of 1 MiB reached by json.decode"},
+		// The script allocates a few bytes a turn; mcp.lua, building each
+		// tool, the rest.
+		{"tools registered in a loop", `local s, def = mcp.server{name = "x"}, {input = {a = "string", b = "number?"}, handler = function() end} local i = 0 while true do i = i + 1 def.name = "t" .. i s:tool(def) end`, errs.Limit, "memory limit of 1 MiB"},
 		{"json.decode of a large input", `return json.decode("[" .. string.rep("1,", 2 * 1024 * 1024) .. "1]")`, errs.Limit, "json.decode: input of 4194307 bytes is over the sandbox's limit of 2097152"},
 	}
 	for _, c := range cases {

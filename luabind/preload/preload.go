@@ -20,14 +20,30 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Embedded makes require(module) run stdlib's file.lua.
+// Embedded makes require(module) run stdlib's file.lua. In a sandbox it
+// is compiled with the meters (vm.EmbeddedSandboxed), as the modules the
+// sandbox's loader finds are: mcp's server half is in every sandbox, and
+// what it allocates for a script (a tool registered, a schema copied) is
+// the script's.
 func Embedded(L *lua.LState, module, file string) {
 	L.PreloadModule(module, func(L *lua.LState) int {
-		proto, err := compiled(file)
-		if err != nil {
-			L.RaiseError("module %s: %v", module, err)
+		var fn *lua.LFunction
+		if vm.IsSandbox(L) {
+			src, err := fs.ReadFile(stdlib.FS, file+".lua")
+			if err == nil {
+				fn, err = vm.EmbeddedSandboxed(L, src, "luagent/"+file+".lua")
+			}
+			if err != nil {
+				L.RaiseError("module %s: %v", module, err)
+			}
+		} else {
+			proto, err := compiled(file)
+			if err != nil {
+				L.RaiseError("module %s: %v", module, err)
+			}
+			fn = L.NewFunctionFromProto(proto)
 		}
-		L.Push(L.NewFunctionFromProto(proto))
+		L.Push(fn)
 		L.Call(0, 1)
 		return 1
 	})

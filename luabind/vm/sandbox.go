@@ -228,7 +228,26 @@ func (b *budget) fail(L *lua.LState, msg string) { b.raise(L, b.m.trip(msg)) }
 // raise ends the run with the limit e, tripped, and raises it where L is.
 func (b *budget) raise(L *lua.LState, e *errs.Error) {
 	b.cancel(e)
-	L.RaiseError("%s", e.Msg)
+	L.Error(lua.LString(scriptWhere(L)+e.Msg), 0)
+}
+
+// scriptWhere is "chunk:line: " of the innermost Lua frame that is the
+// script's, not luagent's own Lua (luagent/...): a limit reached inside
+// s:tool{...} is the line that called it.
+func scriptWhere(L *lua.LState) string {
+	for i := 0; ; i++ {
+		dbg, ok := L.GetStack(i)
+		if !ok {
+			return ""
+		}
+		fn, err := L.GetInfo("Slf", dbg, lua.LNil)
+		if err != nil {
+			return ""
+		}
+		if lf, ok := fn.(*lua.LFunction); ok && !lf.IsG && !strings.HasPrefix(dbg.Source, "luagent/") && dbg.CurrentLine > 0 {
+			return fmt.Sprintf("%s:%d: ", dbg.Source, dbg.CurrentLine)
+		}
+	}
 }
 
 func formatBytes(n int64) string {

@@ -84,6 +84,18 @@ func compileSandboxedCached(src []byte, name string) (*lua.FunctionProto, error)
 	return cachedCompile(&sandboxProtos, CompileSandboxed, src, name)
 }
 
+// EmbeddedSandboxed is an embedded module's source compiled for a sandbox
+// (once per process) and instantiated in L: luagent's own Lua runs under
+// the meters there too, so what it builds on a script's behalf is
+// charged to the script.
+func EmbeddedSandboxed(L *lua.LState, src []byte, name string) (*lua.LFunction, error) {
+	p, err := compileSandboxedCached(src, name)
+	if err != nil {
+		return nil, err
+	}
+	return FunctionOf(L, p)
+}
+
 // LoadChunk compiles src into a function of L. In a sandbox state the
 // chunk is compiled with the meters (CompileSandboxed) and a binary chunk
 // is refused; elsewhere it is Compile.
