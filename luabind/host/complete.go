@@ -4,12 +4,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/luagent/luagent/internal/luaname"
 	lua "github.com/yuin/gopher-lua"
 )
-
-var luaKeywords = []string{"and", "break", "do", "else", "elseif", "end", "false", "for",
-	"function", "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return", "then",
-	"true", "until", "while"}
 
 // Complete returns completions for the end of text (the line up to the
 // cursor): globals and keywords for a bare word, fields for `a.b.`, methods
@@ -38,7 +35,7 @@ func Complete(L *lua.LState, text string) (head string, cands []string) {
 				cands = append(cands, k)
 			}
 		}
-		for _, k := range luaKeywords {
+		for _, k := range luaname.Keywords {
 			if strings.HasPrefix(k, word) && !seen[k] {
 				cands = append(cands, k)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/internal/jsonscan"
+	"github.com/luagent/luagent/internal/luaname"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -303,10 +304,6 @@ func codeToolsOf(ts *toolset, hubTools []hub.Tool) []CodeTool {
 	return out
 }
 
-var luaKeywords = map[string]bool{"and": true, "break": true, "do": true, "else": true, "elseif": true, "end": true,
-	"false": true, "for": true, "function": true, "if": true, "in": true, "local": true, "nil": true, "not": true,
-	"or": true, "repeat": true, "return": true, "then": true, "true": true, "until": true, "while": true}
-
 // luaName is s as a Lua identifier: other characters become _, a leading
 // digit or a keyword gets an _.
 func luaName(s string) string {
@@ -320,7 +317,7 @@ func luaName(s string) string {
 	if out == "" || out[0] >= '0' && out[0] <= '9' {
 		out = "_" + out
 	}
-	if luaKeywords[out] {
+	if luaname.IsKeyword(out) {
 		out += "_"
 	}
 	return out
