@@ -47,6 +47,9 @@ type Config struct {
 	Params     map[string]string
 	ParamsJSON map[string]bool
 	Version    string
+	// APIKeysFile is the agents-exe keys file agents-exe agent files'
+	// apiKeyId name keys of ("": DefaultAPIKeysFile, if it exists).
+	APIKeysFile string
 	// CodeMode runs code mode's snippets (luabind/codemode.Run; nil: an
 	// agent with code_mode is an error).
 	CodeMode ragent.CodeRunner
@@ -91,6 +94,7 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 		"new":             m.newAgent,
 		"params":          m.params,
 		"model":           m.newModel,
+		"load_file":       m.loadFile,
 		"default_approve": defaultApprove,
 	})
 	mod.RawSetString("version", lua.LString(cfg.Version))

@@ -121,8 +121,9 @@ func (m *module) funcModel(fn *lua.LFunction) llm.Model {
 	})
 }
 
-// resolveModel reads a model= value: a spec string, a Lua function or an
-// agent.model value.
+// resolveModel reads a model= value: a spec string, a Lua function, an
+// agent.model value or a {provider =, model =, base_url =, ...} table
+// (modelOf).
 func (m *module) resolveModel(L *lua.LState, v lua.LValue) (llm.Model, error) {
 	switch v := v.(type) {
 	case lua.LString:
@@ -138,6 +139,8 @@ func (m *module) resolveModel(L *lua.LState, v lua.LValue) (llm.Model, error) {
 		return llm.New(string(v), cfg)
 	case *lua.LFunction:
 		return m.funcModel(v), nil
+	case *lua.LTable:
+		return m.modelOf(v)
 	case *lua.LUserData:
 		if lm, ok := v.Value.(*luaModel); ok {
 			return lm.m, nil
@@ -159,7 +162,7 @@ func (m *module) resolveModel(L *lua.LState, v lua.LValue) (llm.Model, error) {
 		}
 		return m.resolveModel(L, lua.LString("mock"))
 	}
-	return nil, errs.Errorf(errs.Invalid, "agent.new", "model must be a name, a function or agent.model(...), not %s", v.Type())
+	return nil, errs.Errorf(errs.Invalid, "agent.new", "model must be a name, a function, agent.model(...) or {provider = ..., model = ...}, not %s", v.Type())
 }
 
 func (m *module) lookup(name string) (string, bool) {
