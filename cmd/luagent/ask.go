@@ -180,7 +180,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 			fmt.Fprintf(stderr, "luagent: cannot read %s: %v\n", a.agent, unwrapPathError(err))
 			return host.ExitError
 		}
-		fn, err := h.Load(src, a.agent)
+		fn, err := h.LoadAgentFile(src, a.agent)
 		if err != nil {
 			fmt.Fprintf(stderr, "luagent: %v\n", err)
 			return host.ExitError

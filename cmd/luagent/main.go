@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/luabind/host"
+	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/catalog"
@@ -95,6 +96,7 @@ type options struct {
 
 	setsJSON   map[string]bool // names --set-json gave (JSON text)
 	agentFiles []string        // mcp-server --agent-file FILE
+	apiKeys    string          // --api-keys FILE: the agents-exe keys file
 }
 
 func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
@@ -120,6 +122,13 @@ func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
 				return o, host.ExitUsage, false
 			}
 			o.trace = v
+		case a == "--api-keys" || strings.HasPrefix(a, "--api-keys="):
+			v, ok := optValue(argv, &i, "--api-keys")
+			if !ok {
+				fmt.Fprintln(stderr, "luagent: --api-keys needs a file: luagent --api-keys ~/.config/agents-exe/secret-keys mcp-server --agent-file agent.json")
+				return o, host.ExitUsage, false
+			}
+			o.apiKeys = v
 		case a == "--log-http" || strings.HasPrefix(a, "--log-http="):
 			v, ok := optValue(argv, &i, "--log-http")
 			if u, err := url.Parse(v); !ok || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -318,6 +327,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		ParamsJSON:  o.paramsJSON(params),
 		Version:     version,
 		Interactive: repl || o.chat != nil,
+		APIKeysFile: o.apiKeys,
 		Trace:       sink,
 		Home:        host.Home(),
 		Clean:       o.clean,
@@ -359,6 +369,10 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "luagent: cannot read %s: %v\n", o.script, unwrapPathError(err))
 			return host.ExitError
+		}
+		if o.serve {
+			// An agents-exe agent file serves as the agent it describes.
+			src = agentmod.FileSource(src, name)
 		}
 		script := host.Script{Src: src, Name: name, Args: o.args, Arg0: o.script}
 		if len(o.agentFiles) > 0 {

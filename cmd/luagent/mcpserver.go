@@ -164,9 +164,11 @@ MCP tools, one tool per agent: named after the agent, described by its
 description, input {prompt: string, transcript?: boolean}. A call asks the
 agent in a fresh conversation and returns its answer; its tool calls arrive
 as progress; cancelling the call stops the agent and its running tool call.
-A FILE ending in .json is an agents-exe agent file (McpSimpleBinary
-servers; env "Param" entries are required secret parameters; the model is
-luagent's). The same as luagent serve AGENT_FILE, with every serve option (--http,
+A FILE ending in .json (or whose text starts with "{") is an agents-exe
+agent file: McpSimpleBinary servers, env "Param" entries required secret
+parameters, modelName at modelUrl its model with apiKeyId's key from
+luagent --api-keys FILE (default ~/.config/agents-exe/secret-keys).
+The same as luagent serve AGENT_FILE, with every serve option (--http,
 --workers, ...). Agents' parameters take --set NAME=VALUE,
 --set-json NAME=JSON and --params-file FILE (flags win over the file).
 

@@ -42,6 +42,8 @@ options:
   --set NAME=VALUE     a parameter for the catalog's {"param": NAME} env references (repeatable)
   --set-json NAME=JSON a parameter whose value is JSON (an agent's binding gets it as such)
   --params-file FILE   parameters from a JSON object or NAME=VALUE lines (--set wins)
+  --api-keys FILE      the agents-exe keys file agents-exe agent files' apiKeyId name keys in
+                       (default ~/.config/agents-exe/secret-keys)
   --trace FILE write protocol and process events to FILE as JSON lines
   --log-http URL       POST the same events as batches of JSON lines to a collector (buffered; a dead one costs nothing)
   --otlp URL           export agent runs, turns, model requests, tool calls and MCP requests as OpenTelemetry spans (OTLP/HTTP)
@@ -71,8 +73,9 @@ options:
   --model M        the model: mock, openai:MODEL, anthropic:MODEL, ollama:MODEL or a
                    configured name (default: $LUAGENT_MODEL, else config.json's
                    "model", else mock, with a note)
-  --agent FILE     ask the agent FILE returns (return agent.new{...}); --model,
-                   --server and --yes override its own settings
+  --agent FILE     ask the agent FILE returns (return agent.new{...}), or the one an
+                   agents-exe JSON agent file describes; --model, --server and --yes
+                   override its own settings
   --server NAME    offer only this catalog server's tools (repeatable)
   --yes, -y        allow every tool call the policy would ask about; without it
                    nobody is asked, so such calls are denied
@@ -133,8 +136,9 @@ options:
   --model M        the model: mock, openai:MODEL, anthropic:MODEL, ollama:MODEL or a
                    configured name (default: $LUAGENT_MODEL, else config.json's
                    "model", else mock, with a note)
-  --agent FILE     talk with the agent FILE returns (return agent.new{...});
-                   --model and --yes override its own settings
+  --agent FILE     talk with the agent FILE returns (return agent.new{...}), or
+                   an agents-exe JSON agent file's; --model and --yes override its
+                   own settings
   --resume FILE    continue a saved conversation (and save it there again), with the
                    model it was saved with unless --model (or --agent) says otherwise
   --yes, -y        allow every tool call the policy would ask about, unasked
@@ -177,9 +181,10 @@ options (before run): -e CODE, -i (open the REPL after), --clean, --trace FILE, 
 const serveUsage = `usage: luagent serve FILE [options] [-- ARGS...]
 
 Runs FILE, which must return an MCP server (return mcp.server{...}) or
-agents (an agent.new{...} or a list: one tool each, as luagent mcp-server),
-and serves it: over stdio by default (the protocol on stdin/stdout, print and
-logs on stderr), or over Streamable HTTP with --http. Both protocol eras
+agents (an agent.new{...} or a list: one tool each, as luagent mcp-server;
+an agents-exe JSON agent file is the agent it describes), and serves it:
+over stdio by default (the protocol on stdin/stdout, print and logs on
+stderr), or over Streamable HTTP with --http. Both protocol eras
 (2025-11-25 and 2026-07-28) are answered. ~/.luagent/init.lua does not run
 unless --init is given. ARGS after -- reach the script as arg[1..].
 

@@ -155,7 +155,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 		}
 		done := make(chan error, 1)
 		t.h.Loop.Post(func() {
-			fn, err := t.h.Load(src, t.cfg.AgentFile)
+			fn, err := t.h.LoadAgentFile(src, t.cfg.AgentFile)
 			o.AgentFn = fn
 			done <- err
 		})

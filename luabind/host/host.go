@@ -71,6 +71,9 @@ type Config struct {
 	// Interactive is set when the session is the REPL: mcp.hub() starts
 	// servers progressively under the catalog's "auto" strategy.
 	Interactive bool
+	// APIKeysFile is the agents-exe keys file (--api-keys; "": agents-exe's
+	// default, ~/.config/agents-exe/secret-keys).
+	APIKeysFile string
 }
 
 // Host is one Lua state with its loop and standard modules.
@@ -205,7 +208,7 @@ func (h *Host) preloadAgent() {
 	cfg := h.cfg
 	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
 		return CatalogModels(cfg.Home)
-	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version, CodeMode: codemode.Run})
+	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version, CodeMode: codemode.Run, APIKeysFile: cfg.APIKeysFile})
 	preload.Embedded(h.L, "agent", "agent")
 }
 
@@ -316,6 +319,13 @@ func (h *Host) reportUnobserved(t *sched.Task, f *sched.Failure) {
 // Load compiles a chunk from src and returns it as a function of this state.
 func (h *Host) Load(src []byte, name string) (*lua.LFunction, error) {
 	return vm.LoadChunk(h.L, src, name)
+}
+
+// LoadAgentFile compiles an agent file (ask --agent, chat --agent): Lua,
+// or an agents-exe JSON agent file (agentmod.FileSource, the one loader
+// serve and mcp-server --agent-file use too).
+func (h *Host) LoadAgentFile(src []byte, name string) (*lua.LFunction, error) {
+	return h.Load(agentmod.FileSource(src, name), name)
 }
 
 // RunTask spawns fn(args...) as a task and runs the loop until that task
