@@ -165,7 +165,7 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		if err != nil {
 			return o, err
 		}
-		o.Command = transport.Command{Path: cfg.Command, Args: cfg.Args, Dir: cfg.Cwd, Env: env}
+		o.Command = transport.Command{Path: cfg.Command, Args: cfg.Args, Dir: cfg.Cwd, Env: env, Secrets: envSecrets(env)}
 	}
 	if len(cfg.Headers) > 0 {
 		o.Header = http.Header{}
@@ -222,6 +222,20 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		}
 	}
 	return o, nil
+}
+
+// envSecrets are the env values a stdio server's stderr must not show
+// (transport.Command.Secrets): an entry's env values are never shown —
+// literals, parameters (an agent's secret ones included) and variables
+// alike. Values of one or two characters are not worth masking.
+func envSecrets(env map[string]string) []string {
+	var out []string
+	for _, v := range env {
+		if len(v) >= 3 {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // oauthOptions: with a stored credential, OAuth (refreshing it when it

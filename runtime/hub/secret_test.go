@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,5 +96,59 @@ func TestSecretEnv(t *testing.T) {
 	}
 	if !strings.Contains(jsonl.String(), "API_TOKEN") {
 		t.Error("the trace does not name the variable")
+	}
+}
+
+// A server that prints its env's secrets to stderr and then exits, at
+// start or in a call: the statuses, the errors, the stderr lines (the
+// hub's OnStderr, a status's Stderr) and the traces show <secret>, never
+// the value — a parameter's and a literal's alike.
+func TestSecretEnvMaskedInStderr(t *testing.T) {
+	const secret = "s3cr3t-STDERR-5e0a"
+	var jsonl, human, lines syncbuf.Buffer
+	crash := shServer("crash", `echo "crash: token $API_TOKEN rejected" >&2; exit 4`, 10*time.Second)
+	crash.Env = map[string]catalog.EnvValue{"API_TOKEN": {Param: "token"}}
+	lit := shServer("lit", `echo "lit: key $KEY" >&2; exit 5`, 10*time.Second)
+	lit.Env = map[string]catalog.EnvValue{"KEY": {Value: secret + "-lit"}, "SHORT": {Value: "ro"}}
+	late := luaServer(t, "late")
+	late.Command, late.Args = "sh", append([]string{"-c", `echo "late: token $API_TOKEN" >&2; exec "$0" "$@"`, late.Command}, late.Args...)
+	late.Env = map[string]catalog.EnvValue{"API_TOKEN": {Param: "token"}}
+
+	h := New([]*catalog.Server{crash, lit, late}, Options{
+		Params:   catalog.Params{"token": secret},
+		Trace:    trace.Multi{trace.NewJSONL(&jsonl), trace.NewHuman(&human)},
+		OnStderr: func(server, line string) { fmt.Fprintf(&lines, "[%s] %s\n", server, line) },
+	})
+	defer h.Close()
+	ch, cancel := events(h)
+	defer cancel()
+	h.Start()
+	ctx := context.Background()
+	h.Wait(ctx)
+	_, callErr := h.Call(ctx, "late__die", json.RawMessage(`{}`), CallOptions{})
+	if callErr == nil || !strings.Contains(callErr.Error(), "late: token <secret>") {
+		t.Errorf("the call into a dying server: %v", callErr)
+	}
+	until(t, ch, "late failed", func(e Event) bool { return e.State.Name == "late" && e.State.Status == Failed })
+
+	st := byName(h.Status())
+	for name, want := range map[string]string{"crash": "crash: token <secret> rejected", "lit": "lit: key <secret>", "late": "late: token <secret>"} {
+		if st[name].Status != Failed || st[name].Err == nil || !strings.Contains(st[name].Err.Error(), want) || !slices.Contains(st[name].Stderr, want) {
+			t.Errorf("%s: %s, error %v, stderr %q; want %q in both", name, st[name].Status, st[name].Err, st[name].Stderr, want)
+		}
+	}
+	h.Close()
+	shown := []string{callErr.Error()}
+	for _, s := range st {
+		shown = append(shown, fmt.Sprintf("%+v %v", s, s.Err))
+	}
+	for what, text := range map[string]string{"trace JSONL": jsonl.String(), "-v trace": human.String(),
+		"stderr lines": lines.String(), "statuses and errors": strings.Join(shown, "\n")} {
+		if strings.Contains(text, "s3cr3t") {
+			t.Errorf("the secret is in the %s:\n%s", what, text)
+		}
+	}
+	if !strings.Contains(lines.String(), "[crash] crash: token <secret> rejected") {
+		t.Errorf("stderr lines:\n%s", lines.String())
 	}
 }
