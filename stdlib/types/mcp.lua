@@ -778,6 +778,7 @@ function Server:list_changed(kind) end
 ---@field cancelled boolean the request was cancelled or timed out
 ---@field client mcp.ClientInfo
 ---@field era "legacy"|"modern"
+---@field park_ttl number seconds a park waits for the client (ctx:park)
 local Context = {}
 
 ---Sends a progress notification (when the client asked for progress).
@@ -813,6 +814,31 @@ function Context:start_task() end
 ---@param message string
 ---@param data? any
 function Context:fail(code, message, data) end
+
+---Keeps `v` across a 2026-07-28 input round instead of running the handler
+---again: answers the call with input_required for `inputs` and returns
+---how many seconds `v` is kept (ctx.park_ttl); the client's next round
+---gets `v` back from ctx:parked(). Nil and why when it cannot park (a
+---legacy call or a task: ask directly; a client without the capability;
+---the server's bound of 64). The round is answered: the handler stops at
+---its next instruction, so do what must follow before parking.
+---@param v any
+---@param inputs {key?: string, method: string, params: table}[]
+---@return number|nil seconds
+---@return string? why
+function Context:park(v, inputs) end
+
+---What an earlier round of this call parked, and this round's answers by
+---key; nothing for a call that continues nothing.
+---@return any v
+---@return table<string, table> answers
+function Context:parked() end
+
+---Runs `fn(message)` as a task when the request ends unanswered (the
+---client cancelled, it timed out, the connection went); the handler is
+---stopped by then, so work it started elsewhere stops here.
+---@param fn fun(message: string)
+function Context:on_cancel(fn) end
 
 ---Asks the user for a form's values.
 ---@param req mcp.ElicitRequest

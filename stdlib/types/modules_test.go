@@ -92,6 +92,7 @@ cat:add("stdio", { command = "x", args = { "a" }, env = { K = "v" }, cwd = "/", 
 cat:add("http", { url = "http://127.0.0.1:1/mcp", headers = { X = "y" } })
 O.catalog, O.entries = cat, cat:list()
 O.handle = task.spawn(function() end)
+O.queue = task.queue()
 O.events = {}
 local a = agent.new{ model = "mock", hub = false, name = "probe", description = "a probe",
   tools = { { name = "now", description = "the time now", input = {}, handler = function() return { time = "noon" } end } },
@@ -184,7 +185,7 @@ func TestStubsMatchModules(t *testing.T) {
 	checked := map[string]bool{}
 	// Modules and objects: both directions.
 	objectsOf := map[string]string{
-		"task.Handle": "handle", "mcp.Conn": "conn", "mcp.Hub": "hub", "mcp.Catalog": "catalog",
+		"task.Handle": "handle", "task.Queue": "queue", "mcp.Conn": "conn", "mcp.Hub": "hub", "mcp.Catalog": "catalog",
 		"mcp.Server": "server", "agent.Agent": "agent", "agent.Model": "model",
 	}
 	for _, c := range s.classes {

@@ -91,4 +91,26 @@ function task.cancel(h, message) end
 ---@return task.Handle|nil
 function task.current() end
 
+---Values passed between tasks, first in first out (task.queue).
+---@class task.Queue
+local Queue = {}
+
+---Adds v (nil too) for a taker; never waits. Returns false when the
+---queue holds its max already.
+---@param v any
+---@return boolean
+function Queue:put(v) end
+
+---Returns the first value, waiting for one to be put. A value goes to
+---exactly one taker; a cancelled taker is passed over, so none is lost.
+---A value that waits is taken at once, even by a cancelled task.
+---@return any
+function Queue:take() end
+
+---A new queue that holds at most `max` values (default 256); `#q` is how
+---many wait.
+---@param max? integer
+---@return task.Queue
+function task.queue(max) end
+
 return task
