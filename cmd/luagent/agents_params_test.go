@@ -181,12 +181,13 @@ func TestAgentRequiredParamMissing(t *testing.T) {
 
 // An agents-exe agent file (JSON, McpSimpleBinary servers with Literal and
 // Param env entries) serves as the agent it describes; its Param is a
-// required secret parameter.
+// required secret parameter; its model is modelName at modelUrl.
 func TestAgentsExeFile(t *testing.T) {
 	const secret = "S3CRET-exe-0b9d"
 	server, _ := filepath.Abs("testdata/vault_server.lua")
+	model := newExeModel(t)
 	desc := map[string]any{"tag": "OpenAIAgentDescription", "contents": map[string]any{
-		"slug": "exe-agent", "apiKeyId": "none", "flavor": "OpenAIv1", "modelUrl": "http://127.0.0.1:1/v1", "modelName": "m",
+		"slug": "exe-agent", "apiKeyId": "none", "flavor": "OpenAIv1", "modelUrl": model.URL + "/v1", "modelName": "m",
 		"announce": "an agents-exe agent", "systemPrompt": []string{"You look things up."},
 		"mcpServers": []any{map[string]any{"tag": "McpSimpleBinary", "contents": map[string]any{
 			"name": "vault", "executable": bin, "args": []string{"serve", server},
@@ -217,9 +218,12 @@ func TestAgentsExeFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ := json.Marshal(res)
-	// The model (mock) cannot know the token: the server ran and refused it.
+	// The model cannot know the token: the server ran and refused it.
 	if !strings.Contains(string(out), "denied: wrong token") {
 		t.Errorf("result %s\n%s", out, stderr)
+	}
+	if paths, models, _ := model.requests(); len(paths) == 0 || paths[0] != "/v1/chat/completions" || models[0] != "m" {
+		t.Errorf("the model requests: %q %q", paths, models)
 	}
 	cs.Close()
 	trace, _ := os.ReadFile(traceFile)
