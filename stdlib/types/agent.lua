@@ -44,7 +44,7 @@
 ---@class agent.Options
 ---@field name? string
 ---@field description? string
----@field model? string|agent.Model|(fun(request: agent.Request): agent.Response|string) "mock", "openai:MODEL", "anthropic:MODEL", "ollama:MODEL", a name from config.json's models, agent.model(...), or a Lua function (default: LUAGENT_MODEL, else config.json's model, else mock)
+---@field model? string|agent.Model|agent.ModelConfig|(fun(request: agent.Request): agent.Response|string) "mock", "openai:MODEL", "anthropic:MODEL", "ollama:MODEL", a name from config.json's models, agent.model(...), a {provider =, model =, ...} table, or a Lua function (default: LUAGENT_MODEL, else config.json's model, else mock)
 ---@field system? string the system prompt; each ready server's instructions are appended
 ---@field hub? mcp.Hub|false the MCP tools (default: mcp.hub() of the user's catalog, shared by the agents that take the default; false: none)
 ---@field servers? string[]|table<string, table> only these hub servers' tools (default: all); name = {config.json fields} entries are servers of the agent's own, in a hub of its own whose {param = NAME} env entries take the agent's params
@@ -198,6 +198,14 @@
 ---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended
 ---@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error" (end)
 
+---A model spelled out, as config.json's "models" entries are.
+---@class agent.ModelConfig
+---@field provider "openai"|"ollama"|"anthropic"|"mock"
+---@field model string the provider's model name
+---@field base_url? string an OpenAI-compatible (or Anthropic) endpoint; default the provider's
+---@field api_key_env? string the variable holding the key (default OPENAI_API_KEY, ANTHROPIC_API_KEY)
+---@field api_key_id? string the key's id in the agents-exe keys file (--api-keys FILE, else ~/.config/agents-exe/secret-keys); no key is sent when it is not there
+
 ---A model on its own (agent.model).
 ---@class agent.Model
 local Model = {}
@@ -259,8 +267,9 @@ agent = {}
 ---@return agent.Agent
 function agent.new(opts) end
 
----A model by spec, name or Lua function (as agent.new's model).
----@param spec string|(fun(request: agent.Request): agent.Response|string)
+---A model by spec, name, {provider =, model =, ...} table or Lua function
+---(as agent.new's model).
+---@param spec string|agent.ModelConfig|(fun(request: agent.Request): agent.Response|string)
 ---@return agent.Model
 function agent.model(spec) end
 
@@ -299,14 +308,17 @@ function agent.server(agents, opts) end
 ---The agent an agents-exe agent file describes (its JSON decoded): slug,
 ---announce and systemPrompt are its name, description and system prompt;
 ---McpSimpleBinary servers are servers of its own, env "Param" entries
----required secret parameters. The model is luagent's.
+---required secret parameters; modelName at modelUrl is its model
+---(OpenAI-compatible), apiKeyId's key of the agents-exe keys file its key.
+---Tool directories, toolboxes, extra agents and skills are not read.
 ---@param description table
 ---@param path? string for errors
 ---@return agent.Agent
 function agent.from_agents_exe(description, path) end
 
----Runs each agent file (a .json one is an agents-exe file) and serves all
----their agents (agent.server).
+---Runs each agent file (an agents-exe one — .json, or text starting with
+---"{" — is the agent it describes) and serves all their agents
+---(agent.server).
 ---@param paths string[]
 ---@param opts? {name?: string, version?: string}
 ---@return mcp.Server
