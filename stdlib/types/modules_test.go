@@ -121,7 +121,7 @@ var notCompared = []string{
 	"mcp.ResourceDef", "mcp.TemplateDef", "mcp.PromptArgument", "mcp.PromptDef", "mcp.SkillDef", "mcp.HTTPRequest",
 	"mcp.AuthOptions", "mcp.ElicitRequest", "mcp.ElicitURLRequest", "mcp.ElicitResult",
 	"mcp.SampleRequest", "mcp.SampleResult", "mcp.AskSpec",
-	"agent.ToolDef", "agent.Hooks", "agent.Options", "agent.CompleteRequest", "agent.Param", "agent.Binding", "agent.CodeMode",
+	"agent.ToolDef", "agent.Hooks", "agent.Options", "agent.CompleteRequest", "agent.Param", "agent.Binding", "agent.CodeMode", "agent.ModelConfig",
 	// Only a server publishing skills lists them (luabind/mod/mcp's
 	// skills_test.lua checks their keys).
 	"mcp.Skill", "mcp.HubSkill",
