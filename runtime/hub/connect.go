@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/luagent/luagent/runtime/catalog"
@@ -227,12 +228,19 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 // envSecrets are the env values a stdio server's stderr must not show
 // (transport.Command.Secrets): an entry's env values are never shown —
 // literals, parameters (an agent's secret ones included) and variables
-// alike. Values of one or two characters are not worth masking.
+// alike; a value of several lines, each line too (stderr comes in
+// lines). Values of one or two characters are not worth masking.
 func envSecrets(env map[string]string) []string {
 	var out []string
 	for _, v := range env {
-		if len(v) >= 3 {
-			out = append(out, v)
+		parts := []string{v}
+		if strings.Contains(v, "\n") {
+			parts = append(parts, strings.Split(v, "\n")...)
+		}
+		for _, x := range parts {
+			if x = strings.TrimSuffix(x, "\r"); len(x) >= 3 {
+				out = append(out, x)
+			}
 		}
 	}
 	return out
