@@ -99,7 +99,7 @@ function M.server(o)
     return s
   end
   local version = type(o.version) == "string" and o.version ~= "" and o.version or "0.1.0"
-  return S.new(o.name, version, type(o.title) == "string" and o.title or "", type(o.instructions) == "string" and o.instructions or "", {})
+  return S.new(o.name, version, type(o.title) == "string" and o.title or "", type(o.instructions) == "string" and o.instructions or "")
 end
 
 -- s:tool{name, title, description, input, output, annotations, task,

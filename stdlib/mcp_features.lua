@@ -72,7 +72,8 @@ function F.server(o)
   if #bad > 0 then
     argerror(1, "server", "capabilities: unknown " .. table.concat(bad, ", ") .. " (tools, resources, prompts or completions = true)")
   end
-  return S.new(o.name, str(o.version) ~= "" and o.version or "0.1.0", str(o.title), str(o.instructions), declared)
+  return S.new(o.name, str(o.version) ~= "" and o.version or "0.1.0", str(o.title), str(o.instructions),
+    declared.tools, declared.resources, declared.prompts, declared.completions)
 end
 
 -- refuse_tool raises what is wrong with s:tool(t).
@@ -101,8 +102,9 @@ end
 -- ---------------------------------------------------------------------
 -- Result shaping: what a handler returns, as the result runtime/mcp sends.
 -- The native side takes a string (a tool's text), a table (the whole
--- result), nil (nothing: an empty result, or not found), or nil and a
--- message (an error).
+-- result; a tool's structured content when true follows it), nil
+-- (nothing: an empty result, or not found), or nil and a message (an
+-- error).
 
 local content_types = { text = true, image = true, audio = true, resource = true, resource_link = true }
 
@@ -131,7 +133,7 @@ local function tool_result(r, msg)
   local c = rawget(r, "content")
   if type(c) == "table" and (#c > 0 or json.is_array(c)) and is_content_list(c) then return r end
   if #r > 0 and is_content_list(r) then return { content = r } end
-  return S.structured(r) -- also as its text
+  return r, true -- structured content, also as its text
 end
 
 local function content(uri, mime, x)
@@ -239,10 +241,19 @@ function Server:resource(t)
   end))
 end
 
--- A value completer is function(value, argument, ctx); the native side
--- calls every completion as function(ref, argument, ctx).
+-- completer adapts fn(ref, argument, ctx) to how the native side calls a
+-- completion: with the ref's and argument's fields.
+local function completer(fn)
+  return function(typ, name, uri, arg, value, context, ctx)
+    local ref = { type = typ }
+    if typ == "ref/resource" then ref.uri = uri else ref.name = name end
+    return completion_result(fn(ref, { name = arg, value = value, context = context }, ctx))
+  end
+end
+
+-- A value completer is function(value, argument, ctx).
 local function value_completer(fn)
-  return function(_, arg, ctx) return completion_result(fn(arg.value, arg, ctx)) end
+  return completer(function(_, arg, ctx) return fn(arg.value, arg, ctx) end)
 end
 
 -- s:template{uriTemplate, name, title, description, mimeType, read, complete}
@@ -254,7 +265,7 @@ function Server:template(t)
   end))
   if type(t.complete) == "table" then
     for arg, fn in pairs(t.complete) do
-      if type(fn) == "function" then S.set_completion(self, "ref/resource", tpl, tostring(arg), value_completer(fn)) end
+      if type(fn) == "function" then S.set_completion(self, "ref/resource", "", tpl, tostring(arg), value_completer(fn)) end
     end
   end
 end
@@ -281,7 +292,7 @@ function Server:prompt(t)
   register("prompt", S.add_prompt(self, name, def, function(a, ctx)
     return prompt_result((get(a, ctx)))
   end))
-  for arg, fn in pairs(completers) do S.set_completion(self, "ref/prompt", name, arg, value_completer(fn)) end
+  for arg, fn in pairs(completers) do S.set_completion(self, "ref/prompt", name, "", arg, value_completer(fn)) end
 end
 
 -- s:complete(function(ref, argument, ctx) return {values...} end) completes
@@ -289,7 +300,7 @@ end
 function Server:complete(fn)
   check_server(self, "complete", 2)
   if type(fn) ~= "function" then argerror(2, "complete", "function expected, got " .. type(fn)) end
-  S.set_completion(self, "", "", "", function(ref, arg, ctx) return completion_result(fn(ref, arg, ctx)) end)
+  S.set_completion(self, "", "", "", "", completer(fn))
 end
 
 local function remover(kind, fname)
@@ -413,6 +424,19 @@ end
 -- validate runs as a task for every HTTP request: true (or a table of
 -- claims) accepts; false, nil or `nil, "reason"` refuses (401
 -- invalid_token, the reason as error_description); an error answers 500.
+-- The native side calls it with the request's fields and takes its
+-- verdict as nothing (accepted) or a kind ("auth": refused) and a message.
+local function verdict(validate)
+  return function(token, method, path, remote, headers)
+    local ok, reason = validate(token, { method = method, path = path, remote = remote, headers = headers })
+    if ok == true or type(ok) == "table" then return end
+    if ok ~= nil and ok ~= false then
+      return "runtime", "the validator returned a " .. type(ok) .. '; return true (or a table of claims) to accept, or nil, "reason" to refuse'
+    end
+    return "auth", reason ~= nil and tostring(reason) or "the token was refused"
+  end
+end
+
 function Server:auth(v)
   check_server(self, "auth", 2)
   local a = {}
@@ -441,7 +465,8 @@ function Server:auth(v)
   else
     argerror(2, "auth", "a validator function(token, req) or a table {validate = ..., authorization_servers = {...}} expected")
   end
-  register("auth", S.set_auth(self, a.validate, a.servers or {}, a.scopes or {}, a.resource or ""))
+  register("auth", S.set_auth(self, { Validate = a.validate and verdict(a.validate), AuthorizationServers = a.servers,
+    Scopes = a.scopes, Resource = a.resource }))
 end
 
 -- ---------------------------------------------------------------------

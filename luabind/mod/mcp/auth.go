@@ -3,11 +3,9 @@ package mcp
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/luagent/luagent/luabind/sched"
-	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
@@ -15,44 +13,39 @@ import (
 )
 
 // Bearer-token auth for a Lua server served over HTTP (s:auth, in
-// stdlib/mcp.lua): the validator runs as a task for every HTTP request:
-// true (or a table of claims) accepts; false, nil or `nil, "reason"`
-// refuses (401 invalid_token, the reason as error_description); an error
-// answers 500 and is logged. The checking itself is runtime/httpauth's.
+// stdlib/mcp_features.lua, which also words the validator's verdict): the
+// validator runs as a task for every HTTP request. The checking itself is
+// runtime/httpauth's.
 
-type authDef struct {
-	validate *lua.LFunction
-	servers  []string
-	scopes   []string
-	resource string
-	timeout  time.Duration
+// authOptions are what s:auth read, by field name (gopher-luar).
+type authOptions struct {
+	// Validate is function(token, method, path, remote, headers)
+	// returning nothing to accept, or a kind ("auth" refuses) and a
+	// message.
+	Validate             lua.LValue
+	AuthorizationServers []string
+	Scopes               []string
+	Resource             string
 }
 
 // maxValidatorTime bounds one validation (less when --handler-timeout is).
 const maxValidatorTime = 10 * time.Second
 
-// set_auth(s, validate, servers, scopes, resource): stdlib/mcp.lua's
-// s:auth has read its options; the servers' URLs are checked here.
+// set_auth(s, options): the servers' URLs are checked here, where the
+// script's line can be named.
 func (m *module) setAuth(L *lua.LState) int {
-	s := checkServer(L)
-	a := &authDef{timeout: maxValidatorTime, resource: L.OptString(5, "")}
-	if HandlerTimeout > 0 && HandlerTimeout < a.timeout {
-		a.timeout = HandlerTimeout
-	}
-	a.validate, _ = L.Get(2).(*lua.LFunction)
-	for i, list := range []*[]string{&a.servers, &a.scopes} {
-		t := L.CheckTable(3 + i)
-		for j := 1; j <= t.Len(); j++ {
-			*list = append(*list, lua.LVAsString(t.RawGetInt(j)))
-		}
-	}
-	for _, u := range a.servers {
+	s, o := checkServer(L), luarIn[authOptions](L, 2)
+	for _, u := range o.AuthorizationServers {
 		if err := httpauth.CheckServerURL(u); err != nil {
 			return registered(L, err)
 		}
 	}
+	cfg := httpauth.Config{Resource: o.Resource, AuthorizationServers: o.AuthorizationServers, Scopes: o.Scopes}
+	if fn, ok := o.Validate.(*lua.LFunction); ok {
+		cfg.Validate = s.validator(fn)
+	}
 	s.mu.Lock()
-	s.auth = a
+	s.auth = &cfg
 	s.mu.Unlock()
 	return registered(L, nil)
 }
@@ -60,42 +53,39 @@ func (m *module) setAuth(L *lua.LState) int {
 // AuthConfig returns what the script set with s:auth on srv: the
 // validator (nil when it set none), authorization servers, scopes and
 // public resource URL. ok is false when it called no s:auth.
-func AuthConfig(srv *rmcp.Server) (cfg httpauth.Config, ok bool) {
-	v, isLua := luaServers.Load(srv)
-	if !isLua {
-		return cfg, false
+func AuthConfig(srv *rmcp.Server) (httpauth.Config, bool) {
+	if v, ok := luaServers.Load(srv); ok {
+		s := v.(*luaServer)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.auth != nil {
+			return *s.auth, true
+		}
 	}
-	s := v.(*luaServer)
-	s.mu.Lock()
-	a := s.auth
-	s.mu.Unlock()
-	if a == nil {
-		return cfg, false
-	}
-	cfg = httpauth.Config{Resource: a.resource, AuthorizationServers: a.servers, Scopes: a.scopes}
-	if a.validate != nil {
-		cfg.Validate = s.validator(a)
-	}
-	return cfg, true
+	return httpauth.Config{}, false
 }
 
-// validator runs a's Lua function on the loop, as a task, for each request
-// and waits for its verdict on the request's goroutine.
-func (s *luaServer) validator(a *authDef) httpauth.Validator {
+// validator runs fn on the loop, as a task, for each request and waits for
+// its verdict on the request's goroutine.
+func (s *luaServer) validator(fn *lua.LFunction) httpauth.Validator {
+	timeout := maxValidatorTime
+	if HandlerTimeout > 0 && HandlerTimeout < timeout {
+		timeout = HandlerTimeout
+	}
 	return func(ctx context.Context, token string, r *http.Request) error {
-		req := snapshot(r)
+		req := httpauth.RequestOf(r)
 		done := make(chan error, 1)
 		// This goroutine only waits for the verdict: run it here when the
 		// state is idle.
 		s.m.lp.RunHere(func() {
-			L := s.m.lp.L
-			t := s.m.lp.Spawn(a.validate, []lua.LValue{lua.LString(token), req.table(L)}, sched.SpawnOptions{
-				Name: "auth validator", Parent: ctx, Timeout: a.timeout,
-				TimeoutMsg: "the validator did not answer within " + sched.FormatDuration(a.timeout),
+			args := []lua.LValue{lua.LString(token), lua.LString(req.Method), lua.LString(req.Path), lua.LString(req.Remote), stringTable(s.m.lp.L, req.Headers)}
+			task := s.m.lp.Spawn(fn, args, sched.SpawnOptions{
+				Name: "auth validator", Parent: ctx, Timeout: timeout,
+				TimeoutMsg: "the validator did not answer within " + sched.FormatDuration(timeout),
 			})
-			t.OnDone(func(t *sched.Task) { done <- s.verdict(t) })
+			task.OnDone(func(t *sched.Task) { done <- verdict(t) })
 		})
-		timer := time.NewTimer(a.timeout + time.Second) // the loop may be stopping
+		timer := time.NewTimer(timeout + time.Second) // the loop may be stopping
 		defer timer.Stop()
 		select {
 		case err := <-done:
@@ -110,12 +100,12 @@ func (s *luaServer) validator(a *authDef) httpauth.Validator {
 	}
 }
 
-// verdict maps the validator task's outcome to httpauth's terms. Loop
-// goroutine.
-func (s *luaServer) verdict(t *sched.Task) error {
+// verdict is the validator task's outcome in httpauth's terms: an error
+// of kind auth refuses as a refusal does; any other is the check failing.
+func verdict(t *sched.Task) error {
 	if f := t.Failure(); f != nil {
 		if f.Kind == errs.Auth {
-			return errs.New(errs.Auth, "", f.Message) // error{kind = "auth"} refuses
+			return httpauth.Refuse(f.Message) // error{kind = "auth"} refuses
 		}
 		msg := "validator error: " + f.Message
 		if f.Traceback != "" {
@@ -123,56 +113,8 @@ func (s *luaServer) verdict(t *sched.Task) error {
 		}
 		return errs.New(f.Kind, "", msg)
 	}
-	res := t.Results()
-	var first lua.LValue = lua.LNil
-	if len(res) > 0 {
-		first = res[0]
+	if r := t.Results(); len(r) > 1 {
+		return errs.New(errs.ParseKind(lua.LVAsString(r[0])), "", lua.LVAsString(r[1]))
 	}
-	switch v := first.(type) {
-	case *lua.LTable:
-		return nil // claims
-	case lua.LBool:
-		if v {
-			return nil
-		}
-	case *lua.LNilType:
-	default:
-		return errs.New(errs.Runtime, "", "the validator returned a "+first.Type().String()+"; return true (or a table of claims) to accept, or nil, \"reason\" to refuse")
-	}
-	reason := "the token was refused"
-	if len(res) > 1 && res[1] != lua.LNil {
-		reason = vm.ToString(s.m.lp.L, res[1])
-	}
-	return httpauth.Refuse(reason)
-}
-
-// request is what a validator sees of the HTTP request (the token comes
-// separately; the Authorization header is left out).
-type request struct {
-	method, path, remote string
-	headers              map[string]string
-}
-
-func snapshot(r *http.Request) request {
-	q := request{method: r.Method, path: r.URL.Path, remote: r.RemoteAddr, headers: map[string]string{}}
-	for k, vs := range r.Header {
-		if k == "Authorization" {
-			continue
-		}
-		q.headers[strings.ToLower(k)] = strings.Join(vs, ", ")
-	}
-	return q
-}
-
-func (q request) table(L *lua.LState) *lua.LTable {
-	t := L.CreateTable(0, 4)
-	t.RawSetString("method", lua.LString(q.method))
-	t.RawSetString("path", lua.LString(q.path))
-	t.RawSetString("remote", lua.LString(q.remote))
-	h := L.CreateTable(0, len(q.headers))
-	for k, v := range q.headers {
-		h.RawSetString(k, lua.LString(v))
-	}
-	t.RawSetString("headers", h)
-	return t
+	return nil
 }
