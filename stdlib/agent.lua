@@ -492,10 +492,13 @@ end
 -- announce its description, systemPrompt its system prompt; each
 -- McpSimpleBinary server {name, executable, args, env} is a server of its
 -- own, env {"tag": "Literal", "contents": V} a literal and {"tag":
--- "Param", "contents": NAME} a required secret parameter. The model is
--- luagent's (LUAGENT_MODEL, config.json's, else mock): agents-exe's
--- modelUrl, modelName and API keys file are not read, nor its tool
--- directory and extra agents.
+-- "Param", "contents": NAME} a required secret parameter. modelUrl and
+-- modelName are an OpenAI-compatible model (whatever the flavor), its key
+-- apiKeyId's entry of the agents-exe keys file (--api-keys FILE, else
+-- ~/.config/agents-exe/secret-keys; none sent when it has no such entry);
+-- without modelName the model is luagent's (LUAGENT_MODEL, config.json's,
+-- else mock). Its tool directory, toolboxes, extra agents and skills are
+-- not read.
 function M.from_agents_exe(d, path)
   path = path or "the agent file"
   if type(d) ~= "table" or d.tag ~= "OpenAIAgentDescription" or type(d.contents) ~= "table" then
@@ -528,35 +531,24 @@ function M.from_agents_exe(d, path)
   local system = c.systemPrompt
   if type(system) == "table" then system = table.concat(system, "\n") end
   local o = { name = c.slug, description = c.announce, system = system, params = params }
+  for _, f in ipairs({ "modelName", "modelUrl", "apiKeyId" }) do
+    if c[f] ~= nil and type(c[f]) ~= "string" then invalid(path .. ": " .. f .. " must be a string") end
+  end
+  if c.modelName and c.modelName ~= "" then
+    o.model = { provider = "openai", model = c.modelName, base_url = c.modelUrl, api_key_id = c.apiKeyId or "" }
+  end
   if next(servers) then o.servers = servers else o.hub = false end
   return M.new(o)
 end
 
--- load_json is an agents-exe agent file's agent.
-local function load_json(p)
-  local f, err = io.open(p, "r")
-  if not f then invalid("cannot read " .. p .. ": " .. tostring(err)) end
-  local text = f:read("*a")
-  f:close()
-  local ok, d = pcall(json.decode, text)
-  if not ok then invalid(p .. ": not JSON: " .. tostring(d)) end
-  return M.from_agents_exe(d, p)
-end
-
 -- agent.serve_files(paths) runs each agent file (each returns an agent or
--- a list of agents; a .json file is an agents-exe agent file) and returns
--- agent.server of them all (luagent mcp-server --agent-file FILE ...).
+-- a list of agents; an agents-exe JSON file is the agent it describes:
+-- the loader ask --agent and serve use too) and returns agent.server of
+-- them all (luagent mcp-server --agent-file FILE ...).
 function M.serve_files(paths, o)
   local all = {}
   for _, p in ipairs(paths) do
-    local got
-    if p:match("%.json$") then
-      got = { load_json(p) }
-    else
-      local chunk, err = loadfile(p)
-      if not chunk then error({ kind = "syntax", message = tostring(err) }, 0) end
-      got = agents_of(chunk())
-    end
+    local got = agents_of(native.load_file(p)())
     if not got then invalid(p .. " must return an agent or a list of agents (return agent.new{...})") end
     for _, a in ipairs(got) do all[#all + 1] = a end
   end
