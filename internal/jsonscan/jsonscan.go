@@ -117,19 +117,40 @@ func Object(raw []byte, i int, f func(key []byte, at int) int) int {
 func Member(raw []byte, name string) []byte {
 	var out []byte
 	Members(raw, func(k, v []byte) bool {
-		switch {
-		case len(k) == len(name)+2 && string(k[1:len(k)-1]) == name:
+		if keyIs(k, name) {
 			out = v
-		case len(k) > len(name)+2 && bytes.IndexByte(k, '\\') >= 0:
-			// An escape is longer than the character it stands for.
-			var s string
-			if json.Unmarshal(k, &s) == nil && s == name {
-				out = v
-			}
 		}
 		return true
 	})
 	return out
+}
+
+// MembersOf is Member for several names in one pass over raw: vals[i] is
+// set to the value of names[i] (or nil), as Member(raw, names[i]) gives it.
+// vals must be as long as names.
+func MembersOf(raw []byte, names []string, vals [][]byte) {
+	clear(vals)
+	Members(raw, func(k, v []byte) bool {
+		for i, name := range names {
+			if keyIs(k, name) {
+				vals[i] = v
+			}
+		}
+		return true
+	})
+}
+
+// keyIs reports whether the quoted key k names name.
+func keyIs(k []byte, name string) bool {
+	switch {
+	case len(k) == len(name)+2 && string(k[1:len(k)-1]) == name:
+		return true
+	case len(k) > len(name)+2 && bytes.IndexByte(k, '\\') >= 0:
+		// An escape is longer than the character it stands for.
+		var s string
+		return json.Unmarshal(k, &s) == nil && s == name
+	}
+	return false
 }
 
 // SkipSpace returns the index of the first non-space byte at or after i.
@@ -204,21 +225,32 @@ func SkipValue(b []byte, i int) int {
 // too: decoding turns each bad byte into U+FFFD, as every JSON parser reads
 // it, so the value does not depend on which path took it.
 func UnquoteSimple(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+	inner, ok := SimpleString(raw)
+	if !ok {
 		return "", false
+	}
+	return string(inner), true
+}
+
+// SimpleString is UnquoteSimple without making the string: the bytes
+// between the quotes (a slice of raw), for a caller that only compares
+// them or looks them up (m[string(b)] makes no string).
+func SimpleString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
 	}
 	inner := raw[1 : len(raw)-1]
 	ascii := true
 	for _, c := range inner {
 		if c == '\\' {
-			return "", false
+			return nil, false
 		}
 		if c >= utf8.RuneSelf {
 			ascii = false
 		}
 	}
 	if !ascii && !utf8.Valid(inner) {
-		return "", false
+		return nil, false
 	}
-	return string(inner), true
+	return inner, true
 }

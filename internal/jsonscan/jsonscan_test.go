@@ -159,3 +159,39 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+// MembersOf finds in one pass what Member finds name by name: duplicates
+// (the last wins), escaped keys, absent names.
+func TestMembersOf(t *testing.T) {
+	for _, raw := range []string{
+		`{"_meta":{"progressToken":7},"name":"echo","name":"last","n\u0061me2":1}`,
+		`{"a":1,"b":[2,{"a":3}],"a":"x"}`,
+		`{}`,
+		`[1]`,
+		`{"a":`,
+	} {
+		names := []string{"name", "_meta", "name2", "a", "b", "progressToken"}
+		vals := make([][]byte, len(names))
+		vals[0] = []byte("stale")
+		MembersOf([]byte(raw), names, vals)
+		for i, n := range names {
+			if want := Member([]byte(raw), n); !bytes.Equal(vals[i], want) || (vals[i] == nil) != (want == nil) {
+				t.Errorf("%s: %s = %s, Member gives %s", raw, n, vals[i], want)
+			}
+		}
+	}
+}
+
+func TestSimpleString(t *testing.T) {
+	for _, in := range []string{`"echo"`, `""`, `"a\nb"`, `12`, `"`, ``, "\"\xff\"", `"é"`} {
+		b, ok := SimpleString([]byte(in))
+		s, ok2 := UnquoteSimple([]byte(in))
+		if ok != ok2 || string(b) != s {
+			t.Errorf("%q: SimpleString %q %v, UnquoteSimple %q %v", in, b, ok, s, ok2)
+		}
+	}
+	raw := []byte(`"tools/call"`)
+	if n := testing.AllocsPerRun(100, func() { SimpleString(raw) }); n != 0 {
+		t.Errorf("SimpleString allocates %v times", n)
+	}
+}

@@ -339,3 +339,29 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// A method is its name whether or not methodName knows it, escaped or not;
+// a known one costs no string of its own.
+func TestDecodeMethodName(t *testing.T) {
+	for in, want := range map[string]string{
+		`"tools/call"`:                "tools/call",
+		`"tools\/call"`:               "tools/call",
+		`"notifications/initialized"`: "notifications/initialized",
+		`"my/own"`:                    "my/own",
+		`"é/x"`:                       "é/x",
+	} {
+		m, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":` + in + `}`))
+		if err != nil {
+			t.Errorf("method %s: %v", in, err)
+		} else if m.Method != want {
+			t.Errorf("method %s: %q; want %q", in, m.Method, want)
+		}
+	}
+	known := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
+	other := []byte(`{"jsonrpc":"2.0","id":1,"method":"my/own"}`)
+	nk := testing.AllocsPerRun(100, func() { jsonrpc.Decode(known) })
+	no := testing.AllocsPerRun(100, func() { jsonrpc.Decode(other) })
+	if nk >= no {
+		t.Errorf("a known method costs %v allocations, another %v: want one fewer", nk, no)
+	}
+}

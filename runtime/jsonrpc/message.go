@@ -206,7 +206,10 @@ func Decode(b []byte) (*Message, error) {
 		// The body is valid JSON: a string without escapes (and valid
 		// UTF-8) is its bytes.
 		var plain bool
-		if m.Method, plain = jsonscan.UnquoteSimple(method); !plain {
+		if name, ok := jsonscan.SimpleString(method); ok {
+			m.Method, plain = methodName(name), true
+		}
+		if !plain {
 			if err := json.Unmarshal(method, &m.Method); err != nil {
 				return nil, errs.New(errs.Protocol, "", "not a JSON-RPC message: method is not a string")
 			}
@@ -402,4 +405,53 @@ func (m *Message) Encode() []byte {
 		return AppendResponse(nil, m.ID, m.Result, m.Error)
 	}
 	return AppendRequest(nil, m.ID, m.Method, m.Params)
+}
+
+// methodName is the method named by b: for the methods of MCP, the
+// constant itself, so that a message does not make a string of its own
+// for them (the switch compares b without making one).
+func methodName(b []byte) string {
+	switch string(b) {
+	case "tools/call":
+		return "tools/call"
+	case "tools/list":
+		return "tools/list"
+	case "ping":
+		return "ping"
+	case "initialize":
+		return "initialize"
+	case "server/discover":
+		return "server/discover"
+	case "notifications/initialized":
+		return "notifications/initialized"
+	case "notifications/cancelled":
+		return "notifications/cancelled"
+	case "notifications/progress":
+		return "notifications/progress"
+	case "notifications/message":
+		return "notifications/message"
+	case "resources/read":
+		return "resources/read"
+	case "resources/list":
+		return "resources/list"
+	case "resources/templates/list":
+		return "resources/templates/list"
+	case "prompts/get":
+		return "prompts/get"
+	case "prompts/list":
+		return "prompts/list"
+	case "completion/complete":
+		return "completion/complete"
+	case "tasks/get":
+		return "tasks/get"
+	case "tasks/result":
+		return "tasks/result"
+	case "sampling/createMessage":
+		return "sampling/createMessage"
+	case "elicitation/create":
+		return "elicitation/create"
+	case "roots/list":
+		return "roots/list"
+	}
+	return string(b)
 }

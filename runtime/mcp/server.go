@@ -340,11 +340,22 @@ type clientCapabilities struct {
 
 func parseClientCaps(raw json.RawMessage) clientCapabilities {
 	var c clientCapabilities
-	if len(raw) > 0 {
+	// {} (what most requests carry) has nothing to decode.
+	if len(raw) > 0 && !emptyObject(raw) {
 		json.Unmarshal(raw, &c)
 	}
 	c.Raw = raw
 	return c
+}
+
+// emptyObject reports whether raw is an object without members.
+func emptyObject(raw []byte) bool {
+	i := jsonscan.SkipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = jsonscan.SkipSpace(raw, i+1)
+	return i < len(raw) && raw[i] == '}' && jsonscan.SkipSpace(raw, i+1) == len(raw)
 }
 
 // rpcError is a JSON-RPC error with a message.
@@ -363,13 +374,12 @@ func (sc *serverConn) handle(m *jsonrpc.Message) {
 		sc.initialize(m)
 		return
 	}
-	meta := jsonscan.Member(m.Params, "_meta")
-	var version []byte
-	if meta != nil {
-		version = jsonscan.Member(meta, MetaProtocolVersion)
+	var mv metaValues
+	if meta := jsonscan.Member(m.Params, "_meta"); meta != nil {
+		jsonscan.MembersOf(meta, metaNames, mv[:])
 	}
-	if version != nil {
-		sc.modern(m, meta, version) // ping is not a 2026-07-28 method
+	if mv[metaVersion] != nil {
+		sc.modern(m, &mv) // ping is not a 2026-07-28 method
 		return
 	}
 	if m.Method == "ping" { // legacy, allowed before initialize too
@@ -391,8 +401,22 @@ func (sc *serverConn) handle(m *jsonrpc.Message) {
 		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidRequest, "the session is not initialized: send initialize first (2025-11-25), or put _meta \""+MetaProtocolVersion+"\" on the request (2026-07-28)", nil))
 		return
 	}
-	sc.legacy(m)
+	sc.legacy(m, mv[metaProgress])
 }
+
+// metaNames are the members of params._meta that serving a request reads,
+// found in one pass over it (metaValues, by the indices below).
+var metaNames = []string{MetaProtocolVersion, MetaClientCapabilities, MetaClientInfo, MetaLogLevel, "progressToken"}
+
+type metaValues [5][]byte
+
+const (
+	metaVersion = iota
+	metaCaps
+	metaInfo
+	metaLevel
+	metaProgress
+)
 
 var handlerMethods = []string{"tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete",
 	"skills/list", "skills/get", "resources/directory/read"}
@@ -473,15 +497,16 @@ func (sc *serverConn) initialize(m *jsonrpc.Message) {
 }
 
 // modern serves a request that carries the 2026-07-28 envelope.
-func (sc *serverConn) modern(m *jsonrpc.Message, meta, versionRaw []byte) {
-	var version string
-	if err := json.Unmarshal(versionRaw, &version); err != nil || !slices.Contains(ModernVersions, version) {
+func (sc *serverConn) modern(m *jsonrpc.Message, mv *metaValues) {
+	versionRaw := mv[metaVersion]
+	version, ok := modernVersion(versionRaw)
+	if !ok {
 		supported := append(append([]string{}, ModernVersions...), LegacyVersions...)
 		sc.conn.Reply(m.ID, nil, rpcError(CodeUnsupportedProtocolVersion, "Unsupported protocol version",
 			map[string]any{"supported": supported, "requested": json.RawMessage(versionRaw)}))
 		return
 	}
-	capsRaw := jsonscan.Member(meta, MetaClientCapabilities)
+	capsRaw := mv[metaCaps]
 	if capsRaw == nil || len(capsRaw) == 0 || capsRaw[0] != '{' {
 		sc.conn.Reply(m.ID, nil, rpcError(jsonrpc.CodeInvalidParams, "missing or invalid _meta \""+MetaClientCapabilities+"\" (send {} for none)", nil))
 		return
@@ -514,17 +539,17 @@ func (sc *serverConn) modern(m *jsonrpc.Message, meta, versionRaw []byte) {
 	}
 	r := sc.newRequest(m, EraModern, version)
 	r.clientCaps = parseClientCaps(capsRaw)
-	if ci := jsonscan.Member(meta, MetaClientInfo); ci != nil {
+	if ci := mv[metaInfo]; ci != nil {
 		json.Unmarshal(ci, &r.ClientInfo)
 	}
-	if lvl := jsonscan.Member(meta, MetaLogLevel); lvl != nil {
+	if lvl := mv[metaLevel]; lvl != nil {
 		json.Unmarshal(lvl, &r.logLevel)
 		if !slices.Contains(LogLevels, r.logLevel) {
 			r.finish(nil, rpcError(jsonrpc.CodeInvalidParams, "unknown log level "+string(lvl), nil))
 			return
 		}
 	}
-	r.progressToken = jsonscan.Member(meta, "progressToken")
+	r.progressToken = mv[metaProgress]
 	if rerr := r.loadInputs(); rerr != nil {
 		r.finish(nil, rerr)
 		return
@@ -532,8 +557,28 @@ func (sc *serverConn) modern(m *jsonrpc.Message, meta, versionRaw []byte) {
 	sc.dispatch(r)
 }
 
-// legacy serves a request of the initialized session.
-func (sc *serverConn) legacy(m *jsonrpc.Message) {
+// modernVersion is the protocol version a modern request names, when it
+// is one this server speaks: a plain string is compared as its bytes (no
+// string made per request).
+func modernVersion(raw []byte) (string, bool) {
+	if b, ok := jsonscan.SimpleString(raw); ok {
+		for _, v := range ModernVersions {
+			if string(b) == v {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil || !slices.Contains(ModernVersions, v) {
+		return "", false
+	}
+	return v, true
+}
+
+// legacy serves a request of the initialized session; progress is its
+// params._meta.progressToken (nil for none).
+func (sc *serverConn) legacy(m *jsonrpc.Message, progress json.RawMessage) {
 	switch m.Method {
 	case "logging/setLevel":
 		var p struct {
@@ -582,9 +627,7 @@ func (sc *serverConn) legacy(m *jsonrpc.Message) {
 	sc.mu.Unlock()
 	r := sc.newRequest(m, EraLegacy, version)
 	r.clientCaps, r.ClientInfo = caps, info
-	if meta := jsonscan.Member(m.Params, "_meta"); meta != nil {
-		r.progressToken = jsonscan.Member(meta, "progressToken")
-	}
+	r.progressToken = progress
 	sc.dispatch(r)
 }
 

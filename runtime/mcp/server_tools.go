@@ -225,16 +225,37 @@ func (c *ToolCall) ReturnText(text string) {
 	c.Reply(append(b, "}]}"...))
 }
 
+// callToolParams are the members of a tools/call's params that callTool
+// reads, in one pass over them.
+var callToolParams = []string{"name", "arguments"}
+
 func (reg *registry) callTool(r *Request) {
-	name := r.StringParam("name")
+	var p [2][]byte
+	jsonscan.MembersOf(r.Params, callToolParams, p[:])
+	// A name without escapes is looked up as its bytes (no string made
+	// per call); the tool's own name stands for it from there on.
+	var t *serverTool
+	plain, simple := jsonscan.SimpleString(p[0])
+	var name string
+	if !simple {
+		json.Unmarshal(p[0], &name) // as StringParam: "" when not a string
+	}
 	reg.mu.RLock()
-	t := reg.tools.get(name)
+	if simple {
+		t = reg.tools.m[string(plain)]
+	} else {
+		t = reg.tools.get(name)
+	}
 	reg.mu.RUnlock()
 	if t == nil {
+		if simple {
+			name = string(plain)
+		}
 		r.Fail(&jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool: " + name})
 		return
 	}
-	args := r.Param("arguments")
+	name = t.name
+	args := p[1]
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
