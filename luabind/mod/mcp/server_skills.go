@@ -41,17 +41,9 @@ func (m *module) filesNative(L *lua.LState) *lua.LTable {
 	return t
 }
 
-// add_skill(s, files, name): files a table path -> text; name, when not
-// "", must be the front matter's.
+// add_skill(s, files, name): files a table path -> text (gopher-luar: the
+// Lua side has checked it); name, when not "", must be the front matter's.
 func (m *module) addSkill(L *lua.LState) int {
-	s, t := checkServer(L), L.CheckTable(2)
-	files := map[string][]byte{}
-	t.ForEach(func(k, v lua.LValue) {
-		if ks, ok := k.(lua.LString); ok {
-			if vs, ok := v.(lua.LString); ok {
-				files[string(ks)] = []byte(vs)
-			}
-		}
-	})
+	s, files := checkServer(L), luarIn[map[string][]byte](L, 2)
 	return registered(L, s.srv.AddSkill(rmcp.Skill{Files: files, Name: L.OptString(3, "")}))
 }
