@@ -40,7 +40,8 @@ task = {}
 
 ---Starts `fn(...)` as a new task and returns its handle at once. The task
 ---is detached: it outlives the task that spawned it, and stops only when
----cancelled through its handle or when the program is interrupted.
+---cancelled through its handle or when the program is interrupted. In a
+---trace, what it does is a child of its spawner's span.
 ---@param fn fun(...: any): any
 ---@param ... any
 ---@return task.Handle

@@ -17,6 +17,7 @@ import (
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/trace"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -121,13 +122,21 @@ func (m *module) check(L *lua.LState, n int) *sched.Task {
 // spawn(fn, ...) starts fn(...) as a new task and returns its handle at
 // once. The task is detached: it outlives the task that spawned it and is
 // cancelled only by its handle or when the whole program is interrupted.
+// It keeps its spawner's place in the trace: what it does (an agent run
+// a served call started) is a child of the spawner's span.
 func (m *module) spawn(L *lua.LState) int {
 	fn := L.CheckFunction(1)
 	args := make([]lua.LValue, 0, L.GetTop()-1)
 	for i := 2; i <= L.GetTop(); i++ {
 		args = append(args, L.Get(i))
 	}
-	t := m.lp.Spawn(fn, args, sched.SpawnOptions{})
+	var o sched.SpawnOptions
+	if caller := m.lp.TaskOf(L); caller != nil {
+		if span := trace.SpanOf(caller.Context()); span != "" {
+			o.Parent = trace.WithSpan(m.lp.Context(), span)
+		}
+	}
+	t := m.lp.Spawn(fn, args, o)
 	L.Push(m.handle(t))
 	return 1
 }
