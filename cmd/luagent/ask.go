@@ -11,6 +11,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/luabind/chat"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/value"
@@ -210,7 +211,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 	if a.code {
 		t.RawSetString("code_mode", lua.LTrue)
 	}
-	p := &askPrinter{out: stdout, err: stderr, json: a.json, secrets: secrets()}
+	p := &askPrinter{out: stdout, err: stderr, json: a.json, mask: secret.NewMasker(secrets())}
 	t.RawSetString("sink", L.NewFunction(p.event))
 	t.RawSetString("warn", L.NewFunction(func(L *lua.LState) int {
 		fmt.Fprintln(stderr, "luagent: "+p.redact(L.CheckString(1)))
@@ -256,17 +257,12 @@ func secrets() []string {
 type askPrinter struct {
 	out, err io.Writer
 	json     bool
-	secrets  []string
-	lastNL   bool // the answer printed so far ends with a newline
+	mask     *secret.Masker // the providers' keys
+	lastNL   bool           // the answer printed so far ends with a newline
 	printed  bool
 }
 
-func (p *askPrinter) redact(s string) string {
-	for _, k := range p.secrets {
-		s = strings.ReplaceAll(s, k, "***")
-	}
-	return s
-}
+func (p *askPrinter) redact(s string) string { return p.mask.String(s) }
 
 func field(t *lua.LTable, k string) string {
 	if t == nil {

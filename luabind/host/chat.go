@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/luabind/chat"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/runtime/catalog"
@@ -54,7 +55,7 @@ const ChatBanner = "luagent chat — model %s. /help lists the commands; end a l
 // lines (history in Home/chat_history, Tab completion); otherwise it
 // reads plain lines, approval answers included. It returns the exit code.
 func (h *Host) Chat(ctx context.Context, in io.Reader, interactive bool, c ChatConfig) int {
-	t := &chatTerm{h: h, cfg: c, tty: interactive, lua: chat.NewLua(h.Loop), prompts: map[string][]string{}, running: map[string]int{}}
+	t := &chatTerm{h: h, cfg: c, mask: secret.NewMasker(c.Secrets), tty: interactive, lua: chat.NewLua(h.Loop), prompts: map[string][]string{}, running: map[string]int{}}
 	if interactive {
 		t.rd = t.newReader()
 	} else {
@@ -74,6 +75,7 @@ func (h *Host) Chat(ctx context.Context, in io.Reader, interactive bool, c ChatC
 type chatTerm struct {
 	h    *Host
 	cfg  ChatConfig
+	mask *secret.Masker // cfg.Secrets
 	tty  bool
 	rd   LineReader
 	lua  *chat.Lua
@@ -113,12 +115,7 @@ func (t *chatTerm) newReader() LineReader {
 	})
 }
 
-func (t *chatTerm) redact(s string) string {
-	for _, k := range t.cfg.Secrets {
-		s = strings.ReplaceAll(s, k, "***")
-	}
-	return s
-}
+func (t *chatTerm) redact(s string) string { return t.mask.String(s) }
 
 // say prints a line of the session's own (not the model's).
 func (t *chatTerm) say(format string, a ...any) {

@@ -17,11 +17,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/skills"
@@ -129,7 +129,7 @@ type Agent struct {
 	sampleEdit atomic.Pointer[SampleEdit] // SetSampleEdit's (session.go)
 	ask        atomic.Pointer[askFunc]    // Config.Ask, or SetAsk's: a server may sample at any time
 
-	secrets *strings.Replacer // Config.Secrets' masks (nil: none)
+	secrets *secret.Masker // Config.Secrets' masks (nil: none)
 }
 
 // New returns an agent over cfg.
@@ -143,7 +143,7 @@ func New(cfg Config) *Agent {
 	if cfg.Approve == nil {
 		cfg.Approve = DefaultApprove
 	}
-	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: newRedactor(cfg.Secrets)}
+	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets)}
 	a.SetAsk(cfg.Ask)
 	return a
 }

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"path"
 	"slices"
-	"strings"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -26,7 +26,7 @@ type Binding struct {
 
 // SecretMask is what a secret value is replaced with wherever the agent
 // reports it (Config.Secrets).
-const SecretMask = "<secret>"
+const SecretMask = secret.Mask
 
 // bound returns the bindings that apply to a tool, by argument (nil: none).
 func (a *Agent) bound(name, own string) map[string]json.RawMessage {
@@ -94,44 +94,13 @@ func withArgs(args json.RawMessage, bound map[string]json.RawMessage) (json.RawM
 	return json.Marshal(m)
 }
 
-// newRedactor replaces each secret, as written and as a JSON string holds
-// it, with SecretMask (nil: no secrets).
-func newRedactor(secrets []string) *strings.Replacer {
-	var pairs []string
-	seen := map[string]bool{}
-	add := func(s string) {
-		if s != "" && !seen[s] {
-			seen[s] = true
-			pairs = append(pairs, s, SecretMask)
-		}
-	}
-	// Longer first: a secret that contains another is masked whole.
-	sorted := slices.Clone(secrets)
-	slices.SortFunc(sorted, func(x, y string) int { return len(y) - len(x) })
-	for _, s := range sorted {
-		add(s)
-		q, _ := json.Marshal(s)
-		add(string(q[1 : len(q)-1]))
-	}
-	if len(pairs) == 0 {
-		return nil
-	}
-	return strings.NewReplacer(pairs...)
-}
-
 // redact masks the secrets in s.
 func (a *Agent) redact(s string) string {
-	if a.secrets == nil || s == "" {
-		return s
-	}
-	return a.secrets.Replace(s)
+	return a.secrets.String(s)
 }
 
 func (a *Agent) redactJSON(raw json.RawMessage) json.RawMessage {
-	if a.secrets == nil || len(raw) == 0 {
-		return raw
-	}
-	return json.RawMessage(a.secrets.Replace(string(raw)))
+	return a.secrets.Bytes(raw)
 }
 
 // redactErr keeps err's kind and masks its text.

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/trace"
 )
@@ -47,7 +48,7 @@ type Command struct {
 }
 
 // SecretMask stands for a secret value in what luagent shows.
-const SecretMask = "<secret>"
+const SecretMask = secret.Mask
 
 // Options tune a Process. The zero value is usable.
 type Options struct {
@@ -90,7 +91,7 @@ type Process struct {
 	stderrDone chan struct{} // stderr goroutine finished
 	state      *os.ProcessState
 
-	mask *strings.Replacer // Command.Secrets (nil: none)
+	mask *secret.Masker // Command.Secrets (nil: none)
 
 	tailMu    sync.Mutex
 	tail      []string // ring buffer of stderr lines
@@ -185,7 +186,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 		stderrDone: make(chan struct{}),
 		tail:       make([]string, opts.StderrLines),
 		onStderr:   opts.OnStderr,
-		mask:       masker(cmd.Secrets),
+		mask:       secret.NewMasker(cmd.Secrets),
 	}
 	p.lr = NewLineReader(outR, opts.MaxMessage)
 	p.lr.OnJunk = p.junk
@@ -222,7 +223,7 @@ func (p *Process) Read() ([]byte, error) {
 			Kind:    trace.JunkSkipped,
 			Server:  p.name,
 			Count:   int(oe.Size),
-			Message: "oversize message discarded: " + preview(p.masked(oe.Prefix), previewBytes),
+			Message: "oversize message discarded: " + preview(p.mask.Bytes(oe.Prefix), previewBytes),
 		})
 		return nil, oe
 	}
@@ -434,9 +435,7 @@ func cleanLine(b []byte) string {
 }
 
 func (p *Process) addStderr(s string) {
-	if p.mask != nil {
-		s = p.mask.Replace(s)
-	}
+	s = p.mask.String(s)
 	if p.onStderr != nil {
 		p.onStderr(s)
 	}
@@ -486,7 +485,7 @@ func (p *Process) errTail() string {
 }
 
 func (p *Process) junk(line []byte, size int64) {
-	line = p.masked(line)
+	line = p.mask.Bytes(line)
 	trace.Emit(p.sink, trace.Event{
 		Kind:    trace.JunkSkipped,
 		Server:  p.name,
@@ -590,32 +589,4 @@ func formatCommand(path string, args []string) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, " ")
-}
-
-// masked is b with the secrets masked (b itself when there are none).
-func (p *Process) masked(b []byte) []byte {
-	if p.mask == nil {
-		return b
-	}
-	return []byte(p.mask.Replace(string(b)))
-}
-
-// masker replaces each of secrets (the longest first, so one that holds
-// another is masked whole) with SecretMask; nil for none.
-func masker(secrets []string) *strings.Replacer {
-	var ss []string
-	for _, x := range secrets {
-		if x != "" {
-			ss = append(ss, x)
-		}
-	}
-	if len(ss) == 0 {
-		return nil
-	}
-	sort.Slice(ss, func(i, j int) bool { return len(ss[i]) > len(ss[j]) })
-	pairs := make([]string, 0, 2*len(ss))
-	for _, x := range ss {
-		pairs = append(pairs, x, SecretMask)
-	}
-	return strings.NewReplacer(pairs...)
 }
