@@ -614,11 +614,22 @@ func optValue(args []string, i *int, name string) (string, bool) {
 	if v, ok := strings.CutPrefix(args[*i], name+"="); ok {
 		return v, v != ""
 	}
-	if *i+1 >= len(args) {
+	if *i+1 >= len(args) || looksLikeOption(args[*i+1]) {
 		return "", false
 	}
 	*i++
 	return args[*i], true
+}
+
+// looksLikeOption reports whether a separate value is the next option
+// instead ("--trace -v run x.lua" forgot the file): not "-" and not a
+// number. --name=VALUE takes any value.
+func looksLikeOption(s string) bool {
+	if len(s) < 2 || s[0] != '-' {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err != nil
 }
 
 // takesAddr tells --http's optional ADDR[/PATH] from the script file or

@@ -388,3 +388,21 @@ func TestTraceFlags(t *testing.T) {
 		t.Error("an env value reached the output or the trace")
 	}
 }
+
+// A flag that takes a value does not take the next option as it: the
+// value was forgotten. --name=VALUE passes any value, and a number is one.
+func TestOptionValueIsNotTheNextOption(t *testing.T) {
+	r := luagent(t, "", nil, "--trace", "-v", "-e", "print(1)")
+	if r.code != 2 || !strings.Contains(r.stderr, "--trace needs a file") {
+		t.Errorf("--trace -v: %+v", r)
+	}
+	tr := filepath.Join(t.TempDir(), "-odd.jsonl")
+	if r := luagent(t, "", nil, "--trace="+tr, "-e", "print(1)"); r.code != 0 || r.stdout != "1\n" {
+		t.Errorf("--trace=FILE: %+v", r)
+	}
+	for s, want := range map[string]bool{"-v": true, "--http": true, "-": false, "-1": false, "-0.5": false, "x": false} {
+		if got := looksLikeOption(s); got != want {
+			t.Errorf("looksLikeOption(%q) = %v", s, got)
+		}
+	}
+}
