@@ -360,13 +360,36 @@ func (h *Host) RunInit(ctx context.Context) {
 	}
 }
 
-// printFailure writes "luagent: message" and the Lua traceback, or one line
-// for an interruption.
+// printFailure writes "luagent: message" and the script's part of the Lua
+// traceback; one line for an interruption, or for a mistake luagent
+// reported itself (kind invalid: its message says what to do).
 func (h *Host) printFailure(f *sched.Failure) {
 	fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", f.Message)
-	if f.Traceback != "" && f.Kind != errs.Cancelled && f.Kind != errs.Timeout && strings.Contains(f.Traceback, "\n") {
-		fmt.Fprintln(h.cfg.Stderr, f.Traceback)
+	if f.Kind == errs.Cancelled || f.Kind == errs.Timeout || f.Kind == errs.Invalid {
+		return
 	}
+	if tb := scriptTraceback(f.Traceback); tb != "" {
+		fmt.Fprintln(h.cfg.Stderr, tb)
+	}
+}
+
+// scriptTraceback is tb without the frames of Go functions and luagent's
+// own Lua (the user's code is what they can change), or "" when no frame
+// is left.
+func scriptTraceback(tb string) string {
+	lines := strings.Split(tb, "\n")
+	var kept []string
+	for _, l := range lines[min(1, len(lines)):] {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "[Go]") || strings.HasPrefix(t, "luagent/") {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if len(kept) == 0 {
+		return ""
+	}
+	return lines[0] + "\n" + strings.Join(kept, "\n")
 }
 
 // Close shuts down what the scripts opened (server processes) and releases
