@@ -42,7 +42,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/luagent/luagent/internal/benchsrv"
@@ -738,10 +737,3 @@ func (s *Server) Close() {
 
 // CPU is the server's user+system CPU time so far (/proc, 10 ms ticks).
 func (s *Server) CPU() (time.Duration, bool) { return benchsrv.ProcCPU(s.Pid()) }
-
-// SelfCPU is this process's user+system CPU time so far.
-func SelfCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}

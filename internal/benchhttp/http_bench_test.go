@@ -14,6 +14,7 @@ import (
 
 	"github.com/luagent/luagent/internal/benchhttp"
 	"github.com/luagent/luagent/internal/benchsrv"
+	"github.com/luagent/luagent/internal/cputime"
 	"github.com/luagent/luagent/internal/testbin"
 )
 
@@ -193,7 +194,7 @@ func w3(b *testing.B, s server, era benchsrv.Era, n int) {
 		b.Fatalf("warm-up: %v", err)
 	}
 	sv0, svOK := srv.CPU()
-	cl0 := benchhttp.SelfCPU()
+	cl0 := cputime.Self()
 	b.ResetTimer()
 	st := l.Shared(ctx, b.N)
 	b.StopTimer()
@@ -203,7 +204,7 @@ func w3(b *testing.B, s server, era benchsrv.Era, n int) {
 	b.ReportMetric(st.PerSecond(), "calls/s")
 	b.ReportMetric(us(st.Quantile(0.50)), "p50-us")
 	b.ReportMetric(us(st.Quantile(0.99)), "p99-us")
-	b.ReportMetric(us(benchhttp.SelfCPU()-cl0)/float64(b.N), "client-cpu-us/call")
+	b.ReportMetric(us(cputime.Self()-cl0)/float64(b.N), "client-cpu-us/call")
 	if sv1, ok := srv.CPU(); ok && svOK {
 		b.ReportMetric(us(sv1-sv0)/float64(b.N), "server-cpu-us/call")
 	}

@@ -8,10 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/luagent/luagent/internal/cputime"
 	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 )
@@ -84,19 +83,13 @@ func BenchmarkInProcess(b *testing.B) {
 			run(200) // as W2 warms up
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := processCPU()
+			cpu0 := cputime.Self()
 			run(b.N)
 			b.StopTimer()
-			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Self()-cpu0)/float64(b.N), "cpu-ns/op")
 			serverIn.Close()
 			go io.Copy(io.Discard, serverOut)
 			<-done
 		})
 	}
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,8 +1,9 @@
 package benchsrv
 
 import (
+	"github.com/luagent/luagent/internal/cputime"
+
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -162,21 +163,15 @@ type cpuStart struct {
 
 func startCPU(s *Server) cpuStart {
 	sv, ok := s.cpu()
-	return cpuStart{server: sv, ok: ok, client: selfCPU()}
+	return cpuStart{server: sv, ok: ok, client: cputime.Self()}
 }
 
 func (c cpuStart) report(b *testing.B, s *Server) {
-	client := selfCPU() - c.client
+	client := cputime.Self() - c.client
 	b.ReportMetric(us(client)/float64(b.N), "client-cpu-us/call")
 	if sv, ok := s.cpu(); ok && c.ok {
 		b.ReportMetric(us(sv-c.server)/float64(b.N), "server-cpu-us/call")
 	}
-}
-
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -22,7 +22,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 )
 
@@ -200,7 +199,7 @@ func sweepGoSDKDirs() {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		if !alive(pid) {
 			os.RemoveAll(d)
 		}
 	}

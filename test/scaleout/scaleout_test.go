@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package scaleout runs one Lua MCP server as three `luagent serve --http`
 // replicas behind nginx (plain round-robin) and drives them with a
 // 2026-07-28 luagent client: stateless requests, SSE answers and

@@ -7,10 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/internal/cputime"
 	"github.com/luagent/luagent/internal/peers"
 	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
@@ -39,16 +39,10 @@ func echoServer(b *testing.B) (string, []string) {
 	return testbin.Build(b, "internal/testserver/echo"), nil
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func report(b *testing.B, start time.Time, cpu0 time.Duration) {
 	elapsed := time.Since(start)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "client-cpu-µs/call")
+	b.ReportMetric(float64((cputime.Self()-cpu0).Microseconds())/float64(b.N), "client-cpu-µs/call")
 }
 
 func BenchmarkEchoCallGoSDKClient(b *testing.B) {
@@ -66,7 +60,7 @@ func BenchmarkEchoCallGoSDKClient(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cputime.Self()
 	for i := 0; i < b.N; i++ {
 		res, err := cs.CallTool(ctx, params)
 		if err != nil || res.IsError {
@@ -91,7 +85,7 @@ func BenchmarkEchoCallLuagentGo(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cputime.Self()
 	for i := 0; i < b.N; i++ {
 		if _, err := c.CallToolRaw(ctx, "echo", argsJSON, rmcp.CallOptions{}); err != nil {
 			b.Fatal(err)
@@ -129,7 +123,7 @@ c:close()`), "bench.lua")
 	var cpu0 time.Duration
 	h.L.SetGlobal("bench_start", h.L.NewFunction(func(*lua.LState) int {
 		b.ResetTimer()
-		start, cpu0 = time.Now(), cpuTime()
+		start, cpu0 = time.Now(), cputime.Self()
 		return 0
 	}))
 	h.L.SetGlobal("bench_stop", h.L.NewFunction(func(*lua.LState) int {

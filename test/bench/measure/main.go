@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command measure times processes for scripts/bench-ask.sh.
 //
 //	measure run [-sample 10ms] [-timeout 60s] -o FILE -- COMMAND [ARGS...]

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package mcp_test
+
+// processExists cannot probe here: the reaping check passes.
+func processExists(pid int) bool { return false }
