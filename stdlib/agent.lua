@@ -122,12 +122,17 @@ end
 -- carries its questions for the client to the call's handler (follow).
 
 -- caller is the run of the served calls (calls) that a request of
--- server's (an elicitation, a sample) belongs to — the one with a tool
--- call in flight on that server, or the only run — whose client has the
--- capability; else nil: with two runs at one server, which asked is
--- unknown.
-function caller(calls, capability, server)
+-- server's (an elicitation, a sample) belongs to — the run tagged on the
+-- request (its tool call's input round, a 2026-07-28 server), else the
+-- one with a tool call in flight on that server, else the only run —
+-- whose client has the capability; else nil: with two runs at one
+-- legacy server, which asked is unknown.
+function caller(calls, capability, server, tag)
   local only, busy, n = nil, nil, 0
+  if tag ~= nil and calls[tag] then
+    local caps = tag.ctx.client.capabilities
+    return type(caps) == "table" and caps[capability] ~= nil and tag or nil
+  end
   for run in pairs(calls) do
     n = n + 1
     only = run
@@ -159,8 +164,8 @@ end
 -- passthrough answers an elicitation a server of the agent's own asks
 -- for: the caller's client asks its user; without one nobody can answer,
 -- and it is declined (the non-interactive rule).
-function passthrough(calls, params, server)
-  local run = caller(calls, "elicitation", server)
+function passthrough(calls, params, server, tag)
+  local run = caller(calls, "elicitation", server, tag)
   return run and ask_client(run, "elicitation/create", params) or { action = "decline" }
 end
 
@@ -215,11 +220,11 @@ function M.new(opts)
     end
     if o.hub ~= nil then invalid("agent.new: give hub or servers of the agent's own, not both") end
     o.hub = mcp.hub{ servers = inline, params = values,
-      on_elicit = function(params, server) return passthrough(calls, params, server) end,
+      on_elicit = function(params, server, tag) return passthrough(calls, params, server, tag) end,
       -- A sampling request goes to the caller's client, else to this
       -- agent's model through its policy (what the hub does by itself).
-      on_sample = function(params, server)
-        local run = caller(calls, "sampling", server)
+      on_sample = function(params, server, tag)
+        local run = caller(calls, "sampling", server, tag)
         return run and ask_client(run, "sampling/createMessage", params) or self._native:sample(params, server)
       end }
     o.servers = nil
@@ -278,7 +283,7 @@ function Agent:ask_fresh(prompt, opts)
   if type(prompt) ~= "string" then
     error("a:ask_fresh: prompt must be a string", 2)
   end
-  return self._native:ask_fresh(prompt, opts and opts.on_event)
+  return self._native:ask_fresh(prompt, opts and opts.on_event, opts and opts.tag)
 end
 
 -- a:stream(prompt, on_event) is a:ask(prompt, {on_event = on_event}).
@@ -358,7 +363,7 @@ function start_run(a, prompt, ctx)
         if server then run.busy[server] = (run.busy[server] or 1) - 1 end
         progress(label(e.call) .. (e.error and (" failed: " .. e.error.message) or " done"))
       end
-    end)
+    end, run)
     a._calls[run] = nil
     run.events:put({ ended = true, ok = ok, text = text, tr = tr })
   end)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -340,5 +341,51 @@ func TestAgentsServedElicitation(t *testing.T) {
 				t.Errorf("the client was asked %d times, want 2", asked)
 			}
 		})
+	}
+}
+
+// Two served calls at once whose agent runs both wait on one 2026-07-28
+// server's question: each question reaches its own call (the run's tag
+// rides its tool call's context to the hub's on_elicit), none declined.
+func TestAgentsServedElicitationConcurrent(t *testing.T) {
+	agentFile, _ := filepath.Abs("testdata/ask_agent.lua")
+	server, _ := filepath.Abs("testdata/ask_server.lua")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var asked atomic.Int32
+	client := sdk.NewClient(&sdk.Implementation{Name: "elicit", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			asked.Add(1)
+			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"name": "Go"}}, nil
+		},
+	})
+	cmd := exec.Command(bin, "mcp-server", "--agent-file", agentFile)
+	cmd.Env = append(os.Environ(), "LUAGENT_HOME="+t.TempDir(), "ASK_SERVER="+server)
+	stderr := newLogWatch()
+	cmd.Stderr = stderr
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	defer cs.Close()
+	outs := make(chan string, 2)
+	for range 2 {
+		go func() {
+			r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "greeter", Arguments: map[string]any{"prompt": "meet someone"}})
+			if err != nil {
+				outs <- err.Error()
+				return
+			}
+			b, _ := json.Marshal(r.Content)
+			outs <- string(b)
+		}()
+	}
+	for range 2 {
+		if out := <-outs; !strings.Contains(out, "met: accept Go") {
+			t.Errorf("got %s, want the client's answer\n%s", out, stderr)
+		}
+	}
+	if n := asked.Load(); n != 2 {
+		t.Errorf("the client was asked %d times, want 2", n)
 	}
 }

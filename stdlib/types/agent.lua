@@ -242,8 +242,12 @@ function Agent:stream(prompt, on_event) end
 
 ---Asks in a conversation of its own (a:ask continues a:ask's): several
 ---run at once, up to max_concurrent. Served agents' calls run this way.
+---`tag` (any value) is handed to the hub's on_elicit and on_sample as
+---their third argument for the requests this run's tool calls cause (of
+---a 2026-07-28 server, which asks within the call), so that with several
+---runs the question reaches the right one.
 ---@param prompt string
----@param opts? {on_event?: fun(event: agent.Event)}
+---@param opts? {on_event?: fun(event: agent.Event), tag?: any}
 ---@return string text
 ---@return agent.Transcript transcript
 function Agent:ask_fresh(prompt, opts) end

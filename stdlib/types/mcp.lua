@@ -322,8 +322,8 @@ function Conn:close() end
 ---@field servers? table<string, mcp.ServerEntry> entries instead of a file
 ---@field params? table<string, string> values of {param = NAME} env references (the command line's --set wins)
 ---@field wait? boolean return after the servers settled (default: the catalog's mcpInitStrategy; scripts wait, the REPL does not)
----@field on_elicit? fun(params: table, server: string): table answers every server's elicitation requests (server: the one asking)
----@field on_sample? fun(params: table, server: string): table answers every server's sampling requests (server: the one asking)
+---@field on_elicit? fun(params: table, server: string, tag: any): table answers every server's elicitation requests (server: the one asking; tag: the a:ask_fresh run's tag that caused it, when known)
+---@field on_sample? fun(params: table, server: string, tag: any): table answers every server's sampling requests (server: the one asking; tag: as for on_elicit)
 
 ---One server's state in a hub.
 ---@class mcp.ServerStatus

@@ -19,4 +19,19 @@ s:tool{
     return "sampled: " .. tostring(r.content and r.content.text)
   end,
 }
+-- meet asks once two calls have arrived, so that two served agent runs
+-- wait on this server at once (each must get its own answer).
+local arrived, gate = 0, task.queue(8)
+s:tool{
+  name = "meet",
+  description = "Meet someone, two at a time",
+  annotations = { readOnlyHint = true },
+  handler = function(_, ctx)
+    arrived = arrived + 1
+    if arrived == 2 then gate:put(true); gate:put(true) end
+    if arrived <= 2 then gate:take() end
+    local r = ctx:elicit{ message = "Who are you?", schema = { name = "string" } }
+    return "met: " .. tostring(r.action) .. " " .. tostring(r.content and r.content.name or "")
+  end,
+}
 return s

@@ -172,16 +172,20 @@ func bindingsAndSecrets(opts *lua.LTable, cfg *ragent.Config) error {
 // at once when it sets no max_concurrent; more wait their turn.
 const DefaultMaxConcurrent = 4
 
-// ud:ask_fresh(prompt [, on_event]) -> text, transcript: one ask in a
-// conversation of its own, on a new runtime agent over the same
+// ud:ask_fresh(prompt [, on_event [, tag]]) -> text, transcript: one ask
+// in a conversation of its own, on a new runtime agent over the same
 // configuration, so several run at once (up to the agent's
 // max_concurrent; more wait, and a cancelled one stops waiting). A served
-// agent's calls and an agent called by another run this way.
+// agent's calls and an agent called by another run this way. tag goes
+// with the run's context (sched.WithTag) to the hub callbacks of the
+// requests its tool calls cause.
 func (m *module) askFresh(L *lua.LState) sched.Start {
 	la := m.checkAgent(L)
 	prompt := L.CheckString(2)
 	onEvent := L.OptFunction(3, nil)
+	tag := L.Get(4)
 	return func(ctx context.Context, done func(sched.Completion)) {
+		ctx = sched.WithTag(ctx, tag)
 		go func() {
 			select {
 			case la.slots <- struct{}{}:

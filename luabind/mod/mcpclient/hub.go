@@ -115,14 +115,15 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 }
 
 // hubCallback adapts an optional Lua function to a hub callback:
-// fn(params, server) runs as a task.
+// fn(params, server, tag) runs as a task; tag is the one of the agent run
+// whose tool call caused the request (a:ask_fresh's), when it is known.
 func (m *module) hubCallback(fn lua.LValue, what string) func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 	f, ok := fn.(*lua.LFunction)
 	if !ok {
 		return nil
 	}
 	return func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
-		return m.callLua(ctx, f, what, params, lua.LString(server))
+		return m.callLua(ctx, f, what, params, lua.LString(server), sched.TagOf(ctx))
 	}
 }
 
