@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/luagent/luagent/luabind/value"
+	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
 	lua "github.com/yuin/gopher-lua"
@@ -169,19 +170,7 @@ func userWhere(L *lua.LState) string { return Where(L) }
 // Go function, not the scheduler's own chunks), or "" when there is none:
 // the position to put in front of an error a binding raises.
 func Where(L *lua.LState) string {
-	for i := 0; ; i++ {
-		dbg, ok := L.GetStack(i)
-		if !ok {
-			return ""
-		}
-		fn, err := L.GetInfo("Slf", dbg, lua.LNil)
-		if err != nil {
-			return ""
-		}
-		if lf, ok := fn.(*lua.LFunction); ok && !lf.IsG && dbg.Source != internalSource {
-			return fmt.Sprintf("%s:%d: ", dbg.Source, dbg.CurrentLine)
-		}
-	}
+	return vm.FrameWhere(L, func(source string) bool { return source == internalSource })
 }
 
 func calledFromInternal(L *lua.LState, level int) bool {

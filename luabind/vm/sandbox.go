@@ -235,6 +235,13 @@ func (b *budget) raise(L *lua.LState, e *errs.Error) {
 // script's, not luagent's own Lua (luagent/...): a limit reached inside
 // s:tool{...} is the line that called it.
 func scriptWhere(L *lua.LState) string {
+	return FrameWhere(L, func(source string) bool { return strings.HasPrefix(source, "luagent/") })
+}
+
+// FrameWhere is "source:line: " of the innermost Lua function's frame whose
+// source skip does not reject, or "" when there is none: the position to
+// put in front of an error raised on a script's behalf.
+func FrameWhere(L *lua.LState, skip func(source string) bool) string {
 	for i := 0; ; i++ {
 		dbg, ok := L.GetStack(i)
 		if !ok {
@@ -244,7 +251,7 @@ func scriptWhere(L *lua.LState) string {
 		if err != nil {
 			return ""
 		}
-		if lf, ok := fn.(*lua.LFunction); ok && !lf.IsG && !strings.HasPrefix(dbg.Source, "luagent/") && dbg.CurrentLine > 0 {
+		if lf, ok := fn.(*lua.LFunction); ok && !lf.IsG && !skip(dbg.Source) {
 			return fmt.Sprintf("%s:%d: ", dbg.Source, dbg.CurrentLine)
 		}
 	}
