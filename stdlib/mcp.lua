@@ -105,6 +105,9 @@ end
 -- s:tool{name, title, description, input, output, annotations, task,
 -- manual_task, handler}:
 -- a handler's string is the text result; mcp_features.lua shapes the rest.
+-- The native sends a string result itself and calls this for any other.
+local function shape_result(r, msg) return more().tool_result(r, msg) end
+
 function Server:tool(t)
   local ok = S.is_server(self) and type(t) == "table" and type(t.name) == "string" and t.name ~= "" and type(t.handler) == "function"
   local input, output, err
@@ -119,12 +122,7 @@ function Server:tool(t)
   -- decides with the client); manual_task: the handler starts it
   -- (ctx:start_task()) after asking for input as an ordinary call.
   if t.task ~= nil then def.execution = { taskSupport = t.task } end
-  local handler = t.handler
-  ok, err = S.add_tool(self, t.name, def, function(args, ctx)
-    local r, msg = handler(args, ctx)
-    if type(r) == "string" then return r end
-    return more().tool_result(r, msg)
-  end, t.manual_task == true)
+  ok, err = S.add_tool(self, t.name, def, t.handler, t.manual_task == true, shape_result)
   if not ok then more().refuse("tool", err) end
 end
 

@@ -175,11 +175,15 @@ func adder(add func(L *lua.LState, s *luaServer, key string, def json.RawMessage
 	}
 }
 
-// add_tool(s, name, def, fn, manual_task): fn(args, ctx) returns a string
-// (the text), or a table: the whole result, or followed by true, the
-// structured content (which runtime/mcp also sends as text).
+// add_tool(s, name, def, fn, manual_task, shape): fn(args, ctx) is the
+// user's handler itself. A string result is the text, sent from Go; any
+// other is given to shape(r, msg), which returns a table: the whole
+// result, or followed by true, the structured content (which runtime/mcp
+// also sends as text). Shaping here, not in a Lua wrapper around fn, keeps
+// a frame and a closure call off every call (BENCHMARKS.md, W2 profile).
 func addTool(L *lua.LState, s *luaServer, name string, def json.RawMessage, fn *lua.LFunction) error {
 	task := "tool " + name // once, not per call
+	shape := L.OptFunction(6, nil)
 	return s.srv.AddTool(rmcp.Tool{Raw: def, ManualTask: L.OptBool(5, false)}, func(c *rmcp.ToolCall) {
 		s.serve(c.Request, task, "tool", name, fn, func(L *lua.LState) ([]lua.LValue, error) {
 			args, err := value.Decode(L, c.Arguments)
@@ -188,6 +192,9 @@ func addTool(L *lua.LState, s *luaServer, name string, def json.RawMessage, fn *
 			}
 			return []lua.LValue{args, s.newCtx(L, c.Request)}, nil
 		}, func(v, structured lua.LValue, err error) {
+			if _, ok := v.(lua.LString); !ok && shape != nil && v != lua.LNil {
+				v, structured, err = s.shape(shape, v, structured)
+			}
 			if text, ok := v.(lua.LString); ok {
 				c.ReturnText(string(text))
 			} else if v == lua.LNil || structured != lua.LTrue {
@@ -200,6 +207,21 @@ func addTool(L *lua.LState, s *luaServer, name string, def json.RawMessage, fn *
 			}
 		})
 	})
+}
+
+// shape calls the tool's shaper on the loop, where done runs; it does not
+// yield. `nil, msg` from it is the tool's error.
+func (s *luaServer) shape(fn *lua.LFunction, v, msg lua.LValue) (lua.LValue, lua.LValue, error) {
+	L := s.m.lp.L
+	if err := L.CallByParam(lua.P{Fn: fn, NRet: 2, Protect: true}, v, msg); err != nil {
+		return lua.LNil, lua.LNil, fmt.Errorf("the tool's result cannot be shaped: %v", err)
+	}
+	r, extra := L.Get(-2), L.Get(-1)
+	L.Pop(2)
+	if r == lua.LNil && extra != lua.LNil {
+		return lua.LNil, lua.LNil, errors.New(vm.ToString(L, extra))
+	}
+	return r, extra, nil
 }
 
 // resultJSON is a shaped result as JSON: nil for nil (nothing), or err.
