@@ -378,15 +378,16 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if len(o.agentFiles) > 0 {
 			script = agentFilesScript(o)
 		}
-		if o.serve && o.http != "" {
+		if o.serve && os.Getenv("GOGC") == "" {
 			// A server's heap is small and turns over fast (about 4 KB of
 			// garbage a call, little kept): at Go's default GOGC=100 the
 			// collector took ~15% of the CPU under load; 200 gave 28-40%
-			// more calls/s at 16 clients for a few MB (BENCHMARKS.md, W3).
+			// more calls/s at 16 clients over HTTP for a few MB (BENCHMARKS.md,
+			// W3) and ~7% fewer instructions a stdio call (W2 profile).
 			// A process-wide choice, so made here; GOGC set by the user wins.
-			if os.Getenv("GOGC") == "" {
-				debug.SetGCPercent(200)
-			}
+			debug.SetGCPercent(200)
+		}
+		if o.serve && o.http != "" {
 			return h.ServeHTTP(ctx, script, host.HTTPConfig{Addr: o.http, AllowOrigins: o.allowOrigin,
 				AuthTokenEnv: o.authEnv, AuthServers: o.authServers, AllowHosts: o.allowHost, Workers: o.workers, Grace: o.grace,
 				Limits: o.limits, TLSCert: o.tlsCert, TLSKey: o.tlsKey})
