@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -72,8 +71,7 @@ func (r *Request) Park(v any, inputs []Input) (time.Duration, error) {
 			return 0, errs.Errorf(errs.Protocol, "park", "the client did not declare the %s capability", capName)
 		}
 		if in.Key == "" {
-			r.asks++
-			in.Key = "input-" + strconv.Itoa(r.asks)
+			in.Key = r.nextKey()
 		}
 		reqs[in.Key] = map[string]any{"method": in.Method, "params": in.Params}
 	}
@@ -114,15 +112,25 @@ func (r *Request) ParkTTL() time.Duration { return r.parkTTL() }
 // Parked returns what an earlier round of this call parked (and no longer
 // holds it), or nil when the request continues nothing. Answers gives the
 // round's inputResponses.
-func (r *Request) Parked() any { return r.parkedV }
+func (r *Request) Parked() any {
+	r.inMu.Lock()
+	defer r.inMu.Unlock()
+	if r.in == nil {
+		return nil
+	}
+	return r.in.parked
+}
 
 // Answers returns the answers the client sent with this round
 // (inputResponses, and those requestState carried), by key.
 func (r *Request) Answers() map[string]json.RawMessage {
 	r.inMu.Lock()
 	defer r.inMu.Unlock()
-	out := make(map[string]json.RawMessage, len(r.answers))
-	for k, v := range r.answers {
+	if r.in == nil {
+		return map[string]json.RawMessage{}
+	}
+	out := make(map[string]json.RawMessage, len(r.in.answers))
+	for k, v := range r.in.answers {
 		out[k] = v
 	}
 	return out

@@ -48,18 +48,44 @@ type Request struct {
 	done   atomic.Bool
 	silent atomic.Bool // cancelled by the client: send nothing
 
-	// Set when the server traces: the request's span, when it came and
-	// the tool it calls.
-	traceSpan, traceTool string
-	received             time.Time
+	tr *requestTrace // set when the server traces
 
-	// Modern input rounds (MRTR): answers known so far, by key, and how many
-	// asks the handler has made in this run.
-	inMu    sync.Mutex
+	// Modern input rounds (MRTR), set on the first ask or retry: most
+	// calls never have one, and the fields kept inline put a Request in
+	// a larger size class (BENCHMARKS.md, W2 profile).
+	inMu sync.Mutex
+	in   *requestInputs
+}
+
+// requestTrace is a traced request's span, when it came and the tool it
+// calls.
+type requestTrace struct {
+	span, tool string
+	received   time.Time
+}
+
+// requestInputs is a request's input rounds, guarded by its inMu.
+type requestInputs struct {
 	answers map[string]json.RawMessage // from requestState and inputResponses
 	used    map[string]json.RawMessage // the answers the handler has taken
 	asks    int
-	parkedV any // what an earlier round parked (server_park.go)
+	parked  any // what an earlier round parked (server_park.go)
+}
+
+// inputs returns r's input rounds, made on first use; r.inMu must be held.
+func (r *Request) inputs() *requestInputs {
+	if r.in == nil {
+		r.in = &requestInputs{}
+	}
+	return r.in
+}
+
+// nextKey is the key of the handler's next ask without one; r.inMu must
+// be held.
+func (r *Request) nextKey() string {
+	in := r.inputs()
+	in.asks++
+	return "input-" + strconv.Itoa(in.asks)
 }
 
 // Inline reports whether the request was delivered by a goroutine of its
@@ -182,7 +208,7 @@ func (r *Request) finishCause(result json.RawMessage, rerr *jsonrpc.Error, cause
 		t.finish(result, rerr)
 		return
 	}
-	if r.traceSpan != "" {
+	if r.tr != nil {
 		r.traceReply(result, rerr)
 	}
 	if rerr != nil {
@@ -196,22 +222,24 @@ func (r *Request) finishCause(result json.RawMessage, rerr *jsonrpc.Error, cause
 }
 
 func (r *Request) traceIn() {
-	r.traceSpan, r.received = trace.NewSpan(), time.Now()
+	tr := &requestTrace{span: trace.NewSpan(), received: time.Now()}
+	r.tr = tr
 	// What the handler does (a served agent's run) traces under the request.
-	r.ctx = trace.WithSpan(r.ctx, r.traceSpan)
+	r.ctx = trace.WithSpan(r.ctx, tr.span)
 	if r.Method == "tools/call" {
-		json.Unmarshal(jsonscan.Member(r.Params, "name"), &r.traceTool)
+		json.Unmarshal(jsonscan.Member(r.Params, "name"), &tr.tool)
 	}
-	trace.Emit(r.sc.srv.opts.Trace, trace.Event{Kind: trace.RequestIn, Span: r.traceSpan, Method: r.Method, ID: r.ID.String(), Tool: r.traceTool,
+	trace.Emit(r.sc.srv.opts.Trace, trace.Event{Kind: trace.RequestIn, Span: tr.span, Method: r.Method, ID: r.ID.String(), Tool: tr.tool,
 		Message: r.Era.String() + " " + r.ProtocolVersion})
 }
 
 func (r *Request) traceReply(result json.RawMessage, rerr *jsonrpc.Error) {
-	e := trace.Event{Kind: trace.ReplySent, Span: r.traceSpan, Method: r.Method, ID: r.ID.String(), Tool: r.traceTool, Duration: time.Since(r.received)}
+	tr := r.tr
+	e := trace.Event{Kind: trace.ReplySent, Span: tr.span, Method: r.Method, ID: r.ID.String(), Tool: tr.tool, Duration: time.Since(tr.received)}
 	switch {
 	case rerr != nil:
 		e.Code, e.Error = rerr.Code, rerr.Message
-	case r.traceTool != "" && string(jsonscan.Member(result, "isError")) == "true":
+	case tr.tool != "" && string(jsonscan.Member(result, "isError")) == "true":
 		e.Error = "the tool answered isError"
 	}
 	trace.Emit(r.sc.srv.opts.Trace, e)
@@ -367,8 +395,7 @@ func (r *Request) AskAll(inputs []Input, cb func(answers map[string]json.RawMess
 	r.inMu.Lock()
 	for i, in := range inputs {
 		if in.Key == "" {
-			r.asks++
-			in.Key = "input-" + strconv.Itoa(r.asks)
+			in.Key = r.nextKey()
 		}
 		keys[i] = in.Key
 		inputs[i] = in
@@ -385,8 +412,9 @@ func (r *Request) AskAll(inputs []Input, cb func(answers map[string]json.RawMess
 	answers := make(map[string]json.RawMessage, len(inputs))
 	var ask []Input
 	r.inMu.Lock()
+	rin := r.inputs()
 	for _, in := range inputs {
-		a, ok := r.answers[in.Key]
+		a, ok := rin.answers[in.Key]
 		if !ok {
 			ask = append(ask, in)
 			continue
@@ -399,12 +427,12 @@ func (r *Request) AskAll(inputs []Input, cb func(answers map[string]json.RawMess
 			return
 		}
 		answers[in.Key] = a
-		if r.used == nil {
-			r.used = map[string]json.RawMessage{}
+		if rin.used == nil {
+			rin.used = map[string]json.RawMessage{}
 		}
-		r.used[in.Key] = a
+		rin.used[in.Key] = a
 	}
-	used := r.used
+	used := rin.used
 	r.inMu.Unlock()
 	if len(ask) == 0 {
 		cb(answers, keys, nil)
@@ -622,6 +650,7 @@ func (r *Request) loadInputs() *jsonrpc.Error {
 	}
 	answers := map[string]json.RawMessage{}
 	park := ""
+	var parked any
 	if state != nil {
 		var tok string
 		if json.Unmarshal(state, &tok) != nil {
@@ -650,9 +679,12 @@ func (r *Request) loadInputs() *jsonrpc.Error {
 		if !ok {
 			return errParkGone
 		}
-		r.parkedV = v
+		parked = v
 	}
-	r.answers = answers
+	r.inMu.Lock()
+	rin := r.inputs()
+	rin.answers, rin.parked = answers, parked
+	r.inMu.Unlock()
 	return nil
 }
 
