@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
@@ -34,7 +35,7 @@ const maxValidatorTime = 10 * time.Second
 // set_auth(s, options): the servers' URLs are checked here, where the
 // script's line can be named.
 func (m *module) setAuth(L *lua.LState) int {
-	s, o := checkServer(L), luarIn[authOptions](L, 2)
+	s, o := checkServer(L), value.FromLuar[authOptions](L, 2)
 	for _, u := range o.AuthorizationServers {
 		if err := httpauth.CheckServerURL(u); err != nil {
 			return registered(L, err)

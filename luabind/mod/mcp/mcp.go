@@ -11,7 +11,6 @@ import (
 	"context"
 
 	"github.com/luagent/luagent/luabind/sched"
-	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/trace"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -60,13 +59,3 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	mod.RawSetString("_files", m.filesNative(L))
 	return mod
 }
-
-// typeMT, newUD and luarIn are luabind/value's TypeMetatable,
-// NewUserData and FromLuar, which the client and catalog bindings share.
-func typeMT(L *lua.LState, t *lua.LTable, name, field string, tostring lua.LGFunction) *lua.LTable {
-	return value.TypeMetatable(L, t, name, field, tostring)
-}
-
-func newUD(L *lua.LState, v any, mt *lua.LTable) *lua.LUserData { return value.NewUserData(L, v, mt) }
-
-func luarIn[T any](L *lua.LState, n int) T { return value.FromLuar[T](L, n) }

@@ -55,7 +55,7 @@ var removers = map[string]func(*rmcp.Server, ...string) int{"tools": (*rmcp.Serv
 // the functions it calls.
 func (m *module) serverNative(L *lua.LState) *lua.LTable {
 	t := L.CreateTable(0, 20)
-	m.serverMT = typeMT(L, t, serverType, "server_methods", func(L *lua.LState) int {
+	m.serverMT = value.TypeMetatable(L, t, serverType, "server_methods", func(L *lua.LState) int {
 		L.Push(lua.LString(fmt.Sprintf("mcp server %q", checkServer(L).srv.Name())))
 		return 1
 	})
@@ -121,7 +121,7 @@ func (m *module) newServer(L *lua.LState) int {
 		},
 	})
 	luaServers.Store(s.srv, s)
-	L.Push(newUD(L, s, m.serverMT))
+	L.Push(value.NewUserData(L, s, m.serverMT))
 	return 1
 }
 

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"github.com/luagent/luagent/luabind/value"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/skills"
 	lua "github.com/yuin/gopher-lua"
@@ -44,6 +45,6 @@ func (m *module) filesNative(L *lua.LState) *lua.LTable {
 // add_skill(s, files, name): files a table path -> text (gopher-luar: the
 // Lua side has checked it); name, when not "", must be the front matter's.
 func (m *module) addSkill(L *lua.LState) int {
-	s, files := checkServer(L), luarIn[map[string][]byte](L, 2)
+	s, files := checkServer(L), value.FromLuar[map[string][]byte](L, 2)
 	return registered(L, s.srv.AddSkill(rmcp.Skill{Files: files, Name: L.OptString(3, "")}))
 }
