@@ -29,6 +29,9 @@ end
 local function entry(s, t, fname, key, hint, fn, signature, depth)
   check_server(s, fname, depth + 1)
   if type(t) ~= "table" then argerror(2, fname, "table expected, got " .. type(t), depth + 1) end
+  if t[key] ~= nil and type(t[key]) ~= "string" then
+    argerror(2, fname, key .. " must be a string, not a " .. type(t[key]), depth + 1)
+  end
   if str(t[key]) == "" then argerror(2, fname, key .. " is required" .. hint, depth + 1) end
   if type(t[fn]) ~= "function" then argerror(2, fname, fn .. " must be a function" .. signature, depth + 1) end
   return t[key], t[fn]

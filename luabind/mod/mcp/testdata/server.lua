@@ -255,6 +255,9 @@ test("registration mistakes are reported where they are made", function()
   expect.error(function() s:tool{ name = "c", input = { n = { type = "integer", minimum = "low" } }, handler = noop } end, "input schema")
   expect.error(function() s:tool{ name = "d", input = { type = "object", properties = 5 }, handler = noop } end, "input schema")
   expect.error(function() s:tool{ name = "e", output = { type = "object", required = "x" }, handler = noop } end, "output schema")
+  expect.error(function() s:tool{ name = 5, handler = noop } end, "name must be a string, not a number")
+  expect.error(function() s:prompt{ name = {}, handler = noop } end, "name must be a string, not a table")
+  expect.error(function() s:tool{ handler = noop } end, "name is required")
   s:tool{ name = "fine", input = { n = "integer", tags = "string[]?" }, output = { ok = "boolean" }, handler = noop }
   -- Each names the script's line, whichever part of mcp's Lua raised it.
   for _, f in ipairs({
