@@ -20,12 +20,16 @@ import (
 
 const metaSecret = "tok-META-SECRET-9"
 
+// metaArgSecret is a key the model writes into the server's command line,
+// which the preview and the model's text hide as well.
+const metaArgSecret = "sk-META-ARG-SECRET-7"
+
 // metaAgent's model: the main agent's turns say how many messages they
 // see; the catalog agent's follow its tools' answers.
 const metaAgent = `
-local bin, srv, secret = %q, %q, %q
+local bin, srv, secret, argsecret = %q, %q, %q, %q
 local function entry(name)
-  return { name = name, command = bin, args = { "serve", srv }, env = { ECHO_TOKEN = secret } }
+  return { name = name, command = bin, args = { "serve", srv, "--", "--api-key=" .. argsecret }, env = { ECHO_TOKEN = secret } }
 end
 return agent.new{ model = function(req)
   local last = req.messages[#req.messages]
@@ -40,7 +44,7 @@ return agent.new{ model = function(req)
   elseif text:find("^not valid") then
     return { tool_calls = { { name = "propose_server", arguments = entry("echo2") } } }
   elseif text:find("nothing is saved yet", 1, true) then
-    return { text = "Here is the entry with ECHO_TOKEN=" .. secret .. ".\n", tool_calls = { { name = "save_server", arguments = entry("echo2") } } }
+    return { text = "Here is the entry with ECHO_TOKEN=" .. secret .. " and the key " .. argsecret .. ".\n", tool_calls = { { name = "save_server", arguments = entry("echo2") } } }
   elseif text:find("^the user declined") then
     return { text = "Not saved. What should change?" }
   end
@@ -60,7 +64,7 @@ func TestTTYChatMeta(t *testing.T) {
 	srv := writeFile(t, home, "echo2.lua", metaEchoServer)
 	first := writeFile(t, home, "first.lua", metaEchoServer)
 	cfgPath := writeFile(t, home, "config.json", fmt.Sprintf(`{"version": 1, "mcpServers": {"first": {"command": %q, "args": ["serve", %q]}}}`, bin, first))
-	agentFile := writeFile(t, home, "meta_agent.lua", fmt.Sprintf(metaAgent, bin, srv, metaSecret))
+	agentFile := writeFile(t, home, "meta_agent.lua", fmt.Sprintf(metaAgent, bin, srv, metaSecret, metaArgSecret))
 
 	tt := startTTY(t, home, "chat", "--agent", agentFile)
 	m := tt.wait(0, "[1/1 server ready]")
@@ -70,9 +74,9 @@ func TestTTYChatMeta(t *testing.T) {
 	before, _ := os.ReadFile(cfgPath)
 	tt.send("/meta add the echo server\r")
 	m = tt.wait(m, "catalog › propose_server echo two", "✗", "not valid: ", "catalog › propose_server echo2", "✓")
-	m = tt.wait(m, "Here is the entry with ECHO_TOKEN=<hidden>.", "catalog › save_server echo2")
+	m = tt.wait(m, "Here is the entry with ECHO_TOKEN=<hidden> and the key <hidden>.", "catalog › save_server echo2")
 	out, m := tt.between(m, "save this? [y/N] ")
-	for _, want := range []string{`add "echo2" in ` + cfgPath, `+     "echo2": {`, `"ECHO_TOKEN": "<hidden>"`} {
+	for _, want := range []string{`add "echo2" in ` + cfgPath, `+     "echo2": {`, `"ECHO_TOKEN": "<hidden>"`, `"--api-key=<hidden>"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the preview lacks %q:\n%s", want, out)
 		}
@@ -94,7 +98,7 @@ func TestTTYChatMeta(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := cfg.Server("echo2")
-	if e == nil || e.Command != bin || len(e.Args) != 2 || e.Args[1] != srv || e.Env["ECHO_TOKEN"].Value != metaSecret || cfg.Server("first") == nil {
+	if e == nil || e.Command != bin || len(e.Args) != 4 || e.Args[1] != srv || e.Args[3] != "--api-key="+metaArgSecret || e.Env["ECHO_TOKEN"].Value != metaSecret || cfg.Server("first") == nil {
 		t.Errorf("the saved catalog: %+v", e)
 	}
 
@@ -115,7 +119,7 @@ func TestTTYChatMeta(t *testing.T) {
 	m = tt.wait(m, "invalid: chat: /meta needs a request", "\r\n> ")
 	tt.send("\x04")
 	tt.exited()
-	if strings.Contains(tt.output(), metaSecret) {
+	if strings.Contains(tt.output(), metaSecret) || strings.Contains(tt.output(), metaArgSecret) {
 		t.Errorf("the secret was printed:\n%s", tt.output())
 	}
 	if os.Getenv("CHAT_DUMP") != "" { // the text capture of docs/chat.md

@@ -55,7 +55,11 @@ type listEntry struct {
 	EnvKeys   []string `json:"envKeys"`
 }
 
+// newListEntry shows s with the secrets of its URL and args hidden
+// (catalog's Masked): list and get are for people and their scripts,
+// not for copying a key out.
 func newListEntry(s *catalog.Server) listEntry {
+	s = s.Masked()
 	e := listEntry{Name: s.Name, Enabled: s.Enabled, Transport: s.Transport(), Command: s.Command,
 		Args: append([]string{}, s.Args...), EnvKeys: envKeys(s)}
 	if s.URL != "" {
@@ -122,10 +126,11 @@ func yesNo(b bool) string {
 
 // target is an entry's command line or URL, for people.
 func target(s *catalog.Server) string {
-	if s.URL != "" {
-		return s.URL
+	m := (&catalog.Server{URL: s.URL, Command: s.Command, Args: s.Args}).Masked()
+	if m.URL != "" {
+		return m.URL
 	}
-	return commandLine(s.Command, s.Args)
+	return commandLine(m.Command, m.Args)
 }
 
 // commandLine shows a command and its arguments, quoting those a shell
@@ -371,11 +376,8 @@ const masked = "****"
 // secretHeader reports whether a header's value is to be masked: its name
 // or its value looks like a credential.
 func secretHeader(name, value string) bool {
-	n := strings.ToLower(name)
-	for _, w := range []string{"auth", "token", "key", "secret", "cookie", "session", "password", "credential", "signature"} {
-		if strings.Contains(n, w) {
-			return true
-		}
+	if catalog.SecretName(name) {
+		return true
 	}
 	v := strings.ToLower(strings.TrimSpace(value))
 	return strings.HasPrefix(v, "bearer ") || strings.HasPrefix(v, "basic ") || strings.HasPrefix(v, "token ")
@@ -434,7 +436,7 @@ func mcpGet(args []string, stdout, stderr io.Writer) int {
 	row("enabled", yesNo(s.Enabled))
 	row("transport", s.Transport())
 	if s.URL != "" {
-		row("url", s.URL)
+		row("url", target(s))
 		for _, k := range slices.Sorted(maps.Keys(g.Headers)) {
 			row("header", k+": "+g.Headers[k])
 		}
@@ -453,7 +455,7 @@ func mcpGet(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	} else {
-		row("command", commandLine(s.Command, s.Args))
+		row("command", target(s))
 		cwd := s.Cwd
 		if cwd == "" {
 			cwd = "(luagent's working directory)"

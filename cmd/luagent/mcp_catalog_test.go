@@ -228,6 +228,32 @@ func TestMCPSecretEnvNeverPrinted(t *testing.T) {
 	}
 }
 
+// A key written into a server's command line or URL is saved as written
+// but list and get show it hidden, in text and JSON.
+func TestMCPSecretArgsNeverPrinted(t *testing.T) {
+	home, env := catalogHome(t)
+	const secret = "sk-arg-do-not-print"
+	ok(t, env, "mcp", "add", "stdio", "--", "npx", "server", "--api-key="+secret, "--token", secret, "--port=8080")
+	ok(t, env, "mcp", "add", "remote", "https://example.com/mcp?access_token="+secret+"&team=blue")
+	var out strings.Builder
+	for _, args := range [][]string{{"mcp", "list"}, {"mcp", "list", "--json"}, {"mcp", "get", "stdio"}, {"mcp", "get", "stdio", "--json"},
+		{"mcp", "get", "remote"}, {"mcp", "get", "remote", "--json"}} {
+		r := ok(t, env, args...)
+		out.WriteString(r.stdout + r.stderr)
+	}
+	if strings.Contains(out.String(), secret) {
+		t.Errorf("the secret appears in the output:\n%s", out.String())
+	}
+	for _, want := range []string{"--api-key=<hidden>", "--port=8080", "access_token=<hidden>&team=blue"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the output lacks %s:\n%s", want, out.String())
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(home, "config.json")); strings.Count(string(data), secret) != 3 {
+		t.Errorf("config.json should keep the three as written:\n%s", data)
+	}
+}
+
 // A config.json that cannot be read or used is a failure of every verb,
 // with one line naming the file; nothing is overwritten.
 func TestMCPConfigReadErrors(t *testing.T) {

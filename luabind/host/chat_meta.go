@@ -84,10 +84,13 @@ func (v *metaView) redact(s string) string {
 }
 
 // learn keeps the secret values in a tool call's arguments: env values
-// (literal, or {"value": ...}), header values and oauth.clientSecret.
+// (literal, or {"value": ...}), header values, oauth.clientSecret, and
+// what the catalog hides in the url and args (catalog.SecretsIn).
 // Values of one or two characters are not worth masking (nor secrets).
 func (v *metaView) learn(raw json.RawMessage) {
 	var a struct {
+		URL     string                     `json:"url"`
+		Args    []string                   `json:"args"`
 		Env     map[string]json.RawMessage `json:"env"`
 		Headers map[string]json.RawMessage `json:"headers"`
 		OAuth   struct {
@@ -111,6 +114,7 @@ func (v *metaView) learn(raw json.RawMessage) {
 		str(r)
 	}
 	found = append(found, a.OAuth.ClientSecret)
+	found = append(found, catalog.SecretsIn(&catalog.Server{URL: a.URL, Args: a.Args})...)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, s := range found {

@@ -1,5 +1,10 @@
 package catalog
 
+import (
+	"net/url"
+	"strings"
+)
+
 // Hidden stands for a secret in a catalog shown to a person.
 const Hidden = "<hidden>"
 
@@ -15,12 +20,15 @@ func (c *Config) Masked() *Config {
 }
 
 // Masked is a copy of s with every secret Hidden: literal env values,
-// header values (they carry tokens) and the oauth client secret. Env
+// header values (they carry tokens) and the oauth client secret, and in
+// the URL and args what names itself a secret (maskArgs, maskURL). Env
 // references ({"param": NAME}, {"fromEnv": NAME}) are names, not
 // secrets, and stay: a person approving a save should see which
 // parameter or variable the server will be given.
 func (s *Server) Masked() *Server {
 	n := *s
+	n.URL = maskURL(s.URL, nil)
+	n.Args = maskArgs(s.Args, nil)
 	if s.Env != nil {
 		n.Env = make(map[string]EnvValue, len(s.Env))
 		for k, v := range s.Env {
@@ -42,4 +50,141 @@ func (s *Server) Masked() *Server {
 		n.OAuth = &o
 	}
 	return &n
+}
+
+// secretWords are the parts of a flag, variable or query name that say
+// its value is a secret (--api-key, GITHUB_TOKEN=, ?access_token=).
+var secretWords = []string{"key", "token", "secret", "password", "passwd", "pwd", "auth", "credential", "bearer", "cookie", "session", "signature"}
+
+// SecretName reports whether a flag, variable, header or query parameter
+// of this name holds a secret by its name (API_KEY, --token,
+// Authorization).
+func SecretName(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// maskArgs hides the values of secret-named options in a command line,
+// which users write there when a server takes its key as a flag:
+// `--api-key=V`, `--token V`, `-e GITHUB_TOKEN=V` (docker's), a header
+// `Authorization: Bearer V` given as one argument, and secret query
+// parameters of URLs among them. A reference to a parameter or variable
+// (`${NAME}`) is a name, not a secret, and stays. Args itself is
+// untouched; nil stays nil.
+func maskArgs(args []string, found *[]string) []string {
+	if args == nil {
+		return nil
+	}
+	out := make([]string, len(args))
+	hideNext := false
+	for i, a := range args {
+		switch {
+		case hideNext && !strings.HasPrefix(a, "-"):
+			out[i] = hidden(a, found)
+		case strings.HasPrefix(a, "-") && strings.Contains(a, "="):
+			name, v, _ := strings.Cut(a, "=")
+			out[i] = a
+			if SecretName(name) {
+				out[i] = name + "=" + hidden(v, found)
+			}
+		case strings.HasPrefix(a, "-"):
+			out[i] = a
+		default:
+			out[i] = maskWord(a, found)
+		}
+		hideNext = strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && SecretName(a)
+	}
+	return out
+}
+
+// maskWord hides a secret in one argument that is not an option: NAME=V
+// with a secret name, a `Name: value` header with a secret name, or a
+// URL's secrets.
+func maskWord(a string, found *[]string) string {
+	if name, v, ok := strings.Cut(a, "="); ok && name != "" && !strings.ContainsAny(name, " :/") && SecretName(name) {
+		return name + "=" + hidden(v, found)
+	}
+	if name, v, ok := strings.Cut(a, ":"); ok && name != "" && !strings.ContainsAny(name, " /") && !strings.Contains(a, "://") && SecretName(name) {
+		return name + ": " + hidden(strings.TrimSpace(v), found)
+	}
+	if strings.Contains(a, "://") {
+		return maskURL(a, found)
+	}
+	return a
+}
+
+// hidden is Hidden, adding v to found (when not nil), or v itself when
+// v is empty or a reference: ${NAME} names a parameter or variable.
+func hidden(v string, found *[]string) string {
+	if v == "" || isReference(v) {
+		return v
+	}
+	if found != nil {
+		*found = append(*found, v)
+	}
+	return Hidden
+}
+
+func isReference(v string) bool {
+	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && !strings.Contains(v[2:], "${")
+}
+
+// maskURL hides a URL's password and the values of secret-named query
+// parameters (?api_key=, ?token=); a URL that does not parse is hidden
+// whole when it has a query or userinfo, since either may hold one.
+func maskURL(raw string, found *[]string) string {
+	if raw == "" || (!strings.Contains(raw, "?") && !strings.Contains(raw, "@")) {
+		return raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return hidden(raw, found)
+	}
+	changed := false
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			hidden(pw, found)
+			u.User, changed = url.UserPassword(u.User.Username(), placeholder), true
+		}
+	}
+	if u.RawQuery != "" {
+		q := strings.Split(u.RawQuery, "&")
+		for i, kv := range q {
+			name, v, ok := strings.Cut(kv, "=")
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			if ok && SecretName(name) && v != "" && !isReference(v) {
+				if uv, err := url.QueryUnescape(v); err == nil {
+					hidden(uv, found)
+				} else {
+					hidden(v, found)
+				}
+				q[i], changed = kv[:strings.Index(kv, "=")]+"="+placeholder, true
+			}
+		}
+		u.RawQuery = strings.Join(q, "&")
+	}
+	if !changed {
+		return raw // as written, not as url.URL would re-spell it
+	}
+	// url.URL escapes < and >; write the marker after.
+	return strings.ReplaceAll(u.String(), placeholder, Hidden)
+}
+
+const placeholder = "luagent-hidden-0c5f2a"
+
+// SecretsIn returns the values Masked hides in s's URL and args (the
+// secrets written there), for masking them in text that repeats them
+// (a model's answer).
+func SecretsIn(s *Server) []string {
+	var found []string
+	maskURL(s.URL, &found)
+	maskArgs(s.Args, &found)
+	return found
 }

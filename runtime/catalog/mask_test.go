@@ -49,3 +49,51 @@ func TestMaskedServerMadeInGo(t *testing.T) {
 		t.Error("masking changed the server itself")
 	}
 }
+
+// Secrets written into a server's URL or command line are hidden too:
+// what names itself a secret (a flag, a NAME=, a header, a query
+// parameter, a URL's password); references and everything else stay.
+func TestMaskedArgsAndURL(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"--api-key=sk-SECRET", "--port=8080"}, []string{"--api-key=<hidden>", "--port=8080"}},
+		{[]string{"--token", "tok-SECRET", "--verbose", "dir"}, []string{"--token", "<hidden>", "--verbose", "dir"}},
+		{[]string{"run", "-e", "GITHUB_TOKEN=ghp-SECRET", "-e", "LOG=debug", "img"}, []string{"run", "-e", "GITHUB_TOKEN=<hidden>", "-e", "LOG=debug", "img"}},
+		{[]string{"--header", "Authorization: Bearer b-SECRET", "--header", "Accept: text/plain"}, []string{"--header", "Authorization: <hidden>", "--header", "Accept: text/plain"}},
+		{[]string{"mcp-remote", "https://x.example/mcp?api_key=q-SECRET&team=a"}, []string{"mcp-remote", "https://x.example/mcp?api_key=<hidden>&team=a"}},
+		{[]string{"--api-key=${API_KEY}", "--token", "${TOKEN}", "SECRET_KEY=${K}"}, []string{"--api-key=${API_KEY}", "--token", "${TOKEN}", "SECRET_KEY=${K}"}},
+		{[]string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"}, []string{"-y", "@modelcontextprotocol/server-filesystem", "/tmp"}},
+	} {
+		got := (&Server{Args: c.in}).Masked().Args
+		if strings.Join(got, "\x00") != strings.Join(c.want, "\x00") {
+			t.Errorf("Masked args of %q = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for in, want := range map[string]string{
+		"https://example.com/mcp":                        "https://example.com/mcp",
+		"https://example.com/mcp?x=1&y=%20":              "https://example.com/mcp?x=1&y=%20",
+		"https://u:p-SECRET@example.com/mcp":             "https://u:<hidden>@example.com/mcp",
+		"https://example.com/mcp?access_token=a-SECRET":  "https://example.com/mcp?access_token=<hidden>",
+		"https://example.com/mcp?Key=k-SECRET&region=eu": "https://example.com/mcp?Key=<hidden>&region=eu",
+		"https://example.com/%zz?token=t-SECRET":         Hidden,
+	} {
+		s := &Server{URL: in}
+		if got := s.Masked().URL; got != want {
+			t.Errorf("Masked URL of %s = %s, want %s", in, got, want)
+		}
+		if s.URL != in {
+			t.Error("masking changed the server's URL")
+		}
+	}
+}
+
+// SecretsIn lists exactly what Masked hid in the URL and args, for
+// masking it in text that repeats it.
+func TestSecretsIn(t *testing.T) {
+	s := &Server{URL: "https://u:pw-SECRET@example.com/mcp?token=a%2Fb-SECRET&x=1",
+		Args: []string{"--api-key=k-SECRET", "--token", "${T}", "GITHUB_TOKEN=g-SECRET", "Authorization: Bearer h-SECRET", "plain"}}
+	got := SecretsIn(s)
+	want := []string{"pw-SECRET", "a/b-SECRET", "k-SECRET", "g-SECRET", "Bearer h-SECRET"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("SecretsIn = %q, want %q", got, want)
+	}
+}
