@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -452,5 +453,21 @@ func TestParseServers(t *testing.T) {
 	}
 	if _, err := ParseServers([]byte(`{"fs": {}}`)); err == nil {
 		t.Error("an entry with neither command nor url was accepted")
+	}
+}
+
+// nameRule matches exactly what the regexps it replaced matched.
+func TestNameRuleIsTheRegexp(t *testing.T) {
+	for _, c := range []struct {
+		r  nameRule
+		re string
+	}{{nameRE, `^[A-Za-z0-9_-]{1,64}$`}, {paramRE, `^[A-Za-z0-9_.-]{1,128}$`}, {modelNameRE, `^[A-Za-z0-9_.-]{1,64}$`}} {
+		re := regexp.MustCompile(c.re)
+		for _, s := range []string{"", "a", "A-z_0", "a.b", "a b", "é", "a\n", strings.Repeat("x", 64), strings.Repeat("x", 65),
+			strings.Repeat("y", 128), strings.Repeat("y", 129), "-", ".", "a/b", "a:b", "ab\x00"} {
+			if got, want := c.r.MatchString(s), re.MatchString(s); got != want {
+				t.Errorf("%s on %q: %v, the regexp says %v", c.re, s, got, want)
+			}
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 )
 
@@ -13,7 +12,7 @@ var modelProviders = []string{"openai", "ollama", "anthropic", "mock"}
 
 // modelNameRE is the rule for a models entry's name: model names carry dots
 // ("gpt-4.1"), so they are allowed, but no ':' (that makes a spec).
-var modelNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+var modelNameRE = nameRule{max: 64, extra: "_.-"}
 
 // Model is one entry of "models": a named model a command's --model, the
 // file's "model" or LUAGENT_MODEL can name.

@@ -14,12 +14,33 @@ import (
 
 var (
 	// nameRE is the rule for entry names (and so for qualified tool names).
-	nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	nameRE = nameRule{max: 64, extra: "_-"}
 	// envNameRE is a portable environment variable name.
 	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	// paramRE is a parameter's name (--set NAME=VALUE).
-	paramRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	paramRE = nameRule{max: 128, extra: "_.-"}
 )
+
+// nameRule is ^[A-Za-z0-9<extra>]{1,max}$ without a regexp: Go compiles a
+// bounded repeat into max copies, and the three of this package took 3 ms
+// and 3 500 allocations of every luagent start (GODEBUG=inittrace=1).
+type nameRule struct {
+	max   int
+	extra string
+}
+
+func (r nameRule) MatchString(s string) bool {
+	if len(s) == 0 || len(s) > r.max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(r.extra, c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
 
 // Validate checks every rule of the format and returns one error of kind
 // invalid listing every problem (errors.As gives the Problems), each with
