@@ -86,7 +86,7 @@ func (fd field) render(focused bool, width int) string {
 			c = string(v[i])
 		}
 		if i == fd.pos {
-			b.WriteString(cursorStyle.Render(c))
+			b.WriteString(sty().cursor.Render(c))
 		} else {
 			b.WriteString(c)
 		}

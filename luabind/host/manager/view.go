@@ -3,6 +3,7 @@ package manager
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -13,28 +14,26 @@ import (
 )
 
 // Styles: the terminal's own 16 colours, so every theme keeps them
-// readable.
-var (
-	titleStyle  = lipgloss.NewStyle().Bold(true)
-	dimStyle    = lipgloss.NewStyle().Foreground(lipgloss.Color("8"))
-	selStyle    = lipgloss.NewStyle().Bold(true)
-	keyStyle    = lipgloss.NewStyle().Bold(true)
-	errStyle    = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
-	okStyle     = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
-	headStyle   = lipgloss.NewStyle().Bold(true).Underline(true)
-	cursorStyle = lipgloss.NewStyle().Reverse(true)
-	statusStyle = map[hub.Status]lipgloss.Style{
-		hub.Ready:      lipgloss.NewStyle().Foreground(lipgloss.Color("2")),
-		hub.Connecting: lipgloss.NewStyle().Foreground(lipgloss.Color("3")),
-		hub.NeedsAuth:  lipgloss.NewStyle().Foreground(lipgloss.Color("5")),
-		hub.Failed:     lipgloss.NewStyle().Foreground(lipgloss.Color("1")),
-		hub.Disabled:   lipgloss.NewStyle().Foreground(lipgloss.Color("8")),
-		hub.Stopped:    lipgloss.NewStyle().Foreground(lipgloss.Color("8")),
+// readable. Made on first use: every luagent command links this package,
+// and building them at init cost each start (serve included) 0.1 ms.
+type styles struct {
+	title, dim, sel, key, err, ok, head, cursor lipgloss.Style
+	status                                      map[hub.Status]lipgloss.Style
+}
+
+var sty = sync.OnceValue(func() *styles {
+	fg := func(c string) lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Color(c)) }
+	return &styles{
+		title: lipgloss.NewStyle().Bold(true), dim: fg("8"), sel: lipgloss.NewStyle().Bold(true),
+		key: lipgloss.NewStyle().Bold(true), err: fg("1"), ok: fg("2"),
+		head: lipgloss.NewStyle().Bold(true).Underline(true), cursor: lipgloss.NewStyle().Reverse(true),
+		status: map[hub.Status]lipgloss.Style{hub.Ready: fg("2"), hub.Connecting: fg("3"), hub.NeedsAuth: fg("5"),
+			hub.Failed: fg("1"), hub.Disabled: fg("8"), hub.Stopped: fg("8")},
 	}
-)
+})
 
 func status(st hub.Status) string {
-	return statusStyle[st].Render("● " + statusWord(st))
+	return sty().status[st].Render("● " + statusWord(st))
 }
 
 func truncate(s string, w int) string { return ansi.Truncate(s, max(0, w), "…") }
@@ -80,7 +79,7 @@ func (m Model) Screen() string {
 			body = append(body, l.text)
 		}
 		if len(lines) > m.bodyHeight() {
-			title += dimStyle.Render(fmt.Sprintf("  (lines %d–%d of %d)", m.offset+1, end, len(lines)))
+			title += sty().dim.Render(fmt.Sprintf("  (lines %d–%d of %d)", m.offset+1, end, len(lines)))
 		}
 		keys = "↑/↓ select a tool (its schema opens) · pgup/pgdn scroll · esc back to the list"
 	case modeAdd:
@@ -93,7 +92,7 @@ func (m Model) Screen() string {
 		keys = "enter/y save · e edit · esc cancel"
 	}
 	w, h := max(20, m.width), max(5, m.height)
-	out := []string{titleStyle.Render(truncate(title, w)), ""}
+	out := []string{sty().title.Render(truncate(title, w)), ""}
 	for _, l := range body[:min(len(body), h-4)] {
 		out = append(out, truncate(l, w))
 	}
@@ -102,12 +101,12 @@ func (m Model) Screen() string {
 	}
 	note := ""
 	if m.note != "" {
-		note = okStyle.Render(truncate(m.note, w))
+		note = sty().ok.Render(truncate(m.note, w))
 		if m.noteErr {
-			note = errStyle.Render(truncate(m.note, w))
+			note = sty().err.Render(truncate(m.note, w))
 		}
 	}
-	out = append(out, note, dimStyle.Render(truncate(keys, w)))
+	out = append(out, note, sty().dim.Render(truncate(keys, w)))
 	return strings.Join(out, "\n")
 }
 
@@ -120,7 +119,7 @@ func (m Model) listLines() []string {
 		nameW = max(nameW, lipgloss.Width(st.Name))
 	}
 	const statusW, transW, toolsW = 14, 11, 7
-	out := []string{dimStyle.Render("  " + pad("NAME", nameW+2) + pad("STATUS", statusW) + pad("TRANSPORT", transW) + "TOOLS")}
+	out := []string{sty().dim.Render("  " + pad("NAME", nameW+2) + pad("STATUS", statusW) + pad("TRANSPORT", transW) + "TOOLS")}
 	for i, st := range m.states {
 		tr := m.transport[st.Name]
 		if tr == "" {
@@ -128,11 +127,11 @@ func (m Model) listLines() []string {
 		}
 		mark, name := "  ", pad(st.Name, nameW+2)
 		if i == m.cursor {
-			mark, name = "› ", selStyle.Render(name)
+			mark, name = "› ", sty().sel.Render(name)
 		}
 		line := mark + name + pad(status(st.Status), statusW) + pad(tr, transW) + pad(toolCount(st), toolsW)
 		if st.Err != nil && (st.Status == hub.Failed || st.Status == hub.NeedsAuth) {
-			line += errStyle.Render(m.o.Redact(chat.OneLine(st.Err.Error(), 300)))
+			line += sty().err.Render(m.o.Redact(chat.OneLine(st.Err.Error(), 300)))
 		}
 		out = append(out, strings.TrimRight(line, " "))
 	}
@@ -150,7 +149,7 @@ type line struct {
 func (m Model) inspectLines() []line {
 	d := m.details
 	if d == nil {
-		return []line{{text: dimStyle.Render("asking " + m.loading + " for its tools, prompts and resources…"), tool: -1}}
+		return []line{{text: sty().dim.Render("asking " + m.loading + " for its tools, prompts and resources…"), tool: -1}}
 	}
 	w := max(20, m.width)
 	var out []line
@@ -171,16 +170,16 @@ func (m Model) inspectLines() []line {
 		if d.Transport == "http" {
 			label = "url      "
 		}
-		add(dimStyle.Render(label) + m.o.Redact(d.Target))
+		add(sty().dim.Render(label) + m.o.Redact(d.Target))
 	}
 	if len(d.EnvKeys) > 0 {
-		add(dimStyle.Render("env      ") + strings.Join(d.EnvKeys, ", ") + dimStyle.Render(" (values hidden)"))
+		add(sty().dim.Render("env      ") + strings.Join(d.EnvKeys, ", ") + sty().dim.Render(" (values hidden)"))
 	}
 	if len(d.HeaderKeys) > 0 {
-		add(dimStyle.Render("headers  ") + strings.Join(d.HeaderKeys, ", ") + dimStyle.Render(" (values hidden)"))
+		add(sty().dim.Render("headers  ") + strings.Join(d.HeaderKeys, ", ") + sty().dim.Render(" (values hidden)"))
 	}
 	if st.Err != nil && st.Status != hub.Ready {
-		wrapped("", errStyle.Render("error: ")+m.o.Redact(chat.OneLine(st.Err.Error(), 2000)))
+		wrapped("", sty().err.Render("error: ")+m.o.Redact(chat.OneLine(st.Err.Error(), 2000)))
 	}
 	// A server restarted a few times says the same thing each time: a
 	// line repeated shows once, with its count.
@@ -189,32 +188,32 @@ func (m Model) inspectLines() []line {
 		for j < len(st.Stderr) && st.Stderr[j] == st.Stderr[i] {
 			j++
 		}
-		l := dimStyle.Render("stderr: ") + m.o.Redact(chat.OneLine(st.Stderr[i], 300))
+		l := sty().dim.Render("stderr: ") + m.o.Redact(chat.OneLine(st.Stderr[i], 300))
 		if j-i > 1 {
-			l += dimStyle.Render(fmt.Sprintf(" (×%d)", j-i))
+			l += sty().dim.Render(fmt.Sprintf(" (×%d)", j-i))
 		}
 		add(l)
 		i = j
 	}
 	if st.Status != hub.Ready {
 		add("")
-		add(dimStyle.Render("not connected: its tools, prompts and resources show when it is ready"))
+		add(sty().dim.Render("not connected: its tools, prompts and resources show when it is ready"))
 		return out
 	}
 	add("")
-	add(headStyle.Render(fmt.Sprintf("Tools (%d)", len(d.Tools))))
+	add(sty().head.Render(fmt.Sprintf("Tools (%d)", len(d.Tools))))
 	for i, t := range d.Tools {
 		sel := i == m.tool
 		mark, name := "  ", t.Name
 		if sel {
-			mark, name = "› ", selStyle.Render(t.Name)
+			mark, name = "› ", sty().sel.Render(t.Name)
 		}
 		l := mark + name
 		if t.Title != "" {
 			l += "  " + t.Title
 		}
 		if len(t.Hints) > 0 {
-			l += "  " + dimStyle.Render("["+strings.Join(t.Hints, ", ")+"]")
+			l += "  " + sty().dim.Render("["+strings.Join(t.Hints, ", ")+"]")
 		}
 		out = append(out, line{text: l, tool: i, sel: sel})
 		if !sel {
@@ -229,43 +228,43 @@ func (m Model) inspectLines() []line {
 	}
 	if d.HasPrompts {
 		add("")
-		add(headStyle.Render(fmt.Sprintf("Prompts (%d)", len(d.Prompts))))
+		add(sty().head.Render(fmt.Sprintf("Prompts (%d)", len(d.Prompts))))
 		for _, p := range d.Prompts {
 			l := "  " + p.Name + "(" + strings.Join(p.ArgNames(), ", ") + ")"
 			if p.Description != "" {
-				l += dimStyle.Render(" — " + chat.OneLine(p.Description, 200))
+				l += sty().dim.Render(" — " + chat.OneLine(p.Description, 200))
 			}
 			add(l)
 			for _, a := range p.Args {
 				if a.Description != "" {
-					add(dimStyle.Render("      " + a.Name + ": " + chat.OneLine(a.Description, 200)))
+					add(sty().dim.Render("      " + a.Name + ": " + chat.OneLine(a.Description, 200)))
 				}
 			}
 		}
 		if d.PromptsErr != nil {
-			add(errStyle.Render("  listing failed: " + m.o.Redact(chat.OneLine(d.PromptsErr.Error(), 300))))
+			add(sty().err.Render("  listing failed: " + m.o.Redact(chat.OneLine(d.PromptsErr.Error(), 300))))
 		}
 	}
 	if d.HasResources {
 		add("")
-		add(headStyle.Render(fmt.Sprintf("Resources (%d)", len(d.Resources))))
+		add(sty().head.Render(fmt.Sprintf("Resources (%d)", len(d.Resources))))
 		for _, r := range d.Resources {
 			l := "  " + r.URI
 			if r.Name != "" {
 				l += "  " + r.Name
 			}
 			if r.MimeType != "" {
-				l += dimStyle.Render("  " + r.MimeType)
+				l += sty().dim.Render("  " + r.MimeType)
 			}
 			add(l)
 		}
 		if d.ResourcesErr != nil {
-			add(errStyle.Render("  listing failed: " + m.o.Redact(chat.OneLine(d.ResourcesErr.Error(), 300))))
+			add(sty().err.Render("  listing failed: " + m.o.Redact(chat.OneLine(d.ResourcesErr.Error(), 300))))
 		}
 	}
 	if ins := strings.TrimSpace(st.Info.Instructions); ins != "" {
 		add("")
-		add(headStyle.Render("Instructions"))
+		add(sty().head.Render("Instructions"))
 		for _, p := range strings.Split(ins, "\n") {
 			wrapped("  ", p)
 		}
@@ -278,14 +277,14 @@ func (m Model) inspectLines() []line {
 // default and its description.
 func schemaLines(t chat.ToolDetail) []string {
 	if len(t.Fields) == 0 {
-		return []string{dimStyle.Render("    input: no arguments")}
+		return []string{sty().dim.Render("    input: no arguments")}
 	}
 	nameW, typeW := 0, 0
 	for _, f := range t.Fields {
 		nameW = max(nameW, 2*f.Depth+lipgloss.Width(f.Name))
 		typeW = max(typeW, lipgloss.Width(f.Type))
 	}
-	out := []string{dimStyle.Render("    input schema:")}
+	out := []string{sty().dim.Render("    input schema:")}
 	for _, f := range t.Fields {
 		l := "      " + pad(strings.Repeat("  ", f.Depth)+f.Name, nameW+2) + pad(f.Type, typeW+2)
 		if f.Required {
@@ -307,7 +306,7 @@ func schemaLines(t chat.ToolDetail) []string {
 			extra = append(extra, chat.OneLine(f.Description, 200))
 		}
 		if len(extra) > 0 {
-			l += "  " + dimStyle.Render(strings.Join(extra, " · "))
+			l += "  " + sty().dim.Render(strings.Join(extra, " · "))
 		}
 		out = append(out, strings.TrimRight(l, " "))
 	}
@@ -327,12 +326,12 @@ func (m Model) addLines() []string {
 			mark = "› "
 		}
 		out = append(out, mark+pad(f.label, labelW+2)+"["+pad(f.render(i == m.form.focus, boxW), boxW)+"]")
-		out = append(out, dimStyle.Render(strings.Repeat(" ", labelW+5)+f.hint))
+		out = append(out, sty().dim.Render(strings.Repeat(" ", labelW+5)+f.hint))
 	}
 	if m.formErr != "" {
 		out = append(out, "")
 		for _, l := range wrap(m.formErr, max(20, m.width-2)) {
-			out = append(out, errStyle.Render(l))
+			out = append(out, sty().err.Render(l))
 		}
 	}
 	return out
@@ -350,7 +349,7 @@ func (m Model) previewLines() []string {
 		}
 		out = append(out, "  "+string(r))
 	}
-	out = append(out, "", dimStyle.Render("after saving, the server starts; if it asks for authorization, the login starts"))
+	out = append(out, "", sty().dim.Render("after saving, the server starts; if it asks for authorization, the login starts"))
 	return out
 }
 
