@@ -128,7 +128,7 @@ func firstProblem(msg string) []problem {
 		}
 		return field + "." + k
 	}
-	if m := typeComplaint.FindStringSubmatch(msg); m != nil {
+	if m := typeComplaint().FindStringSubmatch(msg); m != nil {
 		want := strings.Fields(strings.NewReplacer("[", "", "]", "", `"`, "").Replace(m[2]))
 		if m[1] == "null" {
 			return []problem{{field: field, what: " is null, want " + articled(want)}}
@@ -149,12 +149,14 @@ func firstProblem(msg string) []problem {
 	if len(out) > 0 {
 		return out
 	}
-	return []problem{{field: field, what: ": " + plainNumbers.ReplaceAllStringFunc(msg, plainNumber)}}
+	return []problem{{field: field, what: ": " + plainNumbers().ReplaceAllStringFunc(msg, plainNumber)}}
 }
 
 // typeComplaint is the validator's "type: 3 has type "integer", want
 // "string"" (or want one of ["a" "b"]).
-var typeComplaint = regexp.MustCompile(`^type: .* has type "(\w+)", want (?:one of )?(.*)$`)
+var typeComplaint = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^type: .* has type "(\w+)", want (?:one of )?(.*)$`)
+})
 
 // quotedNames reads the validator's %q of a []string: ["a" "b"].
 func quotedNames(s string) []string {
@@ -168,7 +170,7 @@ func quotedNames(s string) []string {
 }
 
 // The validator prints numbers as rationals ("0/1") and with six decimals.
-var plainNumbers = regexp.MustCompile(`-?\d+(/1\b|\.\d+)`)
+var plainNumbers = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-?\d+(/1\b|\.\d+)`) })
 
 func plainNumber(s string) string {
 	if n, ok := strings.CutSuffix(s, "/1"); ok {

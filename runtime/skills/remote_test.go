@@ -347,3 +347,13 @@ func TestRemoteResolve(t *testing.T) {
 		t.Errorf("resolving read %v", srv.reads)
 	}
 }
+
+func TestValidDigest(t *testing.T) {
+	good := "sha256:" + strings.Repeat("0a", 32)
+	for d, want := range map[string]bool{good: true, good[:len(good)-1]: false, good + "0": false, "sha256:" + strings.Repeat("0A", 32): false,
+		"sha512:" + strings.Repeat("0a", 32): false, "": false, strings.Repeat("0a", 32): false, "sha256:" + strings.Repeat("0g", 32): false} {
+		if validDigest(d) != want {
+			t.Errorf("validDigest(%q) = %v, want %v", d, !want, want)
+		}
+	}
+}
