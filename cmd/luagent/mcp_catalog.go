@@ -126,7 +126,7 @@ func yesNo(b bool) string {
 
 // target is an entry's command line or URL, for people.
 func target(s *catalog.Server) string {
-	m := (&catalog.Server{URL: s.URL, Command: s.Command, Args: s.Args}).Masked()
+	m := s.Masked()
 	if m.URL != "" {
 		return m.URL
 	}

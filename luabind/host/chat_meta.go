@@ -83,10 +83,11 @@ func (v *metaView) redact(s string) string {
 	return v.t.redact(s)
 }
 
-// learn keeps the secret values in a tool call's arguments: env values
-// (literal, or {"value": ...}), header values, oauth.clientSecret, and
-// what the catalog hides in the url and args (catalog.SecretsIn).
-// Values of one or two characters are not worth masking (nor secrets).
+// learn keeps the secret values in a tool call's arguments: what the
+// catalog hides in an entry (catalog.SecretsIn), read leniently — a
+// model's arguments need not be a valid entry for its secrets to be
+// masked. Values of one or two characters are not worth masking (nor
+// secrets).
 func (v *metaView) learn(raw json.RawMessage) {
 	var a struct {
 		URL     string                     `json:"url"`
@@ -98,23 +99,23 @@ func (v *metaView) learn(raw json.RawMessage) {
 		} `json:"oauth"`
 	}
 	json.Unmarshal(raw, &a)
-	var found []string
-	str := func(r json.RawMessage) {
+	str := func(r json.RawMessage) string { // "v" or {"value": "v"}
 		var s string
 		var o struct{ Value string }
 		if json.Unmarshal(r, &s) != nil && json.Unmarshal(r, &o) == nil {
 			s = o.Value
 		}
-		found = append(found, s)
+		return s
 	}
-	for _, r := range a.Env {
-		str(r)
+	e := &catalog.Server{URL: a.URL, Args: a.Args, OAuth: &catalog.OAuth{ClientSecret: a.OAuth.ClientSecret},
+		Env: map[string]catalog.EnvValue{}, Headers: map[string]string{}}
+	for k, r := range a.Env {
+		e.Env[k] = catalog.EnvValue{Value: str(r)}
 	}
-	for _, r := range a.Headers {
-		str(r)
+	for k, r := range a.Headers {
+		e.Headers[k] = str(r)
 	}
-	found = append(found, a.OAuth.ClientSecret)
-	found = append(found, catalog.SecretsIn(&catalog.Server{URL: a.URL, Args: a.Args})...)
+	found := catalog.SecretsIn(e)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for _, s := range found {

@@ -155,18 +155,12 @@ func maskURL(raw string, found *[]string) string {
 	if u.RawQuery != "" {
 		q := strings.Split(u.RawQuery, "&")
 		for i, kv := range q {
-			name, v, ok := strings.Cut(kv, "=")
-			if n, err := url.QueryUnescape(name); err == nil {
-				name = n
+			rawName, v, ok := strings.Cut(kv, "=")
+			if !ok || v == "" || isReference(v) || !SecretName(unescaped(rawName)) {
+				continue
 			}
-			if ok && SecretName(name) && v != "" && !isReference(v) {
-				if uv, err := url.QueryUnescape(v); err == nil {
-					hidden(uv, found)
-				} else {
-					hidden(v, found)
-				}
-				q[i], changed = kv[:strings.Index(kv, "=")]+"="+placeholder, true
-			}
+			hidden(unescaped(v), found)
+			q[i], changed = rawName+"="+placeholder, true
 		}
 		u.RawQuery = strings.Join(q, "&")
 	}
@@ -179,11 +173,32 @@ func maskURL(raw string, found *[]string) string {
 
 const placeholder = "luagent-hidden-0c5f2a"
 
-// SecretsIn returns the values Masked hides in s's URL and args (the
-// secrets written there), for masking them in text that repeats them
-// (a model's answer).
+// unescaped is a query part decoded, or as written when it does not decode.
+func unescaped(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// SecretsIn returns the values Masked hides in s — literal env values,
+// header values, the oauth client secret and the secrets of its URL and
+// args — for masking them in text that repeats them (a model's answer).
 func SecretsIn(s *Server) []string {
 	var found []string
+	for _, v := range s.Env {
+		if v.Param == "" && v.FromEnv == "" && v.Value != "" {
+			found = append(found, v.Value)
+		}
+	}
+	for _, v := range s.Headers {
+		if v != "" {
+			found = append(found, v)
+		}
+	}
+	if s.OAuth != nil && s.OAuth.ClientSecret != "" {
+		found = append(found, s.OAuth.ClientSecret)
+	}
 	maskURL(s.URL, &found)
 	maskArgs(s.Args, &found)
 	return found

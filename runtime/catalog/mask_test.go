@@ -86,13 +86,15 @@ func TestMaskedArgsAndURL(t *testing.T) {
 	}
 }
 
-// SecretsIn lists exactly what Masked hid in the URL and args, for
-// masking it in text that repeats it.
+// SecretsIn lists exactly what Masked hides, for masking it in text that
+// repeats it.
 func TestSecretsIn(t *testing.T) {
 	s := &Server{URL: "https://u:pw-SECRET@example.com/mcp?token=a%2Fb-SECRET&x=1",
-		Args: []string{"--api-key=k-SECRET", "--token", "${T}", "GITHUB_TOKEN=g-SECRET", "Authorization: Bearer h-SECRET", "plain"}}
+		Args:    []string{"--api-key=k-SECRET", "--token", "${T}", "GITHUB_TOKEN=g-SECRET", "Authorization: Bearer h-SECRET", "plain"},
+		Env:     map[string]EnvValue{"A": {Value: "e-SECRET"}, "B": {Param: "p"}, "C": {FromEnv: "HOME"}},
+		Headers: map[string]string{"X-Key": "x-SECRET"}, OAuth: &OAuth{ClientID: "id", ClientSecret: "c-SECRET"}}
 	got := SecretsIn(s)
-	want := []string{"pw-SECRET", "a/b-SECRET", "k-SECRET", "g-SECRET", "Bearer h-SECRET"}
+	want := []string{"e-SECRET", "x-SECRET", "c-SECRET", "pw-SECRET", "a/b-SECRET", "k-SECRET", "g-SECRET", "Bearer h-SECRET"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("SecretsIn = %q, want %q", got, want)
 	}
