@@ -161,13 +161,15 @@ var typeComplaint = sync.OnceValue(func() *regexp.Regexp {
 // quotedNames reads the validator's %q of a []string: ["a" "b"].
 func quotedNames(s string) []string {
 	var out []string
-	for _, q := range regexp.MustCompile(`"(?:[^"\\]|\\.)*"`).FindAllString(s, -1) {
+	for _, q := range quotedString().FindAllString(s, -1) {
 		if n, err := strconv.Unquote(q); err == nil {
 			out = append(out, n)
 		}
 	}
 	return out
 }
+
+var quotedString = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"\\]|\\.)*"`) })
 
 // The validator prints numbers as rationals ("0/1") and with six decimals.
 var plainNumbers = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-?\d+(/1\b|\.\d+)`) })
