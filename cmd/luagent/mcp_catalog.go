@@ -125,30 +125,7 @@ func yesNo(b bool) string {
 }
 
 // target is an entry's command line or URL, for people.
-func target(s *catalog.Server) string {
-	m := s.Masked()
-	if m.URL != "" {
-		return m.URL
-	}
-	return commandLine(m.Command, m.Args)
-}
-
-// commandLine shows a command and its arguments, quoting those a shell
-// would split.
-func commandLine(cmd string, args []string) string {
-	parts := []string{displayArg(cmd)}
-	for _, a := range args {
-		parts = append(parts, displayArg(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-func displayArg(a string) string {
-	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\$`!*?;&|<>()[]{}#~") {
-		return a
-	}
-	return strconv.Quote(a)
-}
+func target(s *catalog.Server) string { return s.Shown() }
 
 // mcpAdd saves a new server:
 //

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/hub"
 )
 
@@ -83,7 +81,7 @@ func (s *Session) Details(ctx context.Context, name string) (Details, error) {
 	d := Details{Name: name, State: st, Transport: "-"}
 	for _, e := range s.Catalog() {
 		if e.Name == name {
-			d.Transport, d.Target = e.Transport(), Target(e)
+			d.Transport, d.Target = e.Transport(), e.Shown()
 			d.EnvKeys = slices.Sorted(maps.Keys(e.Env))
 			d.HeaderKeys = slices.Sorted(maps.Keys(e.Headers))
 		}
@@ -137,26 +135,6 @@ func (s *Session) Details(ctx context.Context, name string) (Details, error) {
 		}
 	}
 	return d, nil
-}
-
-// Target is an entry's URL, or its command line (arguments a shell would
-// split are quoted). Env values are not part of it.
-func Target(e *catalog.Server) string {
-	if e.URL != "" {
-		return e.URL
-	}
-	parts := []string{shellWord(e.Command)}
-	for _, a := range e.Args {
-		parts = append(parts, shellWord(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-func shellWord(a string) string {
-	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\$`!*?;&|<>()[]{}#~") {
-		return a
-	}
-	return strconv.Quote(a)
 }
 
 // maxSchemaDepth bounds how deep SchemaFields follows nested objects: a

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -202,4 +203,25 @@ func SecretsIn(s *Server) []string {
 	maskURL(s.URL, &found)
 	maskArgs(s.Args, &found)
 	return found
+}
+
+// Shown is the entry's URL, or its command line (arguments a shell would
+// split quoted), for people: with its secrets hidden as Masked hides them.
+// Env values are not part of it.
+func (s *Server) Shown() string {
+	if s.URL != "" {
+		return maskURL(s.URL, nil)
+	}
+	parts := []string{shellWord(s.Command)}
+	for _, a := range maskArgs(s.Args, nil) {
+		parts = append(parts, shellWord(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellWord(a string) string {
+	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\$`!*?;&|<>()[]{}#~") {
+		return a
+	}
+	return strconv.Quote(a)
 }

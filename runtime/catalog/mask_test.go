@@ -99,3 +99,17 @@ func TestSecretsIn(t *testing.T) {
 		t.Errorf("SecretsIn = %q, want %q", got, want)
 	}
 }
+
+// Shown is the line people see for an entry: quoted where a shell would
+// split, with its secrets hidden.
+func TestShown(t *testing.T) {
+	for s, want := range map[*Server]string{
+		{Command: "npx", Args: []string{"-y", "srv", "--api-key=k-SECRET", "a b"}}: `npx -y srv "--api-key=<hidden>" "a b"`,
+		{URL: "https://example.com/mcp?token=t-SECRET"}:                            "https://example.com/mcp?token=<hidden>",
+		{Command: "/bin/x"}: "/bin/x",
+	} {
+		if got := s.Shown(); got != want {
+			t.Errorf("Shown() = %s, want %s", got, want)
+		}
+	}
+}
