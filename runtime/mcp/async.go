@@ -36,6 +36,7 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args json.RawMe
 		done(nil, err)
 		return
 	}
+	o.Progress = oneAtATime(o.Progress)
 	started := c.startToolCall(ctx, name)
 	ro := reqOpts{progress: o.Progress, timeout: o.Timeout, mrtr: true, tasks: true}
 	c.roundTripAsync(ctx, s, "tools/call", params, ro, func(res json.RawMessage, err error) {

@@ -197,7 +197,8 @@ func (c *Client) Prompts(ctx context.Context) ([]json.RawMessage, error) {
 
 // CallOptions tune one tool call.
 type CallOptions struct {
-	// Progress receives progress notifications (and task status updates).
+	// Progress receives progress notifications (and task status updates),
+	// one call at a time and in order, on a goroutine of the client's.
 	Progress func(Progress)
 	// Timeout overrides Options.Timeout for this call.
 	Timeout time.Duration
@@ -257,9 +258,24 @@ func joinNames(names []string, n int) string {
 	return out
 }
 
+// oneAtATime serializes a progress callback: notifications arrive on the
+// reader goroutine while a task's polls report on the caller's.
+func oneAtATime(fn func(Progress)) func(Progress) {
+	if fn == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		fn(p)
+	}
+}
+
 // CallToolRaw calls a tool and returns the result object as the server sent
 // it (after input_required rounds and tasks are followed).
 func (c *Client) CallToolRaw(ctx context.Context, name string, args json.RawMessage, o CallOptions) (json.RawMessage, error) {
+	o.Progress = oneAtATime(o.Progress)
 	if _, err := c.session(ctx); err != nil {
 		return nil, err
 	}

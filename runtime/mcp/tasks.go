@@ -84,11 +84,12 @@ func (r *statusReporter) report(t *taskState) {
 		return
 	}
 	key := t.Status + "\x00" + t.StatusMessage
+	// Held across the call, so two changes are reported in the order they
+	// were seen.
 	r.mu.Lock()
-	changed := key != r.last
-	r.last = key
-	r.mu.Unlock()
-	if changed {
+	defer r.mu.Unlock()
+	if key != r.last {
+		r.last = key
 		r.fn(Progress{Status: t.Status, Message: t.StatusMessage})
 	}
 }
