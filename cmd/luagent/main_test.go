@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 	args := []string{"build", "-o", bin}
 	if raceEnabled {
 		args = append(args, "-race")
+		testbin.QuickRaceExit()
 	}
 	build := exec.Command("go", append(args, ".")...)
 	build.Stderr = os.Stderr

@@ -294,6 +294,7 @@ func buildLuagent(t *testing.T) string {
 	if !raceEnabled {
 		return testbin.Build(t, "cmd/luagent")
 	}
+	testbin.QuickRaceExit()
 	out := filepath.Join(t.TempDir(), "luagent")
 	cmd := exec.Command("go", "build", "-race", "-o", out, "./cmd/luagent")
 	cmd.Dir = testbin.Root()
