@@ -90,6 +90,8 @@ type chatTerm struct {
 	spin     int
 	status   string // the last status line shown
 
+	statusMu sync.Mutex // showStatus, one at a time
+
 	pmu     sync.Mutex
 	prompts map[string][]string // server -> prompt names (completion)
 
@@ -511,8 +513,9 @@ func partsText(m llm.Message) string {
 // it changes, and each failure once; the servers stopping at the end are
 // not news (stop unsubscribes).
 func (t *chatTerm) watch(hb *rhub.Hub) (stop func()) {
-	t.showStatus(hb.Status())
-	return hb.Subscribe(func(ev rhub.Event) {
+	// Subscribed before the first look, so a server ready in between is
+	// not missed (the line would stay at "0/2 servers ready").
+	stop = hb.Subscribe(func(ev rhub.Event) {
 		st := ev.State
 		switch st.Status {
 		case rhub.Failed:
@@ -524,12 +527,24 @@ func (t *chatTerm) watch(hb *rhub.Hub) (stop func()) {
 		case rhub.Ready:
 			go t.cachePrompts(hb, st)
 		}
-		t.showStatus(hb.Status())
+		t.showStatus(hb)
 	})
+	for _, st := range hb.Status() {
+		if st.Status == rhub.Ready {
+			go t.cachePrompts(hb, st)
+		}
+	}
+	t.showStatus(hb)
+	return stop
 }
 
-func (t *chatTerm) showStatus(states []rhub.State) {
-	line := chat.StatusLine(states)
+// showStatus prints the status line when it changed. Reading the states
+// and printing are one step, so a line read earlier is never printed
+// after a later one.
+func (t *chatTerm) showStatus(hb *rhub.Hub) {
+	t.statusMu.Lock()
+	defer t.statusMu.Unlock()
+	line := chat.StatusLine(hb.Status())
 	t.mu.Lock()
 	same := line == t.status
 	t.status = line
