@@ -348,7 +348,7 @@ type getOAuth struct {
 	Scopes              []string `json:"scopes"`
 }
 
-const masked = "****"
+const masked = catalog.Hidden // as everywhere else an entry is shown
 
 // secretHeader reports whether a header's value is to be masked: its name
 // or its value looks like a credential.

@@ -169,7 +169,7 @@ func TestMCPGet(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := g["headers"].(map[string]any)
-	if h["Authorization"] != "****" || h["X-Api-Key"] != "****" || h["X-Team"] != "blue" {
+	if h["Authorization"] != "<hidden>" || h["X-Api-Key"] != "<hidden>" || h["X-Team"] != "blue" {
 		t.Errorf("headers = %v", h)
 	}
 	o := g["oauth"].(map[string]any)
@@ -185,7 +185,7 @@ func TestMCPGet(t *testing.T) {
 			t.Errorf("get shows the header value %s", secret)
 		}
 	}
-	if !strings.Contains(text, "X-Team: blue") || !strings.Contains(text, "Authorization: ****") {
+	if !strings.Contains(text, "X-Team: blue") || !strings.Contains(text, "Authorization: <hidden>") {
 		t.Errorf("get:\n%s", text)
 	}
 }
