@@ -132,8 +132,10 @@ func New(o Options) Model {
 	return m
 }
 
-// Init is tea.Model's.
-func (m Model) Init() tea.Cmd { return nil }
+// Init is tea.Model's: the list is read again once the program runs, as
+// a change between New and the caller's subscription to the hub would
+// otherwise show only at the next one.
+func (m Model) Init() tea.Cmd { return func() tea.Msg { return StatusMsg{} } }
 
 func (m *Model) refresh() {
 	m.states = m.o.Backend.Status()

@@ -465,3 +465,13 @@ func TestInspectAServerNotConnected(t *testing.T) {
 		"error: hub: exited with status 3", "stderr: fatal: no config (×3)\nstderr: bye",
 		"not connected: its tools, prompts and resources show when it is ready")
 }
+
+// A change between New and the program's start (before the caller has
+// subscribed to the hub) shows at once: Init reads the list again.
+func TestInitReadsTheListAgain(t *testing.T) {
+	b := newBackend()
+	d := newDriver(t, b)
+	b.set("srv", hub.Connecting)
+	d.run(d.m.Init())
+	d.rows(map[string]string{"srv": "› srv ● connecting stdio -"})
+}
