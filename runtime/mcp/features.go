@@ -198,7 +198,8 @@ func (c *Client) Prompts(ctx context.Context) ([]json.RawMessage, error) {
 // CallOptions tune one tool call.
 type CallOptions struct {
 	// Progress receives progress notifications (and task status updates),
-	// one call at a time and in order, on a goroutine of the client's.
+	// one call at a time and in order of arrival (on the client's goroutines
+	// or the caller's: it must not block for long).
 	Progress func(Progress)
 	// Timeout overrides Options.Timeout for this call.
 	Timeout time.Duration
