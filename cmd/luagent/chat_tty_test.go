@@ -218,9 +218,14 @@ func TestTTYChat(t *testing.T) {
 	tt.send("/nope\r")
 	m = tt.wait(m, "unknown command /nope")
 
-	// Ctrl-D leaves, saving the conversation and the history.
+	// Ctrl-D leaves, saving the conversation and the history; what it
+	// prints starts on a line of its own, not after the prompt.
 	tt.send("\x04")
 	m = tt.wait(m, "saved the conversation to ")
+	out = tt.output()
+	if before := out[:strings.LastIndex(out, "saved the conversation to ")]; !strings.HasSuffix(before, "\n") {
+		t.Errorf("after Ctrl-D, saved... follows the prompt on its line: %q", before[max(0, len(before)-80):])
+	}
 	tt.exited()
 	saved := regexp.MustCompile(`saved the conversation to (\S+\.json)`).FindStringSubmatch(tt.output())
 	if saved == nil || !strings.HasPrefix(saved[1], filepath.Join(home, "sessions")) {

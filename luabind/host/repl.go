@@ -260,6 +260,12 @@ func (e *lineEditor) ReadLine(p string) (string, error) {
 	if errors.Is(err, liner.ErrPromptAborted) {
 		return "", ErrAborted
 	}
+	if err == io.EOF {
+		// Ctrl-D leaves the cursor after the prompt; what is printed on
+		// the way out (the shell's prompt, chat's "saved ...") starts on a
+		// line of its own, as after Ctrl-C's ^C.
+		io.WriteString(e.tw.out, "\n")
+	}
 	return line, err
 }
 
