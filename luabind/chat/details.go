@@ -73,7 +73,7 @@ type ResourceDetail struct{ URI, Name, MimeType string }
 // Details gathers a server's details; prompts and resources are listed
 // (ctx bounds those requests) only when the server is ready and offers
 // them.
-func (s *Session) Details(ctx context.Context, name string) (Details, error) {
+func (s *Servers) Details(ctx context.Context, name string) (Details, error) {
 	st, err := s.state(name)
 	if err != nil {
 		return Details{}, err
@@ -89,7 +89,7 @@ func (s *Session) Details(ctx context.Context, name string) (Details, error) {
 	if st.Status != hub.Ready {
 		return d, nil
 	}
-	tools, _ := s.o.Hub.Tools()
+	tools, _ := s.h.Tools()
 	for _, t := range tools {
 		if t.Server != name {
 			continue
@@ -106,7 +106,7 @@ func (s *Session) Details(ctx context.Context, name string) (Details, error) {
 	}
 	if st.Info.Capabilities.Prompts != nil {
 		d.HasPrompts = true
-		items, err := s.o.Hub.Prompts(ctx, name)
+		items, err := s.h.Prompts(ctx, name)
 		d.PromptsErr = err
 		for _, it := range items {
 			var p struct {
@@ -126,7 +126,7 @@ func (s *Session) Details(ctx context.Context, name string) (Details, error) {
 	}
 	if st.Info.Capabilities.Resources != nil {
 		d.HasResources = true
-		items, err := s.o.Hub.Resources(ctx, name)
+		items, err := s.h.Resources(ctx, name)
 		d.ResourcesErr = err
 		for _, it := range items {
 			var r struct{ URI, Name, MimeType string }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
@@ -17,14 +18,32 @@ import (
 // enable or disable its catalog entry (saved, and only that connection
 // changes; the conversation stays).
 
-func (s *Session) hub() (*hub.Hub, error) {
-	if s.o.Hub == nil {
-		return nil, errs.New(errs.NotFound, "chat", "this agent has no MCP servers (its hub is off)")
-	}
-	return s.o.Hub, nil
+// Servers are a session's MCP servers: its hub and the catalog entries
+// behind it, which the /mcp verbs and the manager read and change. The
+// REPL's /mcp has one over the default hub, with no conversation.
+type Servers struct {
+	h       *hub.Hub // nil: the agent has no servers
+	mu      sync.Mutex
+	entries []*catalog.Server
 }
 
-func (s *Session) state(name string) (hub.State, error) {
+// NewServers returns the servers of h, whose entries are those of the
+// catalog (for what the hub does not say: transport, command line).
+func NewServers(h *hub.Hub, entries []*catalog.Server) *Servers {
+	return &Servers{h: h, entries: entries}
+}
+
+// Hub is the hub (nil: none).
+func (s *Servers) Hub() *hub.Hub { return s.h }
+
+func (s *Servers) hub() (*hub.Hub, error) {
+	if s.h == nil {
+		return nil, errs.New(errs.NotFound, "chat", "this agent has no MCP servers (its hub is off)")
+	}
+	return s.h, nil
+}
+
+func (s *Servers) state(name string) (hub.State, error) {
 	h, err := s.hub()
 	if err != nil {
 		return hub.State{}, err
@@ -38,15 +57,15 @@ func (s *Session) state(name string) (hub.State, error) {
 }
 
 // Catalog is the catalog's entries as the session last read them.
-func (s *Session) Catalog() []*catalog.Server {
+func (s *Servers) Catalog() []*catalog.Server {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.o.Catalog
+	return s.entries
 }
 
 // Inspect is /mcp NAME: a server's status, instructions, tools (titles,
 // annotations, arguments), prompts and resources, as text.
-func (s *Session) Inspect(ctx context.Context, name string) (string, error) {
+func (s *Servers) Inspect(ctx context.Context, name string) (string, error) {
 	d, err := s.Details(ctx, name)
 	if err != nil {
 		return "", err
@@ -181,7 +200,7 @@ func SchemaArgs(schema json.RawMessage) []string {
 }
 
 // Restart stops a server and connects it again in the background.
-func (s *Session) Restart(name string) error {
+func (s *Servers) Restart(name string) error {
 	h, err := s.hub()
 	if err != nil {
 		return err
@@ -191,7 +210,7 @@ func (s *Session) Restart(name string) error {
 
 // Reauthorize runs an HTTP server's OAuth login (the URL is printed and a
 // browser opened) and restarts it with the new credential.
-func (s *Session) Reauthorize(ctx context.Context, name string) error {
+func (s *Servers) Reauthorize(ctx context.Context, name string) error {
 	h, err := s.hub()
 	if err != nil {
 		return err
@@ -201,7 +220,7 @@ func (s *Session) Reauthorize(ctx context.Context, name string) error {
 
 // SetEnabled enables or disables a catalog entry in the file at path and
 // reloads the hub: only that server starts or stops.
-func (s *Session) SetEnabled(ctx context.Context, path, name string, on bool) error {
+func (s *Servers) SetEnabled(ctx context.Context, path, name string, on bool) error {
 	return s.edit(ctx, path, func(c *catalog.Config) error {
 		e := c.Server(name)
 		if e == nil {
@@ -214,7 +233,7 @@ func (s *Session) SetEnabled(ctx context.Context, path, name string, on bool) er
 
 // Remove takes a server out of the catalog at path; the hub stops it and
 // keeps the others' connections.
-func (s *Session) Remove(ctx context.Context, path, name string) error {
+func (s *Servers) Remove(ctx context.Context, path, name string) error {
 	return s.edit(ctx, path, func(c *catalog.Config) error {
 		if !c.Remove(name) {
 			return errs.Errorf(errs.NotFound, "chat", "no server %q in the catalog (/mcp lists them)", name)
@@ -225,14 +244,14 @@ func (s *Session) Remove(ctx context.Context, path, name string) error {
 
 // Add saves a new entry in the catalog at path (a name already there is
 // an error of kind invalid) and the hub starts it.
-func (s *Session) Add(ctx context.Context, path string, e *catalog.Server) error {
+func (s *Servers) Add(ctx context.Context, path string, e *catalog.Server) error {
 	return s.edit(ctx, path, func(c *catalog.Config) error { return c.Add(e, false) })
 }
 
 // edit changes the catalog at path under its lock (the catalog's
 // validation applies: a change that breaks a rule writes nothing), then
 // reloads the hub, which restarts only the entries that changed.
-func (s *Session) edit(ctx context.Context, path string, fn func(*catalog.Config) error) error {
+func (s *Servers) edit(ctx context.Context, path string, fn func(*catalog.Config) error) error {
 	h, err := s.catalogHub("change the servers in the agent's file")
 	if err != nil {
 		return err
@@ -246,7 +265,7 @@ func (s *Session) edit(ctx context.Context, path string, fn func(*catalog.Config
 // catalogHub is the session's hub when it is the catalog's: one with a
 // server the catalog lacks belongs to the agent's file, which the catalog
 // does not change (hint says what to do instead).
-func (s *Session) catalogHub(hint string) (*hub.Hub, error) {
+func (s *Servers) catalogHub(hint string) (*hub.Hub, error) {
 	h, err := s.hub()
 	if err != nil {
 		return nil, err
@@ -265,13 +284,13 @@ func (s *Session) catalogHub(hint string) (*hub.Hub, error) {
 
 // reload reads the catalog at path again and has h match it: only the
 // entries that changed start, stop or restart.
-func (s *Session) reload(h *hub.Hub, path string) error {
+func (s *Servers) reload(h *hub.Hub, path string) error {
 	cfg, err := catalog.Load(path)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.o.Catalog = cfg.Servers
+	s.entries = cfg.Servers
 	s.mu.Unlock()
 	h.Reload(cfg.Servers)
 	return nil

@@ -17,7 +17,7 @@ import (
 // ready, a prompt the server does not list, or a failed request is an
 // error, and nothing is to be sent.
 func (s *Session) FetchPrompt(ctx context.Context, server, name string, args map[string]string) ([]llm.Message, error) {
-	h := s.o.Hub
+	h := s.Hub()
 	if h == nil {
 		return nil, errs.New(errs.NotFound, "chat", "this agent has no MCP servers: /mcp prompt needs one")
 	}

@@ -54,7 +54,8 @@ type Options struct {
 
 // Session is one conversation with an agent.
 type Session struct {
-	o Options
+	o        Options
+	*Servers // the hub and the catalog (Options.Hub, Options.Catalog)
 
 	mu      sync.Mutex
 	agent   Agent
@@ -67,7 +68,7 @@ type Session struct {
 
 // New returns a session over o.Agent, whose asks it answers from now on.
 func New(o Options) *Session {
-	s := &Session{o: o, allowed: map[string]bool{}, edits: map[string]json.RawMessage{}}
+	s := &Session{o: o, Servers: NewServers(o.Hub, o.Catalog), allowed: map[string]bool{}, edits: map[string]json.RawMessage{}}
 	s.conv = Conversation{Version: conversationVersion, Start: time.Now().UTC().Round(time.Second), AgentFile: o.AgentFile}
 	s.SetAgent(o.Agent)
 	return s
@@ -94,9 +95,6 @@ func (s *Session) Agent() Agent {
 	defer s.mu.Unlock()
 	return s.agent
 }
-
-// Hub is the session's hub (nil: none).
-func (s *Session) Hub() *hub.Hub { return s.o.Hub }
 
 // ErrCancelled is the cause a cancelled turn ends with.
 var ErrCancelled = errs.New(errs.Cancelled, "chat", "the turn was cancelled (Ctrl-C)")
