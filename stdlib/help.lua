@@ -20,7 +20,8 @@ modules (globals, no require needed):
   and Lua's own: string, table, math, os, io, coroutine
   help(mcp) lists a module's functions; so does mcp.<Tab>.
 keys: Tab completes, Ctrl-C cancels the running line, Ctrl-D exits
-commands: /help (this text), /mcp (the catalog's servers and their status), /exit
+commands: /help (this text), /mcp (the catalog's servers: the manager, as in chat;
+  their status when not on a terminal), /exit
 docs: README.md (the tour and the Lua reference) and docs/;
   `luagent --help` for the command line (luagent ask "..." asks an agent, luagent chat talks with one)]]
 

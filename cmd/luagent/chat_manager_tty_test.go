@@ -755,3 +755,35 @@ func TestVT(t *testing.T) {
 		}
 	}
 }
+
+// The plain REPL's /mcp on a terminal is the same manager, over the hub
+// agents in the REPL share (agent.default_hub()): a server disabled there
+// is saved in the catalog and stopped in that hub, and the REPL goes on.
+func TestTTYREPLManager(t *testing.T) {
+	home, gate, _ := chatHome(t)
+	os.WriteFile(gate, nil, 0o600)
+	tt := &mgrTTY{tty: startTTY(t, home), vt: newVT(120, 40)}
+	m := tt.wait(0, "> ")
+	tt.send("/mcp\r")
+	tt.waitScreen("MCP servers — 2/2 servers ready", "NAME STATUS TRANSPORT TOOLS", "srv ● ready stdio 4", "slow ● ready stdio 1")
+	if strings.Contains(tt.screen(), "SECRET") {
+		t.Errorf("the manager shows srv's env:\n%s", tt.screen())
+	}
+	tt.waitScreen("› slow ● ready") // the list is in name order
+	tt.send("d")
+	tt.waitScreen("› slow ● disabled stdio -", "slow: disabled (saved), stopped", "1/1 server ready")
+	if e := catalogServers(t, home)["slow"]; e == nil || e["enabled"] != false {
+		t.Errorf("the catalog's slow after d: %v", e)
+	}
+	m = len(tt.output())
+	tt.send("q")
+	m = tt.wait(m, "  slow: disabled (saved), stopped\r\n", "> ")
+	// The REPL's agents see the change: the shared hub stopped slow.
+	tt.send("for _, s in ipairs(agent.default_hub():status()) do print(s.name .. '=' .. s.status) end\r")
+	out, _ := tt.between(m, "srv=ready\r\n")
+	if !strings.Contains(out, "slow=disabled\r\n") {
+		t.Errorf("the REPL's hub after the manager's d:\n%q", out)
+	}
+	tt.send("\x04")
+	tt.exited()
+}

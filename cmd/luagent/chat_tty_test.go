@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -393,32 +394,29 @@ func TestTTYChatProgressFromServerEverything(t *testing.T) {
 	tt.exited()
 }
 
-func TestTTYREPLMCP(t *testing.T) {
+// The REPL's /mcp without a terminal (a pipe) lists the catalog's servers
+// in the hub agents share, which it starts: slow connects until its gate
+// opens, and /mcps, asked again, shows it ready. (On a terminal /mcp is
+// the manager: TestTTYREPLManager.)
+func TestPipedREPLMCP(t *testing.T) {
 	home, gate, _ := chatHome(t)
-	tt := startTTY(t, home)
-	m := tt.wait(0, "> ")
-	tt.send("/mcp\r")
-	m = tt.wait(m, "NAME")
-	m = tt.wait(m, "slow  connecting  stdio")
-	m = tt.wait(m, "> ")
-	os.WriteFile(gate, nil, 0o600)
-	// The hub /mcp started (the one agents share) settles: /mcps, asked
-	// again, shows it (each ask waits for its own output).
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		tt.send("/mcps\r")
-		out, end := tt.between(m, "TOOLS")
-		out2, end2 := tt.between(end, "> ")
-		m = end2
-		if strings.Contains(out+out2, "slow  ready   stdio      1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("slow never got ready:\n%s", out+out2)
-		}
-		time.Sleep(50 * time.Millisecond) // between polls of the status
+	wait := `io.open(` + strconv.Quote(gate) + `, "w"):close()
+local deadline = os.time() + 60
+repeat
+  local ready = false
+  for _, s in ipairs(agent.default_hub():status()) do ready = ready or (s.name == "slow" and s.status == "ready") end
+  if ready then break end
+  task.sleep(0.05)
+until os.time() > deadline`
+	r := luagent(t, "/mcp\n"+strings.ReplaceAll(wait, "\n", " ")+"\n/mcps\n", []string{"LUAGENT_HOME=" + home})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if strings.Contains(tt.output(), "SECRET") {
+	first, then, _ := strings.Cut(r.stdout, "TOOLS")
+	if _, rest, ok := strings.Cut(then, "TOOLS"); !ok || !strings.Contains(first+then, "slow  connecting  stdio") || !strings.Contains(rest, "slow  ready   stdio      1") {
+		t.Errorf("/mcp, then /mcps once slow is ready:\n%s\n%s", r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, "SECRET") {
 		t.Error("a secret was printed")
 	}
 }

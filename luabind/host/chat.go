@@ -360,7 +360,7 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 			return true
 		}
 		if t.tty {
-			t.mcpManager(ctx, hb)
+			t.mcpManager(ctx)
 			return true
 		}
 		t.say("%s", strings.TrimRight(chat.MCPList(hb.Status(), t.s.Catalog()), "\n"))
@@ -608,9 +608,10 @@ func (t *chatTerm) clearProgressLocked() {
 	}
 }
 
-// replMCP is the REPL's /mcp: the status of the catalog's servers in the
-// hub agents share (agent.default_hub(), started on first use).
-func (h *Host) replMCP() {
+// replMCP is the REPL's /mcp: the catalog's servers in the hub agents
+// share (agent.default_hub(), started on first use), in the manager on a
+// terminal, else as a status list.
+func (h *Host) replMCP(ctx context.Context, tty bool, op *atomic.Pointer[context.CancelFunc]) {
 	cfg, err := catalog.Load(catalog.Path(h.cfg.Home))
 	if err != nil {
 		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
@@ -620,10 +621,28 @@ func (h *Host) replMCP() {
 		fmt.Fprint(h.cfg.Stdout, chat.MCPList(nil, nil))
 		return
 	}
-	hb, err := chat.NewLua(h.Loop).DefaultHub(context.Background())
+	hb, err := chat.NewLua(h.Loop).DefaultHub(ctx)
 	if err != nil {
 		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
 		return
 	}
-	fmt.Fprint(h.cfg.Stdout, chat.MCPList(hb.Status(), cfg.Servers))
+	if !tty {
+		fmt.Fprint(h.cfg.Stdout, chat.MCPList(hb.Status(), cfg.Servers))
+		return
+	}
+	s := chat.NewServers(hb, cfg.Servers)
+	login := func(ctx context.Context, name string) error {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		defer cancel()
+		op.Store(&cancel)
+		defer op.Store(nil)
+		return s.Reauthorize(ctx, name)
+	}
+	log, err := h.runManager(ctx, s, nil, login, func(string) bool { return false })
+	if err != nil {
+		fmt.Fprintf(h.cfg.Stderr, "luagent: %s: %v\n", errs.KindOf(err), err)
+	}
+	for _, l := range log {
+		fmt.Fprintf(h.cfg.Stdout, "  %s\n", l)
+	}
 }

@@ -26,43 +26,22 @@ import (
 // changed. What the session printed meanwhile is held, so it does not
 // draw over the screen, and printed after — but for the status lines
 // (watch's "[...]"), which the last one sums up.
-func (t *chatTerm) mcpManager(ctx context.Context, hb *rhub.Hub) {
+func (t *chatTerm) mcpManager(ctx context.Context) {
 	t.mu.Lock()
 	before := t.status
 	t.mu.Unlock()
-	var held heldOutput
-	oldOut, oldErr := t.h.out.swap(&held), t.h.errw.swap(&held)
-	restore := func() {
-		t.h.out.Set(oldOut)
-		t.h.errw.Set(oldErr)
+	login := func(ctx context.Context, name string) error {
+		octx, done := t.op(ctx, 10*time.Minute)
+		defer done()
+		return t.s.Reauthorize(octx, name)
 	}
-	path := catalog.Path(t.h.cfg.Home)
-	m := manager.New(manager.Options{
-		Backend: sessionBackend{s: t.s, path: path},
-		Path:    path,
-		Redact:  t.redact,
-		Authorize: func(name string) tea.Cmd {
-			return tea.Exec(&authExec{t: t, ctx: ctx, name: name}, func(err error) tea.Msg {
-				return manager.AuthDoneMsg{Name: name, Err: err}
-			})
-		},
-	})
-	// The chat's own handler keeps SIGINT (Ctrl-C is a key in the
-	// manager's raw mode, and ends a login the manager hands the terminal
-	// to); SIGTERM keeps its default.
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithInput(os.Stdin), tea.WithOutput(os.Stdout))
-	stop := hb.Subscribe(func(rhub.Event) { p.Send(manager.StatusMsg{}) })
-	final, err := p.Run()
-	stop()
-	restore()
-	held.flushTo(oldOut, func(line string) bool { return strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") })
-	if err != nil && ctx.Err() == nil {
-		t.fail(errs.Errorf(errs.Internal, "chat", "the /mcp manager failed: %v; /mcp NAME and /mcp restart|enable|disable|auth NAME work without it", err))
+	isStatus := func(line string) bool { return strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") }
+	log, err := t.h.runManager(ctx, t.s.Servers, t.redact, login, isStatus)
+	if err != nil {
+		t.fail(err)
 	}
-	if fm, ok := final.(manager.Model); ok {
-		for _, l := range fm.Log() {
-			t.say("  %s", l)
-		}
+	for _, l := range log {
+		t.say("  %s", l)
 	}
 	t.mu.Lock()
 	now := t.status
@@ -72,26 +51,68 @@ func (t *chatTerm) mcpManager(ctx context.Context, hb *rhub.Hub) {
 	}
 }
 
-// sessionBackend is the manager's Backend: the session, its hub and the
+// runManager runs the /mcp manager full screen over s (the catalog at
+// Home's path) until it closes, and returns what it did, a line per
+// action. The host's output is held meanwhile and printed after, but for
+// the lines drop says are news no more. login runs a server's OAuth
+// login, the terminal handed to it (the manager's a).
+func (h *Host) runManager(ctx context.Context, s *chat.Servers, redact func(string) string,
+	login func(ctx context.Context, name string) error, drop func(line string) bool) ([]string, error) {
+	var held heldOutput
+	oldOut, oldErr := h.out.swap(&held), h.errw.swap(&held)
+	path := catalog.Path(h.cfg.Home)
+	m := manager.New(manager.Options{
+		Backend: serversBackend{s: s, path: path},
+		Path:    path,
+		Redact:  redact,
+		Authorize: func(name string) tea.Cmd {
+			return tea.Exec(&authExec{ctx: ctx, name: name, login: login}, func(err error) tea.Msg {
+				return manager.AuthDoneMsg{Name: name, Err: err}
+			})
+		},
+	})
+	// The session's own handler keeps SIGINT (Ctrl-C is a key in the
+	// manager's raw mode, and ends a login the manager hands the terminal
+	// to); SIGTERM keeps its default.
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithInput(os.Stdin), tea.WithOutput(os.Stdout))
+	stop := s.Hub().Subscribe(func(rhub.Event) { p.Send(manager.StatusMsg{}) })
+	final, err := p.Run()
+	stop()
+	h.out.Set(oldOut)
+	h.errw.Set(oldErr)
+	held.flushTo(oldOut, drop)
+	if err != nil && ctx.Err() == nil {
+		err = errs.Errorf(errs.Internal, "chat", "the /mcp manager failed: %v; /mcp NAME and /mcp restart|enable|disable|auth NAME work without it", err)
+	} else {
+		err = nil
+	}
+	var log []string
+	if fm, ok := final.(manager.Model); ok {
+		log = fm.Log()
+	}
+	return log, err
+}
+
+// serversBackend is the manager's Backend: the servers, their hub and the
 // catalog file.
-type sessionBackend struct {
-	s    *chat.Session
+type serversBackend struct {
+	s    *chat.Servers
 	path string
 }
 
-func (b sessionBackend) Status() []rhub.State       { return b.s.Hub().Status() }
-func (b sessionBackend) Catalog() []*catalog.Server { return b.s.Catalog() }
-func (b sessionBackend) Details(ctx context.Context, name string) (chat.Details, error) {
+func (b serversBackend) Status() []rhub.State       { return b.s.Hub().Status() }
+func (b serversBackend) Catalog() []*catalog.Server { return b.s.Catalog() }
+func (b serversBackend) Details(ctx context.Context, name string) (chat.Details, error) {
 	return b.s.Details(ctx, name)
 }
-func (b sessionBackend) Restart(name string) error { return b.s.Restart(name) }
-func (b sessionBackend) SetEnabled(ctx context.Context, name string, on bool) error {
+func (b serversBackend) Restart(name string) error { return b.s.Restart(name) }
+func (b serversBackend) SetEnabled(ctx context.Context, name string, on bool) error {
 	return b.s.SetEnabled(ctx, b.path, name, on)
 }
-func (b sessionBackend) Remove(ctx context.Context, name string) error {
+func (b serversBackend) Remove(ctx context.Context, name string) error {
 	return b.s.Remove(ctx, b.path, name)
 }
-func (b sessionBackend) Add(ctx context.Context, e *catalog.Server) error {
+func (b serversBackend) Add(ctx context.Context, e *catalog.Server) error {
 	return b.s.Add(ctx, b.path, e)
 }
 
@@ -99,10 +120,10 @@ func (b sessionBackend) Add(ctx context.Context, e *catalog.Server) error {
 // same path as /mcp auth NAME, the URL printed by the OAuth flow, Ctrl-C
 // giving up; the manager's screen comes back when it ends.
 type authExec struct {
-	t    *chatTerm
-	ctx  context.Context
-	name string
-	out  io.Writer
+	ctx   context.Context
+	name  string
+	login func(ctx context.Context, name string) error
+	out   io.Writer
 }
 
 func (a *authExec) SetStdin(io.Reader)    {}
@@ -114,11 +135,8 @@ func (a *authExec) Run() error {
 		a.out = os.Stdout
 	}
 	fmt.Fprintf(a.out, "\nauthorizing %s: open the URL below in a browser; the login waits for it (Ctrl-C gives up)\n", a.name)
-	octx, done := a.t.op(a.ctx, 10*time.Minute)
-	defer done()
-	err := a.t.s.Reauthorize(octx, a.name)
 	// The manager shows the outcome; tea.Exec reports only the error.
-	return err
+	return a.login(a.ctx, a.name)
 }
 
 // swap sets the writer's target and returns the one it had.

@@ -57,12 +57,15 @@ func (h *Host) REPL(ctx context.Context, in io.Reader, interactive bool) int {
 	defer rd.Close()
 
 	var current atomic.Pointer[sched.Task]
+	var op atomic.Pointer[context.CancelFunc] // a /command's wait (a login)
 	sigs := make(chan os.Signal, 1)
 	defer subscribeSignals(sigs, os.Interrupt)()
 	go func() {
 		for range sigs {
 			if t := current.Load(); t != nil {
 				t.Interrupt(errs.New(errs.Cancelled, "", "interrupted"))
+			} else if c := op.Load(); c != nil {
+				(*c)()
 			} else if !interactive {
 				h.Loop.Cancel(errs.New(errs.Cancelled, "", "interrupted"))
 				os.Exit(ExitInterrupted)
@@ -90,7 +93,7 @@ func (h *Host) REPL(ctx context.Context, in io.Reader, interactive bool) int {
 			}
 			if len(buf) == 0 && strings.HasPrefix(strings.TrimSpace(line), "/") {
 				// No Lua chunk starts with '/': a REPL command.
-				if !h.replCommand(strings.TrimSpace(line)) {
+				if !h.replCommand(ctx, strings.TrimSpace(line), interactive, &op) {
 					return
 				}
 				rd.AddHistory(line)
@@ -120,13 +123,14 @@ func (h *Host) REPL(ctx context.Context, in io.Reader, interactive bool) int {
 }
 
 // replCommand runs a /command typed at the prompt; false ends the session.
-func (h *Host) replCommand(line string) bool {
+// op holds the cancel of what a command waits for, for Ctrl-C.
+func (h *Host) replCommand(ctx context.Context, line string, tty bool, op *atomic.Pointer[context.CancelFunc]) bool {
 	name, _, _ := strings.Cut(line, " ")
 	switch name {
 	case "/exit", "/quit":
 		return false
 	case "/mcp", "/mcps":
-		h.replMCP()
+		h.replMCP(ctx, tty, op)
 	case "/help", "/?":
 		done := make(chan bool, 1)
 		h.Loop.Post(func() { h.evalLine("help()", new(atomic.Pointer[sched.Task]), done) })

@@ -24,7 +24,7 @@ import (
 	"github.com/luagent/luagent/runtime/hub"
 )
 
-// Backend is what the manager changes and reads: the chat session over
+// Backend is what the manager changes and reads: a session's servers over
 // its hub and the catalog file.
 type Backend interface {
 	Status() []hub.State
