@@ -298,43 +298,48 @@ func (whoami) Handle(r *mcp.Request) {
 
 // Adding a remote server that answers 401: the login starts by itself
 // (the manager hands the terminal to it, the URL shows), the test plays
-// the browser, and the server comes up ready; i runs it again.
+// the browser, and the server comes up ready; i runs it again. The same
+// in chat and in the plain REPL.
 func TestTTYChatMCPManagerOAuth(t *testing.T) {
-	home := t.TempDir()
-	writeFile(t, home, "config.json", `{"version": 1, "mcpServers": {}}`)
-	remote := authorizingServer(t)
-	tt := &mgrTTY{tty: startTTY(t, home, "chat"), vt: newVT(120, 40)}
-	tt.wait(0, "> ")
-	tt.send("/mcp\r")
-	tt.waitScreen("no MCP servers in the catalog: a adds one")
-	tt.send("a")
-	tt.waitScreen("› Name")
-	tt.send("remote\r" + remote + "\r\r")
-	tt.waitScreen(`"remote": {`, `"url": "`+remote+`",`)
-	m := len(tt.output())
-	tt.send("y")
-	// The OAuth flow prints the URL on the terminal the manager lent it.
-	m = tt.wait(m, "authorizing remote: open the URL below in a browser", "open this URL in a browser:")
-	browse(t, tt.authURL(m))
-	tt.waitScreen("remote: authorized, restarting", "› remote ● ready http 1")
-	// i: the same login again, from the list.
-	m = len(tt.output())
-	tt.send("i")
-	m = tt.wait(m, "open this URL in a browser:")
-	browse(t, tt.authURL(m))
-	tt.waitScreen("remote: authorized, restarting", "› remote ● ready http 1")
-	// Ctrl-C while the login waits gives up on it; the manager comes back
-	// and the server keeps its connection.
-	m = len(tt.output())
-	tt.send("i")
-	m = tt.wait(m, "open this URL in a browser:")
-	tt.authURL(m)
-	tt.send("\x03")
-	tt.waitScreen("› remote ● ready http 1", "cancelled: oauth: the authorization was cancelled while waiting for the browser")
-	tt.send("q")
-	tt.wait(m, "  remote: added (saved), connecting", "  remote: authorized, restarting", "> ")
-	tt.send("\x04")
-	tt.exited()
+	for _, args := range [][]string{{"chat"}, {}} {
+		t.Run(strings.Join(append([]string{"luagent"}, args...), " "), func(t *testing.T) {
+			home := t.TempDir()
+			writeFile(t, home, "config.json", `{"version": 1, "mcpServers": {}}`)
+			remote := authorizingServer(t)
+			tt := &mgrTTY{tty: startTTY(t, home, args...), vt: newVT(120, 40)}
+			tt.wait(0, "> ")
+			tt.send("/mcp\r")
+			tt.waitScreen("no MCP servers in the catalog: a adds one")
+			tt.send("a")
+			tt.waitScreen("› Name")
+			tt.send("remote\r" + remote + "\r\r")
+			tt.waitScreen(`"remote": {`, `"url": "`+remote+`",`)
+			m := len(tt.output())
+			tt.send("y")
+			// The OAuth flow prints the URL on the terminal the manager lent it.
+			m = tt.wait(m, "authorizing remote: open the URL below in a browser", "open this URL in a browser:")
+			browse(t, tt.authURL(m))
+			tt.waitScreen("remote: authorized, restarting", "› remote ● ready http 1")
+			// i: the same login again, from the list.
+			m = len(tt.output())
+			tt.send("i")
+			m = tt.wait(m, "open this URL in a browser:")
+			browse(t, tt.authURL(m))
+			tt.waitScreen("remote: authorized, restarting", "› remote ● ready http 1")
+			// Ctrl-C while the login waits gives up on it; the manager comes back
+			// and the server keeps its connection.
+			m = len(tt.output())
+			tt.send("i")
+			m = tt.wait(m, "open this URL in a browser:")
+			tt.authURL(m)
+			tt.send("\x03")
+			tt.waitScreen("› remote ● ready http 1", "cancelled: oauth: the authorization was cancelled while waiting for the browser")
+			tt.send("q")
+			tt.wait(m, "  remote: added (saved), connecting", "  remote: authorized, restarting", "> ")
+			tt.send("\x04")
+			tt.exited()
+		})
+	}
 }
 
 var authURLLine = regexp.MustCompile(`\s(http://\S+/authorize\?\S+)\r?\n`)

@@ -617,7 +617,7 @@ func (h *Host) replMCP(ctx context.Context, tty bool, op *atomic.Pointer[context
 		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
 		return
 	}
-	if len(cfg.Servers) == 0 {
+	if len(cfg.Servers) == 0 && !tty {
 		fmt.Fprint(h.cfg.Stdout, chat.MCPList(nil, nil))
 		return
 	}
