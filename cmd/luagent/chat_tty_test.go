@@ -413,7 +413,8 @@ until os.time() > deadline`
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	first, then, _ := strings.Cut(r.stdout, "TOOLS")
-	if _, rest, ok := strings.Cut(then, "TOOLS"); !ok || !strings.Contains(first+then, "slow  connecting  stdio") || !strings.Contains(rest, "slow  ready   stdio      1") {
+	// Columns are as wide as their longest cell: blanks are folded.
+	if _, rest, ok := strings.Cut(then, "TOOLS"); !ok || !strings.Contains(foldBlanks(first+then), "slow connecting stdio -") || !strings.Contains(foldBlanks(rest), "slow ready stdio 1") {
 		t.Errorf("/mcp, then /mcps once slow is ready:\n%s\n%s", r.stdout, r.stderr)
 	}
 	if strings.Contains(r.stdout+r.stderr, "SECRET") {
