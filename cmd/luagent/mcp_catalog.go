@@ -111,7 +111,7 @@ func mcpList(args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tENABLED\tTRANSPORT\tCOMMAND OR URL")
 	for _, s := range c.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, yesNo(s.Enabled), s.Transport(), target(s))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, yesNo(s.Enabled), s.Transport(), s.Shown())
 	}
 	tw.Flush()
 	return host.ExitOK
@@ -123,9 +123,6 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
-
-// target is an entry's command line or URL, for people.
-func target(s *catalog.Server) string { return s.Shown() }
 
 // mcpAdd saves a new server:
 //
@@ -255,7 +252,7 @@ func mcpAdd(args []string, stdout, stderr io.Writer) int {
 	if err := editCatalog(func(c *catalog.Config) error { return c.Add(s, force) }); err != nil {
 		return fail(stderr, err)
 	}
-	fmt.Fprintf(stdout, "added %s (%s: %s) to %s\n", s.Name, s.Transport(), target(s), catalogPath())
+	fmt.Fprintf(stdout, "added %s (%s: %s) to %s\n", s.Name, s.Transport(), s.Shown(), catalogPath())
 	if keys := envKeys(s); len(keys) > 0 {
 		fmt.Fprintf(stdout, "env: %s (values not shown)\n", strings.Join(keys, ", "))
 	}
@@ -413,7 +410,7 @@ func mcpGet(args []string, stdout, stderr io.Writer) int {
 	row("enabled", yesNo(s.Enabled))
 	row("transport", s.Transport())
 	if s.URL != "" {
-		row("url", target(s))
+		row("url", s.Shown())
 		for _, k := range slices.Sorted(maps.Keys(g.Headers)) {
 			row("header", k+": "+g.Headers[k])
 		}
@@ -432,7 +429,7 @@ func mcpGet(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	} else {
-		row("command", target(s))
+		row("command", s.Shown())
 		cwd := s.Cwd
 		if cwd == "" {
 			cwd = "(luagent's working directory)"

@@ -128,7 +128,7 @@ func mcpImport(args []string, stdout, stderr io.Writer) int {
 		if !f.s.Enabled {
 			state = ", disabled"
 		}
-		fmt.Fprintf(stdout, "%s %s (%s%s: %s) from %s\n", verb, f.s.Name, f.s.Transport(), state, target(f.s), f.src.path)
+		fmt.Fprintf(stdout, "%s %s (%s%s: %s) from %s\n", verb, f.s.Name, f.s.Transport(), state, f.s.Shown(), f.src.path)
 	}
 	for _, n := range notes {
 		fmt.Fprintf(stdout, "note: %s\n", n)
