@@ -640,7 +640,7 @@ func (h *Host) replMCP(ctx context.Context, tty bool, op *atomic.Pointer[context
 	}
 	log, err := h.runManager(ctx, s, nil, login, func(string) bool { return false })
 	if err != nil {
-		fmt.Fprintf(h.cfg.Stderr, "luagent: %s: %v\n", errs.KindOf(err), err)
+		fmt.Fprintf(h.cfg.Stderr, "luagent: the /mcp manager failed: %v; =agent.default_hub():status() lists the servers without it\n", err)
 	}
 	for _, l := range log {
 		fmt.Fprintf(h.cfg.Stdout, "  %s\n", l)

@@ -38,7 +38,7 @@ func (t *chatTerm) mcpManager(ctx context.Context) {
 	isStatus := func(line string) bool { return strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") }
 	log, err := t.h.runManager(ctx, t.s.Servers, t.redact, login, isStatus)
 	if err != nil {
-		t.fail(err)
+		t.fail(errs.Errorf(errs.Internal, "chat", "the /mcp manager failed: %v; /mcp NAME and /mcp restart|enable|disable|auth NAME work without it", err))
 	}
 	for _, l := range log {
 		t.say("  %s", l)
@@ -53,9 +53,10 @@ func (t *chatTerm) mcpManager(ctx context.Context) {
 
 // runManager runs the /mcp manager full screen over s (the catalog at
 // Home's path) until it closes, and returns what it did, a line per
-// action. The host's output is held meanwhile and printed after, but for
-// the lines drop says are news no more. login runs a server's OAuth
-// login, the terminal handed to it (the manager's a).
+// action, and the terminal's error (each caller says what works
+// without the manager). The host's output is held meanwhile and printed
+// after, but for the lines drop says are news no more. login runs a
+// server's OAuth login, the terminal handed to it (the manager's a).
 func (h *Host) runManager(ctx context.Context, s *chat.Servers, redact func(string) string,
 	login func(ctx context.Context, name string) error, drop func(line string) bool) ([]string, error) {
 	var held heldOutput
@@ -81,10 +82,8 @@ func (h *Host) runManager(ctx context.Context, s *chat.Servers, redact func(stri
 	h.out.Set(oldOut)
 	h.errw.Set(oldErr)
 	held.flushTo(oldOut, drop)
-	if err != nil && ctx.Err() == nil {
-		err = errs.Errorf(errs.Internal, "chat", "the /mcp manager failed: %v; /mcp NAME and /mcp restart|enable|disable|auth NAME work without it", err)
-	} else {
-		err = nil
+	if ctx.Err() != nil {
+		err = nil // the session is ending
 	}
 	var log []string
 	if fm, ok := final.(manager.Model); ok {
