@@ -104,11 +104,11 @@ func (rn *run) setup() error {
 	taskmod.Preload(rn.lp)
 	jsonmod.Preload(L)
 	for _, name := range []string{"json", "task"} {
-		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
+		m, err := vm.RequireBuiltin(L, name)
+		if err != nil {
 			return errs.Errorf(errs.Internal, "run_lua", "loading %s: %v", name, err)
 		}
-		L.SetGlobal(name, L.Get(-1))
-		L.Pop(1)
+		L.SetGlobal(name, m)
 	}
 	if j, ok := L.GetGlobal("json").(*lua.LTable); ok {
 		jsonmod.MeterSandbox(L, j)
@@ -117,11 +117,12 @@ func (rn *run) setup() error {
 	// snippets never pay for it. Until then inspect is a stand-in that
 	// loads it when called or indexed.
 	load := func(L *lua.LState) lua.LValue {
-		L.Push(L.GetGlobal("require"))
-		L.Push(lua.LString("inspect"))
-		L.Call(1, 1)
-		m := L.Get(-1)
-		L.Pop(1)
+		m, err := vm.RequireBuiltin(L, "inspect")
+		if ae, ok := err.(*lua.ApiError); ok {
+			L.Error(ae.Object, 0) // a limit reached while it loaded, say
+		} else if err != nil {
+			L.RaiseError("loading inspect: %v", err)
+		}
 		L.SetGlobal("inspect", m)
 		return m
 	}
