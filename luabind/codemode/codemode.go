@@ -68,12 +68,19 @@ func Run(ctx context.Context, r *ragent.CodeRun) (ragent.CodeOutput, error) {
 	if err := rn.setup(); err != nil {
 		return ragent.CodeOutput{}, err
 	}
-	fn, err := vm.LoadChunk(L, []byte(r.Code), Chunk)
-	if err != nil {
-		return ragent.CodeOutput{}, err
-	}
+	// The budget starts before the snippet compiles: parsing and compiling
+	// take the run's time and memory like the code itself.
 	cctx, cancel := context.WithCancelCause(ctx)
 	bctx, stop := vm.BudgetContext(cctx, vl)
+	L.SetContext(bctx)
+	fn, err := vm.LoadChunk(L, []byte(r.Code), Chunk)
+	L.RemoveContext()
+	if err != nil {
+		stop()
+		cancel(nil)
+		var out ragent.CodeOutput
+		return out, cutError(err, lim.Output, &out)
+	}
 	t := rn.lp.Spawn(fn, nil, sched.SpawnOptions{Name: Chunk, Context: bctx, Cancel: cancel})
 	t.OnDone(func(*sched.Task) { rn.lp.Stop() })
 	// The loop ends with the snippet's task, which ends with ctx: a
@@ -94,7 +101,28 @@ func Run(ctx context.Context, r *ragent.CodeRun) (ragent.CodeOutput, error) {
 	rn.lp.Cancel(errs.New(errs.Cancelled, "", "the snippet has ended"))
 	rn.wg.Wait()
 	out.Output, out.Dropped = rn.out.String(), rn.out.dropped
+	if ferr != nil {
+		ferr = cutError(ferr, lim.Output, &out)
+	}
 	return out, ferr
+}
+
+// cutError is err with its message cut to max bytes (on a rune boundary),
+// as capture cuts printed output: an error value of megabytes would
+// otherwise go to the model, the transcript and the trace, and with the
+// conversation into every later request. out.ErrorDropped counts the
+// bytes left out.
+func cutError(err error, max int, out *ragent.CodeOutput) error {
+	msg := err.Error()
+	if len(msg) <= max {
+		return err
+	}
+	cut := max
+	for cut > 0 && msg[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	out.ErrorDropped = len(msg) - cut
+	return &errs.Error{Kind: errs.KindOf(err), Msg: msg[:cut]}
 }
 
 // setup gives the state json (metered), task, inspect (loaded on first
