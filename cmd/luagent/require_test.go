@@ -125,6 +125,13 @@ return agent.new{ name = "a", model = "mock", instructions = h }`)
 		t.Errorf("ask --agent: ran %v: %+v", ran, r)
 	}
 
+	// A module name with '..' is refused, whatever is there.
+	sub := writeFile(t, scripts, "sub/climb.lua", `print(pcall(require, '..helper'))`)
+	r = luagentIn(t, cwd, "", nil, "run", sub)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "false\t") || !strings.Contains(r.stdout, "may not contain '..'") {
+		t.Errorf("require('..helper'): %+v", r)
+	}
+
 	r = luagentIn(t, cwd, "", nil, "run", "--sandbox", main)
 	if ran := append(markers(t, cwd), markers(t, scripts)...); len(ran) > 0 || r.code == 0 || !strings.Contains(r.stderr, "module helper not found") {
 		t.Errorf("run --sandbox read a module file: ran %v: %+v", ran, r)
