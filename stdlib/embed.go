@@ -1,6 +1,6 @@
 // Package stdlib holds luagent's modules written in Lua, embedded in the
-// binary. require finds them after the user's own paths, so a user module of
-// the same name takes precedence.
+// binary. require finds them before any file (luabind/vm's loader), so no
+// file on a search path can stand in for one.
 package stdlib
 
 import "embed"

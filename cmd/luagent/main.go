@@ -253,9 +253,17 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		runtime.GOMAXPROCS(1)
 	}
 	realStdout := stdout
+	// require searches the folder of the user's script (run, serve, an
+	// agent file), never the working folder: the REPL, -e and a script on
+	// stdin have none.
 	scriptDir := ""
-	if o.script != "" && o.script != "-" {
+	switch {
+	case o.script != "" && o.script != "-":
 		scriptDir = filepath.Dir(o.script)
+	case o.ask != nil && o.ask.agent != "":
+		scriptDir = filepath.Dir(o.ask.agent)
+	case o.chat != nil && o.chat.agent != "":
+		scriptDir = filepath.Dir(o.chat.agent)
 	}
 	if o.serve {
 		// The protocol owns stdout: print and logs go to stderr.

@@ -54,7 +54,9 @@ options:
 
 environment:
   LUAGENT_HOME  replaces ~/.luagent (init.lua, lua/ modules, history, credentials/)
-  LUA_PATH      more require patterns (";;" stands for the defaults)
+  LUA_PATH      more require patterns (";;" stands for the defaults); require finds luagent's
+                built-in modules first, then FILE's own folder (run, serve, --agent FILE; the
+                REPL and -e search no folder), ~/.luagent/lua/, LUA_PATH (docs/modules.md)
   LUAGENT_LOG   log level: debug, info, warn, error
 
 More: README.md (the tour and the Lua reference) and docs/.

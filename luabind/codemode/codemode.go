@@ -68,12 +68,19 @@ func Run(ctx context.Context, r *ragent.CodeRun) (ragent.CodeOutput, error) {
 	if err := rn.setup(); err != nil {
 		return ragent.CodeOutput{}, err
 	}
-	fn, err := vm.LoadChunk(L, []byte(r.Code), Chunk)
-	if err != nil {
-		return ragent.CodeOutput{}, err
-	}
+	// The budget starts before the snippet compiles: parsing and compiling
+	// take the run's time and memory like the code itself.
 	cctx, cancel := context.WithCancelCause(ctx)
 	bctx, stop := vm.BudgetContext(cctx, vl)
+	L.SetContext(bctx)
+	fn, err := vm.LoadChunk(L, []byte(r.Code), Chunk)
+	L.RemoveContext()
+	if err != nil {
+		stop()
+		cancel(nil)
+		var out ragent.CodeOutput
+		return out, cutError(err, lim.Output, &out)
+	}
 	t := rn.lp.Spawn(fn, nil, sched.SpawnOptions{Name: Chunk, Context: bctx, Cancel: cancel})
 	t.OnDone(func(*sched.Task) { rn.lp.Stop() })
 	// The loop ends with the snippet's task, which ends with ctx: a
@@ -94,7 +101,28 @@ func Run(ctx context.Context, r *ragent.CodeRun) (ragent.CodeOutput, error) {
 	rn.lp.Cancel(errs.New(errs.Cancelled, "", "the snippet has ended"))
 	rn.wg.Wait()
 	out.Output, out.Dropped = rn.out.String(), rn.out.dropped
+	if ferr != nil {
+		ferr = cutError(ferr, lim.Output, &out)
+	}
 	return out, ferr
+}
+
+// cutError is err with its message cut to max bytes (on a rune boundary),
+// as capture cuts printed output: an error value of megabytes would
+// otherwise go to the model, the transcript and the trace, and with the
+// conversation into every later request. out.ErrorDropped counts the
+// bytes left out.
+func cutError(err error, max int, out *ragent.CodeOutput) error {
+	msg := err.Error()
+	if len(msg) <= max {
+		return err
+	}
+	cut := max
+	for cut > 0 && msg[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	out.ErrorDropped = len(msg) - cut
+	return &errs.Error{Kind: errs.KindOf(err), Msg: msg[:cut]}
 }
 
 // setup gives the state json (metered), task, inspect (loaded on first
@@ -104,11 +132,11 @@ func (rn *run) setup() error {
 	taskmod.Preload(rn.lp)
 	jsonmod.Preload(L)
 	for _, name := range []string{"json", "task"} {
-		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
+		m, err := vm.RequireBuiltin(L, name)
+		if err != nil {
 			return errs.Errorf(errs.Internal, "run_lua", "loading %s: %v", name, err)
 		}
-		L.SetGlobal(name, L.Get(-1))
-		L.Pop(1)
+		L.SetGlobal(name, m)
 	}
 	if j, ok := L.GetGlobal("json").(*lua.LTable); ok {
 		jsonmod.MeterSandbox(L, j)
@@ -117,11 +145,12 @@ func (rn *run) setup() error {
 	// snippets never pay for it. Until then inspect is a stand-in that
 	// loads it when called or indexed.
 	load := func(L *lua.LState) lua.LValue {
-		L.Push(L.GetGlobal("require"))
-		L.Push(lua.LString("inspect"))
-		L.Call(1, 1)
-		m := L.Get(-1)
-		L.Pop(1)
+		m, err := vm.RequireBuiltin(L, "inspect")
+		if ae, ok := err.(*lua.ApiError); ok {
+			L.Error(ae.Object, 0) // a limit reached while it loaded, say
+		} else if err != nil {
+			L.RaiseError("loading inspect: %v", err)
+		}
 		L.SetGlobal("inspect", m)
 		return m
 	}

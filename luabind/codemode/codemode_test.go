@@ -129,3 +129,62 @@ func TestRunEndsItsCalls(t *testing.T) {
 		t.Fatalf("%v (%s) after %s, %d blocked", err, errs.KindOf(err), time.Since(start), blocked.Load())
 	}
 }
+
+// Compiling the snippet is part of its run: a chunk nested deeper than
+// Lua allows is a limit error at once (it compiled in quadratic time,
+// before the budget started, and then ran as a success), and a compile
+// that outlasts the time limit is a timeout.
+func TestRunBudgetsTheCompile(t *testing.T) {
+	for _, c := range []struct {
+		name, code string
+		lim        ragent.CodeLimits
+		kind       errs.Kind
+		msg        string
+	}{
+		{"a nested snippet", strings.Repeat("do ", 30000) + strings.Repeat("end ", 30000), ragent.CodeLimits{}, errs.Limit, "snippet:1: chunk has too many syntax levels (the limit is 200"},
+		{"load of a nested chunk", "return load(('do '):rep(30000) .. ('end '):rep(30000))", ragent.CodeLimits{}, errs.Limit, "chunk has too many syntax levels (the limit is 200"},
+		{"a snippet that compiles past the time limit", strings.Repeat("x = 1 ", 1<<20), ragent.CodeLimits{Time: 100 * time.Millisecond}, errs.Timeout, "time limit of 100ms exceeded"},
+		{"a snippet over the memory limit", strings.Repeat("x = 1 ", 1<<20), ragent.CodeLimits{MemoryBytes: 1 << 20}, errs.Limit, "memory limit of 1 MiB reached by compiling snippet"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var blocked atomic.Int32
+			ctx := context.WithValue(context.Background(), ctxKey{}, "run")
+			start := time.Now()
+			_, err := codemode.Run(ctx, testRun(c.code, c.lim, &blocked))
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("took %v", d)
+			}
+			if errs.KindOf(err) != c.kind || err == nil || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("%v (%s), want %s %q", err, errs.KindOf(err), c.kind, c.msg)
+			}
+		})
+	}
+}
+
+// A failing snippet's error is cut like its printed output: the first
+// Output bytes are kept, ErrorDropped counts the rest.
+func TestRunCutsTheError(t *testing.T) {
+	const max = 1000
+	for _, c := range []struct {
+		name, code string
+		kind       errs.Kind
+		total      int // the whole message's length, at least
+	}{
+		{"error(string)", `error(('E'):rep(8e6))`, errs.Runtime, 8e6},
+		{"error(table)", `error({message = ('E'):rep(8e6), kind = "tool"})`, errs.Tool, 8e6},
+		{"a string with a position", `local s = ('E'):rep(1e5) error(s)`, errs.Runtime, 1e5},
+		{"a message naming a long key", `return tools[('x'):rep(1e5)]`, errs.Runtime, 1e5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var blocked atomic.Int32
+			ctx := context.WithValue(context.Background(), ctxKey{}, "run")
+			out, err := codemode.Run(ctx, testRun(c.code, ragent.CodeLimits{Output: max}, &blocked))
+			if errs.KindOf(err) != c.kind {
+				t.Fatalf("%.200v (%s), want %s", err, errs.KindOf(err), c.kind)
+			}
+			if n := len(err.Error()); n > max || n+out.ErrorDropped < c.total {
+				t.Errorf("error of %d bytes, %d dropped; want at most %d kept of at least %d", n, out.ErrorDropped, max, c.total)
+			}
+		})
+	}
+}

@@ -38,7 +38,10 @@ type Config struct {
 	Home string
 	// Clean skips Home/init.lua.
 	Clean bool
-	// ScriptDir is searched first by require; "" means the working directory.
+	// ScriptDir is the folder of the user's script (run FILE, serve FILE,
+	// an agent file), which require searches for the script's modules
+	// (after luagent's built-in ones); "" (the REPL, -e, a script on stdin)
+	// searches no folder of its own, not even the working folder.
 	ScriptDir string
 	// LuaPath is the LUA_PATH value.
 	LuaPath string
@@ -132,13 +135,9 @@ func New(cfg Config) *Host {
 	go warmSignals()
 	out, errw := &swapWriter{w: cfg.Stdout}, &swapWriter{w: cfg.Stderr}
 	cfg.Stdout, cfg.Stderr = out, errw
-	dir := cfg.ScriptDir
-	if dir == "" {
-		dir = "."
-	}
 	var paths []string
 	if cfg.Profile == vm.Full {
-		paths = vm.SearchPath(dir, cfg.Home, cfg.LuaPath)
+		paths = vm.SearchPath(cfg.ScriptDir, cfg.Home, cfg.LuaPath)
 	}
 	sandboxed := cfg.Profile == vm.Sandbox
 	grants := map[string]bool{}
@@ -213,15 +212,16 @@ func (h *Host) preloadAgent() {
 }
 
 // globals sets the modules named in eager as globals now and those in lazy
-// as globals that load on first use.
+// as globals that load on first use. Both are luagent's own modules,
+// loaded from the binary (vm.RequireBuiltin), never found on a path.
 func (h *Host) globals(eager, lazy []string) {
 	L := h.L
 	for _, name := range eager {
-		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
+		m, err := vm.RequireBuiltin(L, name)
+		if err != nil {
 			panic(fmt.Sprintf("host: loading module %s: %v", name, err))
 		}
-		L.SetGlobal(name, L.Get(-1))
-		L.Pop(1)
+		L.SetGlobal(name, m)
 	}
 	// The costlier modules load on first use: compiling inspect.lua and
 	// building mcp's types was most of a server's start-up.
@@ -257,15 +257,14 @@ func loadLazy(L *lua.LState, v lua.LValue) lua.LValue {
 	return m
 }
 
-// lazyGlobal makes the global name a stand-in that requires the module on
-// first use (indexing or calling it) and then replaces itself.
+// lazyGlobal makes the global name a stand-in that loads the built-in
+// module on first use (indexing or calling it) and then replaces itself.
 func lazyGlobal(L *lua.LState, name string) {
 	load := func(L *lua.LState) lua.LValue {
-		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString(name)); err != nil {
+		m, err := vm.RequireBuiltin(L, name)
+		if err != nil {
 			L.RaiseError("loading module %s: %v", name, err)
 		}
-		m := L.Get(-1)
-		L.Pop(1)
 		L.G.Global.RawSetString(name, m)
 		return m
 	}

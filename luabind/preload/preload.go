@@ -1,6 +1,6 @@
-// Package preload makes stdlib's Lua modules requirable ahead of any file
-// of the same name (require finds a user's own modules first otherwise),
-// each compiled once per process however many states load it.
+// Package preload makes stdlib's Lua modules requirable under names of
+// their own (mcp, agent, luagent.meta), ahead of any file, each compiled
+// once per process however many states load it.
 //
 // The mcp modules are not compiled at all: they are on the way to every
 // Lua server's first answer, and gopher-lua's parser costs about half a

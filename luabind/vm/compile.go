@@ -44,7 +44,8 @@ func Incomplete(err error) bool {
 // Compile parses and compiles src into a prototype. name is the chunk name
 // that positions and tracebacks show (a file path, "stdin", "=(repl)").
 // A first line starting with '#' (a shebang) is blanked, as lua does, so
-// line numbers still match the file. Errors have kind errs.Syntax.
+// line numbers still match the file. Errors have kind errs.Syntax, or
+// errs.Limit for a chunk nested too deep (MaxSyntaxLevels, MaxTreeDepth).
 func Compile(src []byte, name string) (proto *lua.FunctionProto, err error) {
 	defer func() {
 		// The parser is not ours; whatever it does with odd input must come
@@ -60,6 +61,9 @@ func Compile(src []byte, name string) (proto *lua.FunctionProto, err error) {
 	if err != nil {
 		se := syntaxError(err, name)
 		return nil, &errs.Error{Kind: errs.Syntax, Msg: se.Error(), Err: se}
+	}
+	if err := checkNesting(chunk, name); err != nil {
+		return nil, err
 	}
 	proto, err = lua.Compile(chunk, name)
 	if err != nil {

@@ -38,21 +38,12 @@ func Inspect(L *lua.LState, v lua.LValue, o InspectOptions) (s string, ok bool) 
 	return string(str), ok
 }
 
-// inspectFunc finds inspect.inspect: in package.loaded when the module is
-// loaded, else through require.
+// inspectFunc finds inspect.inspect of the built-in module inspect.
 func inspectFunc(L *lua.LState) *lua.LFunction {
-	m := L.GetField(L.Get(lua.RegistryIndex), "_LOADED")
-	mod, _ := L.GetField(m, "inspect").(*lua.LTable)
-	if mod == nil {
-		req, ok := L.GetGlobal("require").(*lua.LFunction)
-		if !ok || L.CallByParam(lua.P{Fn: req, NRet: 1, Protect: true}, lua.LString("inspect")) != nil {
-			return nil
-		}
-		mod, _ = L.Get(-1).(*lua.LTable)
-		L.Pop(1)
-		if mod == nil {
-			return nil
-		}
+	v, err := RequireBuiltin(L, "inspect")
+	mod, _ := v.(*lua.LTable)
+	if err != nil || mod == nil {
+		return nil
 	}
 	fn, _ := mod.RawGetString("inspect").(*lua.LFunction)
 	return fn

@@ -326,12 +326,20 @@ func (s *SandboxState) Load(src []byte, name string) (*lua.LFunction, error) {
 // the limit reached and where, "chunk:3: memory limit of 64 MiB reached by
 // string.rep"), timeout, cancelled (ctx), or runtime (a Lua error, its
 // message formatted without running any of the code's metamethods).
+//
+// Compiling src is part of the run: it takes the run's time and is
+// charged to its meter.
 func (s *SandboxState) Run(ctx context.Context, src []byte, name string, args ...lua.LValue) ([]lua.LValue, error) {
+	b, stop := BudgetContext(ctx, s.lim)
+	defer stop()
+	L := s.L
+	L.SetContext(b)
+	defer L.RemoveContext()
 	fn, err := s.Load(src, name)
 	if err != nil {
 		return nil, err
 	}
-	return s.Call(ctx, fn, args...)
+	return s.call(b, fn, args...)
 }
 
 // Call is Run for a function already loaded.
@@ -341,6 +349,12 @@ func (s *SandboxState) Call(ctx context.Context, fn *lua.LFunction, args ...lua.
 	L := s.L
 	L.SetContext(b)
 	defer L.RemoveContext()
+	return s.call(b, fn, args...)
+}
+
+// call calls fn on s.L, which runs under the budget b.
+func (s *SandboxState) call(b context.Context, fn *lua.LFunction, args ...lua.LValue) ([]lua.LValue, error) {
+	L := s.L
 	top := L.GetTop()
 	err := L.CallByParam(lua.P{Fn: fn, NRet: lua.MultRet, Protect: true}, args...)
 	if err != nil {

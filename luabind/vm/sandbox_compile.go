@@ -2,7 +2,9 @@ package vm
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 
@@ -39,8 +41,19 @@ const (
 )
 
 // CompileSandboxed compiles src for a sandbox state (see LoadChunk). Errors
-// have kind errs.Syntax, worded as Compile's.
-func CompileSandboxed(src []byte, name string) (proto *lua.FunctionProto, err error) {
+// have kind errs.Syntax, worded as Compile's, or errs.Limit for a chunk
+// nested too deep (MaxSyntaxLevels, MaxTreeDepth).
+func CompileSandboxed(src []byte, name string) (*lua.FunctionProto, error) {
+	return compileSandboxed(nil, src, name)
+}
+
+// compileSandboxed is CompileSandboxed under ctx (nil: none), a run's
+// budget: parsing and compiling take the run's time. The parser stops
+// reading when ctx ends; a compile still running then is left to finish
+// alone (nesting is bounded, so it is linear in a chunk the meter paid
+// for). Either way, and for a compile that ends after ctx did, the error
+// is ctx's cause (the time limit, a limit, a cancel), never a success.
+func compileSandboxed(ctx context.Context, src []byte, name string) (proto *lua.FunctionProto, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			proto, err = nil, &errs.Error{Kind: errs.Syntax, Msg: fmt.Sprintf("%s: cannot compile: %v", name, r)}
@@ -52,10 +65,20 @@ func CompileSandboxed(src []byte, name string) (proto *lua.FunctionProto, err er
 	if len(src) > 0 && src[0] == '#' {
 		src = blankFirstLine(src)
 	}
-	chunk, err := parse.Parse(bytes.NewReader(src), name)
+	var r io.Reader = bytes.NewReader(src)
+	if ctx != nil {
+		r = &untilDone{r: r, ctx: ctx}
+	}
+	chunk, err := parse.Parse(r, name)
+	if e := ended(ctx); e != nil {
+		return nil, e
+	}
 	if err != nil {
 		se := syntaxError(err, name)
 		return nil, &errs.Error{Kind: errs.Syntax, Msg: se.Error(), Err: se}
+	}
+	if err := checkNesting(chunk, name); err != nil {
+		return nil, err
 	}
 	var rw rewriter
 	body := rw.stmts(chunk)
@@ -70,11 +93,70 @@ func CompileSandboxed(src []byte, name string) (proto *lua.FunctionProto, err er
 		&ast.LocalAssignStmt{Names: []string{hiddenConcat, hiddenSet, hiddenTable, hiddenClosure}, Exprs: []ast.Expr{&ast.Comma3Expr{}}},
 		&ast.ReturnStmt{Exprs: []ast.Expr{inner}},
 	}
-	proto, err = lua.Compile(outer, name)
+	proto, err = compileUntilDone(ctx, outer, name)
+	if e := ended(ctx); e != nil {
+		return nil, e
+	}
 	if err != nil {
 		return nil, &errs.Error{Kind: errs.Syntax, Err: err, Msg: err.Error()}
 	}
 	return proto, nil
+}
+
+// ended is ctx's cause once it has ended, else nil (also for a nil ctx).
+// Err, not Done: a budget counts its Done calls as instructions.
+func ended(ctx context.Context) error {
+	if ctx == nil || ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(ctx)
+}
+
+// untilDone reads r until ctx ends, then panics with ctx's cause, which
+// parse.Parse recovers and returns: gopher-lua's scanner takes a read
+// error other than EOF for a zero byte, so an error would not stop it.
+type untilDone struct {
+	r   io.Reader
+	ctx context.Context
+}
+
+func (u *untilDone) Read(p []byte) (int, error) {
+	if e := ended(u.ctx); e != nil {
+		panic(e)
+	}
+	return u.r.Read(p)
+}
+
+// compileUntilDone is lua.Compile(chunk, name), given up when ctx ends
+// first (nil: waited for). gopher-lua's compiler cannot be stopped, so it
+// runs on a goroutine of its own then; it touches no Lua state.
+func compileUntilDone(ctx context.Context, chunk []ast.Stmt, name string) (*lua.FunctionProto, error) {
+	compile := func() (p *lua.FunctionProto, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				p, err = nil, fmt.Errorf("%s: cannot compile: %v", name, r)
+			}
+		}()
+		return lua.Compile(chunk, name)
+	}
+	if ctx == nil {
+		return compile()
+	}
+	type result struct {
+		p   *lua.FunctionProto
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := compile()
+		done <- result{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.p, r.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // sandboxProtos caches CompileSandboxed of embedded modules by name.
@@ -98,8 +180,18 @@ func EmbeddedSandboxed(L *lua.LState, src []byte, name string) (*lua.LFunction, 
 
 // LoadChunk compiles src into a function of L. In a sandbox state the
 // chunk is compiled with the meters (CompileSandboxed) and a binary chunk
-// is refused; elsewhere it is Compile.
+// is refused; when L runs under a budget (BudgetContext), compiling takes
+// the run's time and charges the meter for the chunk, and an error says
+// which limit ended the run. Elsewhere it is Compile.
 func LoadChunk(L *lua.LState, src []byte, name string) (*lua.LFunction, error) {
+	return loadChunk(L, src, name, "compiling "+name)
+}
+
+// chunkCost approximates a compiled chunk per source byte.
+const chunkCost = 8
+
+// loadChunk is LoadChunk, what naming the compile to the memory meter.
+func loadChunk(L *lua.LState, src []byte, name, what string) (*lua.LFunction, error) {
 	if !IsSandbox(L) {
 		p, err := Compile(src, name)
 		if err != nil {
@@ -107,7 +199,15 @@ func LoadChunk(L *lua.LState, src []byte, name string) (*lua.LFunction, error) {
 		}
 		return L.NewFunctionFromProto(p), nil
 	}
-	p, err := CompileSandboxed(src, name)
+	var ctx context.Context
+	if b := budgetOf(L); b != nil {
+		if e := b.m.take(int64(len(src))*chunkCost, what); e != nil {
+			b.cancel(e)
+			return nil, e
+		}
+		ctx = L.Context()
+	}
+	p, err := compileSandboxed(ctx, src, name)
 	if err != nil {
 		return nil, err
 	}

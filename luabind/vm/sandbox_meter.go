@@ -3,6 +3,7 @@ package vm
 import (
 	"strings"
 
+	"github.com/luagent/luagent/runtime/errs"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -302,11 +303,11 @@ func sandboxLoad(L *lua.LState) int {
 	return sandboxLoadSource(L, b.String(), name)
 }
 
-// chunkCost approximates a compiled chunk per source byte.
-const chunkCost = 8
-
+// sandboxLoadSource compiles src as load does: the function, or nil and
+// the syntax error. A limit ends the run, as everywhere in the sandbox:
+// the time or memory limit reached while compiling, or a chunk nested
+// deeper than Lua allows (MaxSyntaxLevels).
 func sandboxLoadSource(L *lua.LState, src, name string) int {
-	charge(L, int64(len(src))*chunkCost, "load")
 	if len(name) > 60 {
 		name = name[:60]
 	}
@@ -315,8 +316,14 @@ func sandboxLoadSource(L *lua.LState, src, name string) int {
 	} else {
 		name = name[1:]
 	}
-	fn, err := LoadChunk(L, []byte(src), name)
+	fn, err := loadChunk(L, []byte(src), name, "load")
 	if err != nil {
+		if b := budgetOf(L); b != nil && b.Err() != nil {
+			L.Error(lua.LString(scriptWhere(L)+CauseText(b.Err())), 0)
+		}
+		if errs.KindOf(err) == errs.Limit {
+			Fail(L, err.Error())
+		}
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))
 		return 2

@@ -123,11 +123,14 @@ type CodeTool struct {
 }
 
 // CodeOutput is what a snippet printed (up to the output limit; Dropped
-// counts the bytes left out) and the JSON of the values it returned.
+// counts the bytes left out) and the JSON of the values it returned. When
+// the runner returns an error, ErrorDropped counts the bytes it left out
+// of the error's message, cut as printed output is.
 type CodeOutput struct {
-	Output  string
-	Dropped int
-	Values  []json.RawMessage
+	Output       string
+	Dropped      int
+	Values       []json.RawMessage
+	ErrorDropped int
 }
 
 // codeOn reports whether the model is offered run_lua.
@@ -213,11 +216,19 @@ func (a *Agent) runCode(ctx context.Context, code *toolset, call *Call, turn int
 		}}
 	out, err := a.cfg.CodeMode.Run(ctx, run)
 	if err != nil {
-		msg := err.Error()
-		if printed := clip(out.Output, out.Dropped, lim.Output/2); printed != "" {
+		// The error is cut as printed output is (its share of the output
+		// limit when something was printed too): it reaches the model,
+		// the transcript and the trace, and every later request.
+		printed := clip(out.Output, out.Dropped, lim.Output/2)
+		room := lim.Output
+		if printed != "" {
+			room = lim.Output / 2
+		}
+		msg := clipWith(err.Error(), out.ErrorDropped, room, "raise a shorter error")
+		if printed != "" {
 			msg += "\n[printed before the error]\n" + printed
 		}
-		return Result{}, &errs.Error{Kind: errs.KindOf(err), Op: ToolRunLua, Msg: msg, Err: err}
+		return Result{}, &errs.Error{Kind: errs.KindOf(err), Op: ToolRunLua, Msg: msg}
 	}
 	return TextResult(codeText(out, lim.Output), false), nil
 }
@@ -251,6 +262,11 @@ func codeText(out CodeOutput, max int) string {
 // clip cuts s to max bytes (on a rune boundary) with a note saying how
 // much there was; dropped counts bytes already left out.
 func clip(s string, dropped, max int) string {
+	return clipWith(s, dropped, max, "print or return less")
+}
+
+// clipWith is clip whose note ends with hint.
+func clipWith(s string, dropped, max int, hint string) string {
 	if len(s) <= max && dropped == 0 {
 		return s
 	}
@@ -262,7 +278,7 @@ func clip(s string, dropped, max int) string {
 		}
 		s = s[:cut]
 	}
-	return fmt.Sprintf("%s\n[truncated: %d bytes in all, the first %d shown; print or return less]", s, total, len(s))
+	return fmt.Sprintf("%s\n[truncated: %d bytes in all, the first %d shown; %s]", s, total, len(s), hint)
 }
 
 // codeToolsOf lists ts's tools as a snippet calls them.

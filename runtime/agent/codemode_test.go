@@ -3,10 +3,12 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/llm"
 )
 
 // Signatures are generated from the tools' JSON Schemas, in the schema's
@@ -127,4 +129,70 @@ func TestCodeDescriptionShort(t *testing.T) {
 			t.Error("more than one line of a description")
 		}
 	}
+}
+
+// A failing snippet's error is cut as its printed output is, before the
+// model, the transcript or the trace see it: error(("E"):rep(8e6)) put
+// 8 MB into every later request of the conversation.
+func TestCodeModeErrorIsCut(t *testing.T) {
+	const max = 1000
+	huge := strings.Repeat("E", 8e6)
+	for _, c := range []struct {
+		name    string
+		out     CodeOutput
+		msg     string
+		total   int // what the note says there was
+		printed bool
+	}{
+		{"an error of 8 MB", CodeOutput{}, huge, 8e6, false},
+		{"cut by the runner already", CodeOutput{ErrorDropped: 8e6 - max}, huge[:max], 8e6, false},
+		{"with printed output", CodeOutput{Output: strings.Repeat("p", 5000)}, huge, 8e6, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			runner := func(ctx context.Context, r *CodeRun) (CodeOutput, error) {
+				if r.Code == "fail" {
+					return c.out, errs.New(errs.Runtime, "", c.msg)
+				}
+				return CodeOutput{Output: "ok\n"}, nil
+			}
+			fail, again := tc(ToolRunLua, `{"code":"fail"}`), tc(ToolRunLua, `{"code":"again"}`)
+			fail.ID, again.ID = "c1", "c2"
+			m := script(calls(fail), calls(again), answer("done"))
+			tr, ev := &traceBuf{}, []Event(nil)
+			_, rec, err := New(Config{Model: m, Trace: tr, OnEvent: func(e Event) { ev = append(ev, e) },
+				CodeMode: CodeMode{Mode: CodeOnly, Run: runner, Limits: CodeLimits{Output: max}}}).Ask(context.Background(), "go")
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg := toolMessage(t, m.requests()[1], fail.ID)
+			text := partsText(msg)
+			if !msg.IsError || !strings.Contains(text, fmt.Sprintf("[truncated: %d bytes in all", c.total)) || len(text) > 2*max {
+				t.Errorf("the model got %d bytes: %.300q", len(text), text)
+			}
+			if c.printed && !strings.Contains(text, "[printed before the error]\npppp") {
+				t.Errorf("printed output lost: %.300q", text)
+			}
+			for i, req := range m.requests() {
+				if n := requestSize(req); n > 8*max {
+					t.Errorf("request %d is %d bytes", i+1, n)
+				}
+			}
+			if n := len(rec.ToolCalls[0].Error); n > 2*max || rec.ToolCalls[0].ErrorKind != "runtime" {
+				t.Errorf("transcript: %d bytes, kind %s", n, rec.ToolCalls[0].ErrorKind)
+			}
+			if n := tr.b.Len(); n > 20*max {
+				t.Errorf("the trace has %d bytes", n)
+			}
+			for _, e := range ev {
+				if e.Err != nil && len(e.Err.Error()) > 2*max {
+					t.Errorf("event %s: %d bytes", e.Type, len(e.Err.Error()))
+				}
+			}
+		})
+	}
+}
+
+func requestSize(req *llm.Request) int {
+	b, _ := json.Marshal(req.Messages)
+	return len(b)
 }

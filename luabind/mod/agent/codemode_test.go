@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,3 +60,28 @@ func TestCodeMode(t *testing.T) {
 		}))
 	}})
 }
+
+// Code mode's failing snippets (testdata/codemode_errors.lua): what the
+// model, the transcript and the trace get of a huge error, and a snippet
+// nested too deep.
+func TestCodeModeErrors(t *testing.T) {
+	var traced atomic.Int64
+	sink := traceFunc(func(ev trace.Event) {
+		raw, _ := json.Marshal(ev)
+		traced.Add(int64(len(raw)))
+	})
+	luatest.RunFile(t, "testdata/codemode_errors.lua", luatest.Options{Config: host.Config{Clean: true, Trace: sink}, Setup: func(t *testing.T, h *host.Host) {
+		h.L.SetGlobal("TRACE_BYTES", h.L.NewFunction(func(L *lua.LState) int {
+			L.Push(lua.LNumber(traced.Load()))
+			return 1
+		}))
+		h.L.SetGlobal("NOW", h.L.NewFunction(func(L *lua.LState) int {
+			L.Push(lua.LNumber(float64(time.Now().UnixNano()) / 1e9))
+			return 1
+		}))
+	}})
+}
+
+type traceFunc func(trace.Event)
+
+func (f traceFunc) Emit(ev trace.Event) { f(ev) }
