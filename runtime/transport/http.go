@@ -91,9 +91,13 @@ func NewHTTP(url string, opts HTTPOptions) *HTTP {
 	if opts.MaxMessage <= 0 {
 		opts.MaxMessage = 16 << 20
 	}
+	who := "the MCP server"
 	if opts.Name == "" {
 		opts.Name = url
+	} else {
+		who = fmt.Sprintf("MCP server %q", opts.Name)
 	}
+	opts.Client = SameOrigin(opts.Client, who)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &HTTP{url: url, opts: opts, in: make(chan []byte, 256), ctx: ctx, cancel: cancel, inflight: map[string]inflight{}}
 }
@@ -328,6 +332,10 @@ func (h *HTTP) post(msg []byte, method string, id, params []byte, modernVersion 
 			if err == nil {
 				return
 			}
+			if errors.Is(err, errRedirect) {
+				h.fail(err)
+				return
+			}
 			snippet := strings.TrimSpace(string(body))
 			if len(snippet) > 200 {
 				snippet = snippet[:200] + "…"
@@ -407,6 +415,12 @@ func EncodeHeader(v string) string {
 // failRequest answers a request whose POST failed with an error the client
 // reads like any other (network errors end the stream: the server is gone).
 func (h *HTTP) failRequest(id []byte, isRequest bool, err error) {
+	if e, ok := redirectRefused(err); ok {
+		// The endpoint sends requests elsewhere: every one would be
+		// refused the same way, so the stream ends saying why.
+		h.fail(e)
+		return
+	}
 	if !isRequest {
 		return
 	}
@@ -567,7 +581,7 @@ func (h *HTTP) readSSE(ctx context.Context, body io.Reader, id []byte, method st
 		}
 		resp, err := h.get(ctx, lastID)
 		if err != nil {
-			h.deliver(streamBroken(id, "resuming the reply stream failed: "+err.Error()))
+			h.deliver(streamBroken(id, "resuming the reply stream failed: "+errMsgOf(unwrapURLError(err))))
 			return
 		}
 		defer resp.Body.Close()
@@ -641,6 +655,10 @@ func (h *HTTP) getStream(ready chan struct{}) {
 		last := h.lastEvent
 		h.mu.Unlock()
 		resp, err := h.get(h.ctx, last)
+		if e, ok := redirectRefused(err); ok {
+			h.fail(e) // before the first request goes out: it would fail alike
+			return
+		}
 		signal()
 		if err != nil {
 			if strings.Contains(err.Error(), "HTTP 405") {
@@ -733,10 +751,9 @@ func (h *HTTP) Close() error {
 	if sid != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		if req, err := http.NewRequestWithContext(ctx, http.MethodDelete, h.url, nil); err == nil {
-			for k, vs := range h.opts.Header {
-				req.Header[k] = vs
-			}
+		// The DELETE carries what every request of the session carries
+		// (an authorizing server refuses it otherwise).
+		if req, err := h.newRequest(ctx, http.MethodDelete, nil); err == nil {
 			req.Header.Set("Mcp-Session-Id", sid)
 			if version != "" {
 				req.Header.Set("MCP-Protocol-Version", version)

@@ -30,6 +30,9 @@ func (h *HTTP) fallBackToSSE(init []byte) error {
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := h.opts.Client.Do(req)
+	if e, ok := redirectRefused(err); ok {
+		return e
+	}
 	if err != nil {
 		return unwrapURLError(err)
 	}
