@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -48,5 +49,26 @@ func TestMCPCallUnknownOutcome(t *testing.T) {
 	r := failsWith(t, env, 1, "the tool call may have run; check its effect before calling it again", "mcp", "call", "mail", "send")
 	if r.stdout != "" || runs.Load() != 1 {
 		t.Errorf("stdout %q; the tool ran %d times, want 1", r.stdout, runs.Load())
+	}
+}
+
+// A catalog server whose endpoint redirects to another origin (another
+// port): `mcp tools` fails on one line naming both origins, and that
+// origin receives nothing — no request, no header.
+func TestMCPRedirectToAnotherOrigin(t *testing.T) {
+	var reached atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		w.WriteHeader(500)
+	}))
+	defer other.Close()
+	moved := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer moved.Close()
+	env := savedHome(t, `"moved":{"url":"`+moved.URL+`/mcp?key=q-s3cret","headers":{"X-Api-Key":"key-s3cret","Authorization":"Bearer tok-s3cret"}}`)
+	r := failsWith(t, env, 1, "redirected to another origin, "+other.URL+";", "mcp", "tools", "moved")
+	if !strings.Contains(r.stderr, moved.URL+" ") || strings.Contains(r.stderr, "s3cret") || reached.Load() != 0 {
+		t.Errorf("stderr %q; the other origin got %d requests", r.stderr, reached.Load())
 	}
 }
