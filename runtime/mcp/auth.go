@@ -9,7 +9,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/oauth/store"
-	"github.com/luagent/luagent/runtime/transport"
+	"github.com/luagent/luagent/runtime/origin"
 )
 
 // OAuthOptions turn on authorization for an HTTP server that answers 401:
@@ -171,7 +171,7 @@ func Login(ctx context.Context, serverURL string, o OAuthOptions, client *http.C
 	}
 	// The challenge must come from the server itself, not from wherever
 	// it redirects.
-	client = transport.SameOrigin(client, "the MCP server")
+	client = origin.Client(client, "the MCP server")
 	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"` + MetaProtocolVersion + `":"` + ModernVersion + `","` + MetaClientCapabilities + `":{}}}}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(body))
 	if err != nil {

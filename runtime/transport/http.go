@@ -17,6 +17,7 @@ import (
 
 	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/origin"
 	"github.com/luagent/luagent/runtime/sse"
 	"github.com/luagent/luagent/runtime/trace"
 )
@@ -97,7 +98,7 @@ func NewHTTP(url string, opts HTTPOptions) *HTTP {
 	} else {
 		who = fmt.Sprintf("MCP server %q", opts.Name)
 	}
-	opts.Client = SameOrigin(opts.Client, who)
+	opts.Client = origin.Client(opts.Client, who)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &HTTP{url: url, opts: opts, in: make(chan []byte, 256), ctx: ctx, cancel: cancel, inflight: map[string]inflight{}}
 }
@@ -332,7 +333,7 @@ func (h *HTTP) post(msg []byte, method string, id, params []byte, modernVersion 
 			if err == nil {
 				return
 			}
-			if errors.Is(err, errRedirect) {
+			if _, ok := origin.Refused(err); ok {
 				h.fail(err)
 				return
 			}
@@ -415,7 +416,7 @@ func EncodeHeader(v string) string {
 // failRequest answers a request whose POST failed with an error the client
 // reads like any other (network errors end the stream: the server is gone).
 func (h *HTTP) failRequest(id []byte, isRequest bool, err error) {
-	if e, ok := redirectRefused(err); ok {
+	if e, ok := origin.Refused(err); ok {
 		// The endpoint sends requests elsewhere: every one would be
 		// refused the same way, so the stream ends saying why.
 		h.fail(e)
@@ -655,7 +656,7 @@ func (h *HTTP) getStream(ready chan struct{}) {
 		last := h.lastEvent
 		h.mu.Unlock()
 		resp, err := h.get(h.ctx, last)
-		if e, ok := redirectRefused(err); ok {
+		if e, ok := origin.Refused(err); ok {
 			h.fail(e) // before the first request goes out: it would fail alike
 			return
 		}

@@ -1,4 +1,4 @@
-package transport
+package origin
 
 import (
 	"net/http"
@@ -19,18 +19,18 @@ func TestOrigin(t *testing.T) {
 		{"http://[::1]:9000/mcp", "http://[::1]:9000"},
 	} {
 		u, _ := url.Parse(tc.url)
-		if got := Origin(u); got != tc.want {
+		if got := Of(u); got != tc.want {
 			t.Errorf("Origin(%s) = %s, want %s", tc.url, got, tc.want)
 		}
 	}
 }
 
-// SameOrigin's redirect check: within the origin is followed (and the
+// Client's redirect check: within the origin is followed (and the
 // client's own policy still applies); another scheme, host or port is
 // refused with kind protocol; the chain is bounded.
-func TestSameOriginRedirects(t *testing.T) {
+func TestClientRedirects(t *testing.T) {
 	own := 0
-	c := SameOrigin(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { own++; return nil }}, `MCP server "x"`)
+	c := Client(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { own++; return nil }}, `MCP server "x"`)
 	req := func(u string) *http.Request {
 		r, _ := http.NewRequest("POST", u, nil)
 		return r
@@ -47,7 +47,7 @@ func TestSameOriginRedirects(t *testing.T) {
 		{"https://mcp.example.com:8443/mcp", 1, errs.Protocol}, // another port
 		{"https://evil.mcp.example.com/mcp", 1, errs.Protocol}, // a subdomain is another origin
 		{"https://example.com/mcp", 1, errs.Protocol},
-		{"https://mcp.example.com/again", maxRedirects, errs.Protocol}, // too many
+		{"https://mcp.example.com/again", MaxRedirects, errs.Protocol}, // too many
 	} {
 		via := []*http.Request{from}
 		for len(via) < tc.via {
@@ -57,7 +57,7 @@ func TestSameOriginRedirects(t *testing.T) {
 		if errs.KindOf(err) != tc.kind || (err == nil) != (tc.kind == errs.Unknown) {
 			t.Errorf("%s after %d: kind %v: %v", tc.to, tc.via, errs.KindOf(err), err)
 		}
-		if _, ok := redirectRefused(err); ok != (err != nil) {
+		if _, ok := Refused(err); ok != (err != nil) {
 			t.Errorf("%s: not recognised as a refused redirect: %v", tc.to, err)
 		}
 	}
