@@ -14,6 +14,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
 	"github.com/luagent/luagent/runtime/trace"
+	"github.com/luagent/luagent/runtime/transport"
 )
 
 // reqOpts tune one request.
@@ -204,10 +205,11 @@ func (c *Client) lostAnswer(method, why string, err error) error {
 
 // connectionLost is the error of a request that was written and whose
 // connection then failed (the server died or hung up): a tool call's
-// outcome is unknown. A connection the caller closed stays kind closed.
+// outcome is unknown. A connection the caller closed stays kind closed,
+// and one that could not even be made (nothing listens) kind process.
 func (c *Client) connectionLost(method string, err error) error {
 	err = c.transportError(method, err)
-	if k := errs.KindOf(err); k == errs.Process {
+	if errs.KindOf(err) == errs.Process && !errors.Is(err, transport.ErrNotDelivered) {
 		return c.lostAnswer(method, errMsg(err), err)
 	}
 	return err

@@ -217,3 +217,34 @@ func TestHTTPClientLegacyBrokenStreamIsNeverResent(t *testing.T) {
 		})
 	}
 }
+
+// A server that is gone before a tool call is sent (nothing listens): the
+// call was never delivered, so its error is kind process ("cannot
+// reach"), not unknown_outcome.
+func TestHTTPClientUndeliveredCallIsNotUnknown(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.Unmarshal(b, &m)
+		w.Header().Set("Content-Type", "application/json")
+		switch m.Method {
+		case "server/discover":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}`)
+		case "tools/list":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","tools":[{"name":"mutate","inputSchema":{"type":"object"}}]}}`)
+		}
+	}))
+	ForgetEra()
+	c := connectURL(t, ts.URL+"/mcp")
+	if _, err := c.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ts.Close()
+	_, err := c.CallTool(context.Background(), "mutate", nil, CallOptions{})
+	if errs.KindOf(err) != errs.Process || !strings.Contains(err.Error(), "cannot reach") {
+		t.Errorf("kind %v: %v", errs.KindOf(err), err)
+	}
+}

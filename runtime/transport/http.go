@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -430,8 +431,18 @@ func (h *HTTP) failRequest(id []byte, isRequest bool, err error) {
 		h.fail(errs.Errorf(errs.Process, "", "MCP server %s at %s closed the connection before answering (%v): it may have crashed or restarted", h.opts.Name, h.url, err))
 		return
 	}
-	h.fail(errs.Errorf(errs.Process, "", "cannot reach MCP server %s at %s: %v", h.opts.Name, h.url, err))
+	e := errs.Errorf(errs.Process, "", "cannot reach MCP server %s at %s: %v", h.opts.Name, h.url, err)
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		e.Err = ErrNotDelivered
+	}
+	h.fail(e)
 }
+
+// ErrNotDelivered is in the chain of a stream's end when the request that
+// ended it could not even connect: it was not delivered (unlike a request
+// whose connection broke after it was sent, which may have run).
+var ErrNotDelivered = errors.New("the request was not delivered")
 
 func unwrapURLError(err error) error {
 	var ue *url.Error
