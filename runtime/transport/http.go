@@ -57,6 +57,7 @@ type HTTP struct {
 	inflight  map[string]inflight
 	getOpen   bool
 	lastEvent string // of the GET stream
+	token     string // the bearer token the last request carried (for DELETE)
 	closed    bool
 	endpoint  string // the deprecated HTTP+SSE transport's POST URL, once fallen back
 }
@@ -210,6 +211,9 @@ func (h *HTTP) newRequest(ctx context.Context, method string, body []byte) (*htt
 		if tok != "" {
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}
+		h.mu.Lock()
+		h.token = tok
+		h.mu.Unlock()
 	}
 	return req, nil
 }
@@ -757,15 +761,23 @@ func (h *HTTP) Close() error {
 		return nil
 	}
 	h.closed = true
-	sid, version := h.session, h.version
+	sid, version, tok := h.session, h.version, h.token
 	h.mu.Unlock()
 	h.fail(errs.Errorf(errs.Closed, "", "connection to %s closed", h.opts.Name))
 	if sid != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		// The DELETE carries what every request of the session carries
-		// (an authorizing server refuses it otherwise).
-		if req, err := h.newRequest(ctx, http.MethodDelete, nil); err == nil {
+		if req, err := http.NewRequestWithContext(ctx, http.MethodDelete, h.url, nil); err == nil {
+			// The DELETE carries what the session's requests carried (an
+			// authorizing server refuses it otherwise): the headers and
+			// the last token, not a new one (getting one may wait on a
+			// browser step).
+			for k, vs := range h.opts.Header {
+				req.Header[k] = vs
+			}
+			if tok != "" {
+				req.Header.Set("Authorization", "Bearer "+tok)
+			}
 			req.Header.Set("Mcp-Session-Id", sid)
 			if version != "" {
 				req.Header.Set("MCP-Protocol-Version", version)
