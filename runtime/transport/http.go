@@ -39,6 +39,11 @@ import (
 //     with Last-Event-ID after the server's retry: delay; a 404 for the
 //     session ends the stream (the client initializes again); Close sends
 //     DELETE;
+//   - every request (POST, GET, DELETE) follows redirects only within
+//     the endpoint's origin (runtime/origin): a redirect elsewhere ends the
+//     stream with an error of kind protocol naming both origins, and
+//     nothing — headers, token, DPoP proof, cookies, the request — is sent
+//     there;
 //   - error answers whose id is null (legacy servers refusing a sessionless
 //     request do that) are given the id of the request they answer, and a
 //     reply that is not JSON-RPC at all becomes an error answer for it, so
