@@ -106,7 +106,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		shown := Result{}
 		if err != nil {
 			o.rec.Error, o.rec.ErrorKind = err.Error(), errs.KindOf(err).String()
-			shown = TextResult(err.Error(), true)
+			shown = errorResult(call.Name, err)
 		}
 		if res != nil {
 			shown = *res
@@ -156,13 +156,25 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 			return o
 		}
 		// AfterTool sees the failure as the error result the model gets.
-		r = TextResult(cerr.Error(), true)
+		r = errorResult(call.Name, cerr)
 	}
 	if a.cfg.AfterTool != nil {
 		a.cfg.AfterTool(ctx, call, &r)
 	}
 	res, o.found = &r, found
 	return o
+}
+
+// errorResult is the result the model gets for a call that failed with
+// err. A call whose answer was lost after it was sent may have run (it was
+// not sent again): the model is told so plainly, so that it looks before it
+// calls again rather than repeat a send, a payment or a deletion.
+func errorResult(name string, err error) Result {
+	if errs.KindOf(err) == errs.UnknownOutcome {
+		return TextResult(fmt.Sprintf("The call to %s may have run: its answer was lost, so whether it took effect is unknown, and it was not sent again. "+
+			"Do not repeat it blindly: inspect its effect before retrying. (%s)", name, err), true)
+	}
+	return TextResult(err.Error(), true)
 }
 
 // decide runs the policy, and asks (or not) when it says Ask.

@@ -20,45 +20,47 @@ type Kind uint8
 
 // The kinds. Their String forms are the names Lua code sees in err.kind.
 const (
-	Unknown    Kind = iota
-	Invalid         // bad input: a wrong argument, a malformed value
-	Syntax          // a Lua chunk that does not compile
-	Runtime         // a Lua error raised while a script ran
-	NotFound        // a named thing (file, module, tool, method) does not exist
-	Timeout         // a deadline passed
-	Cancelled       // the caller or the user stopped the operation
-	Process         // a child process failed to start or died
-	Protocol        // a peer broke the protocol
-	Tool            // a tool reported a failure (isError)
-	Auth            // authentication or authorization failed
-	Internal        // a bug in luagent: please report it
-	Closed          // the connection or transport is closed
-	Limit           // a configured limit was reached (an agent's max turns or token budget)
-	RateLimit       // a model provider refused for too many requests (HTTP 429), after retries
-	BadRequest      // a model provider rejected the request itself (HTTP 400, 404, 422)
-	Server          // a model provider failed on its side (HTTP 5xx), after retries
-	Integrity       // content failed its published check (a skill's digest, size or front matter)
+	Unknown        Kind = iota
+	Invalid             // bad input: a wrong argument, a malformed value
+	Syntax              // a Lua chunk that does not compile
+	Runtime             // a Lua error raised while a script ran
+	NotFound            // a named thing (file, module, tool, method) does not exist
+	Timeout             // a deadline passed
+	Cancelled           // the caller or the user stopped the operation
+	Process             // a child process failed to start or died
+	Protocol            // a peer broke the protocol
+	Tool                // a tool reported a failure (isError)
+	Auth                // authentication or authorization failed
+	Internal            // a bug in luagent: please report it
+	Closed              // the connection or transport is closed
+	Limit               // a configured limit was reached (an agent's max turns or token budget)
+	RateLimit           // a model provider refused for too many requests (HTTP 429), after retries
+	BadRequest          // a model provider rejected the request itself (HTTP 400, 404, 422)
+	Server              // a model provider failed on its side (HTTP 5xx), after retries
+	Integrity           // content failed its published check (a skill's digest, size or front matter)
+	UnknownOutcome      // a tool call was sent and its answer lost: it may have run, and was not sent again
 )
 
 var kindNames = [...]string{
-	Unknown:    "unknown",
-	Invalid:    "invalid",
-	Syntax:     "syntax",
-	Runtime:    "runtime",
-	NotFound:   "not_found",
-	Timeout:    "timeout",
-	Cancelled:  "cancelled",
-	Process:    "process",
-	Protocol:   "protocol",
-	Tool:       "tool",
-	Auth:       "auth",
-	Internal:   "internal",
-	Closed:     "closed",
-	Limit:      "limit",
-	RateLimit:  "rate_limit",
-	BadRequest: "bad_request",
-	Server:     "server",
-	Integrity:  "integrity",
+	Unknown:        "unknown",
+	Invalid:        "invalid",
+	Syntax:         "syntax",
+	Runtime:        "runtime",
+	NotFound:       "not_found",
+	Timeout:        "timeout",
+	Cancelled:      "cancelled",
+	Process:        "process",
+	Protocol:       "protocol",
+	Tool:           "tool",
+	Auth:           "auth",
+	Internal:       "internal",
+	Closed:         "closed",
+	Limit:          "limit",
+	RateLimit:      "rate_limit",
+	BadRequest:     "bad_request",
+	Server:         "server",
+	Integrity:      "integrity",
+	UnknownOutcome: "unknown_outcome",
 }
 
 // String returns the kind's name as Lua code sees it ("timeout", "not_found").

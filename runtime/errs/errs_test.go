@@ -9,7 +9,7 @@ import (
 )
 
 func TestKindRoundTrip(t *testing.T) {
-	for k := errs.Unknown; k <= errs.Integrity; k++ {
+	for k := errs.Unknown; k <= errs.UnknownOutcome; k++ {
 		if got := errs.ParseKind(k.String()); got != k {
 			t.Errorf("ParseKind(%q) = %v, want %v", k.String(), got, k)
 		}

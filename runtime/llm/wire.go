@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/origin"
 )
 
 // The two providers speak their APIs on net/http directly: the official
@@ -43,10 +44,8 @@ type wireModel struct {
 }
 
 func newWireModel(spec string, mc ModelConfig, cfg *Config, base, key, keyVar string) wireModel {
-	c := cfg.HTTPClient
-	if c == nil {
-		c = http.DefaultClient
-	}
+	// The key goes only to the provider's origin, never where it redirects.
+	c := origin.Client(cfg.HTTPClient, "the model provider "+spec)
 	return wireModel{
 		name: spec, model: mc.Model, base: strings.TrimSuffix(base, "/"), key: key, keyVar: keyVar,
 		retries: cfg.retries(), maxWait: cfg.retryWait(), client: c, wait: sleepCtx,
@@ -112,6 +111,9 @@ func (m *wireModel) post(ctx context.Context, path string, body any, stream bool
 		case err != nil:
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			if e, ok := origin.Refused(err); ok {
+				return nil, e // every retry would be refused alike
 			}
 			if n >= m.retries {
 				return nil, errs.New(errs.Server, m.name, "cannot reach "+m.base+": "+err.Error())

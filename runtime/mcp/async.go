@@ -52,6 +52,22 @@ func (c *Client) CallToolAsync(ctx context.Context, name string, args json.RawMe
 				return
 			}
 		}
+		if err != nil && mayResend(err) {
+			// Maybe sent again (resend waits and may reconnect): on a
+			// goroutine, never the reader's.
+			go func() {
+				if ns, ok := c.resend(ctx, s, "tools/call", params, err); ok {
+					ro.resent = true
+					res, err = c.follow(ctx, ns, "tools/call", params, ro, 0, nil, nil)
+				} else {
+					err = c.unanswered("tools/call", err)
+				}
+				res, err = c.toolResult(res, err)
+				c.endToolCall(name, started, err)
+				done(res, err)
+			}()
+			return
+		}
 		res, err = c.toolResult(res, err)
 		c.endToolCall(name, started, err)
 		done(res, err)
@@ -182,7 +198,7 @@ func (c *Client) roundTripAsync(ctx context.Context, s *session, method string, 
 		resp, err := call.Result()
 		switch {
 		case err != nil:
-			done(nil, c.transportError(method, err))
+			done(nil, c.connectionLost(method, err))
 		case resp.Error != nil:
 			done(nil, c.serverError(method, resp.Error))
 		default:

@@ -9,6 +9,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/oauth/store"
+	"github.com/luagent/luagent/runtime/origin"
 )
 
 // OAuthOptions turn on authorization for an HTTP server that answers 401:
@@ -168,9 +169,9 @@ func Login(ctx context.Context, serverURL string, o OAuthOptions, client *http.C
 	if err != nil {
 		return nil, err
 	}
-	if client == nil {
-		client = http.DefaultClient
-	}
+	// The challenge must come from the server itself, not from wherever
+	// it redirects.
+	client = origin.Client(client, "the MCP server")
 	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"` + MetaProtocolVersion + `":"` + ModernVersion + `","` + MetaClientCapabilities + `":{}}}}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(body))
 	if err != nil {
@@ -181,6 +182,9 @@ func Login(ctx context.Context, serverURL string, o OAuthOptions, client *http.C
 	req.Header.Set("MCP-Protocol-Version", ModernVersion)
 	req.Header.Set("Mcp-Method", "server/discover")
 	resp, err := client.Do(req)
+	if errs.KindOf(err) == errs.Protocol {
+		return nil, &errs.Error{Kind: errs.Protocol, Op: "login", Msg: errMsg(err), Err: err}
+	}
 	if err != nil {
 		return nil, errs.Errorf(errs.Process, "login", "cannot reach %s: %v", serverURL, err)
 	}

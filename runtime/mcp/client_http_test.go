@@ -60,40 +60,6 @@ func connectURL(t *testing.T, url string) *Client {
 
 const okResult = `{"resultType":"complete","content":[{"type":"text","text":"ok"}]}`
 
-// A 2026-07-28 reply stream that ends before the answer: the request is
-// sent again with a new id, once.
-func TestHTTPClientReissuesAfterBrokenStream(t *testing.T) {
-	url, posts := modernHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, n int, id json.RawMessage) {
-		switch {
-		case method == "tools/list":
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"resultType":"complete","tools":[{"name":"t","inputSchema":{"type":"object"}},{"name":"never","inputSchema":{"type":"object"}}]}}`)
-		case method == "tools/call" && strings.Contains(r.Header.Get("Mcp-Name"), "never"), n == 1:
-			w.Header().Set("Content-Type", "text/event-stream")
-			io.WriteString(w, ": the stream ends here\n\n")
-		default:
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+okResult+`}`)
-		}
-	})
-	c := connectURL(t, url)
-	ctx := context.Background()
-	r, err := c.CallTool(ctx, "t", nil, CallOptions{})
-	if err != nil || len(r.Content) != 1 {
-		t.Fatalf("call after a broken stream: %v %v", r, err)
-	}
-	calls := posts("tools/call")
-	if len(calls) != 2 || calls[0] == calls[1] {
-		t.Errorf("POSTs of tools/call %q: want two with different ids", calls)
-	}
-	// Broken every time: one re-issue, then the error, of kind closed.
-	_, err = c.CallTool(ctx, "never", nil, CallOptions{})
-	if errs.KindOf(err) != errs.Closed || !strings.Contains(err.Error(), "closed the reply stream before answering") {
-		t.Errorf("always broken: kind %v, %v", errs.KindOf(err), err)
-	}
-	if n := len(posts("tools/call")); n != 4 {
-		t.Errorf("%d tools/call POSTs, want 4 (one re-issue per call)", n)
-	}
-}
-
 // -32020 about an Mcp-Param-* header: tools/list is fetched again (the tool
 // gained an x-mcp-header) and the call retried with the header.
 func TestHTTPClientRefreshesToolsOnParamHeaderMismatch(t *testing.T) {

@@ -374,18 +374,31 @@ func TestCancellation(t *testing.T) {
 	}
 }
 
+// A server that dies during a call fails it with its exit status and
+// stderr, as unknown_outcome (the tool may have run: it is not sent again
+// to the restarted server), and the next call starts it again.
 func TestCrashFailsInFlightAndRestarts(t *testing.T) {
-	cmd, _ := fakeServer(t, "-era", "legacy")
+	cmd, log := fakeServer(t, "-era", "legacy")
 	rec := &trace.Recorder{}
 	c := connect(t, mcp.Options{Name: "crashy", Command: cmd, Trace: rec})
 	ctx := context.Background()
 	_, err := c.CallTool(ctx, "crash", nil, mcp.CallOptions{})
-	if kind(err) != errs.Process || !strings.Contains(err.Error(), "exited with status 3") || !strings.Contains(err.Error(), "fatal: the crash tool was called") {
-		t.Fatalf("crash: %v", err)
+	if kind(err) != errs.UnknownOutcome || !strings.Contains(err.Error(), "exited with status 3") || !strings.Contains(err.Error(), "fatal: the crash tool was called") ||
+		!strings.Contains(err.Error(), "may have run") {
+		t.Fatalf("crash: kind %v: %v", kind(err), err)
 	}
 	r, err := c.CallTool(ctx, "echo", json.RawMessage(`{"message":"back"}`), mcp.CallOptions{})
 	if err != nil || r.Text() != "back" {
 		t.Fatalf("after restart: %v %v", r, err)
+	}
+	crashes := 0
+	for _, m := range wire(t, log) {
+		if strings.Contains(string(m["params"]), `"name":"crash"`) {
+			crashes++
+		}
+	}
+	if crashes != 1 {
+		t.Errorf("the crash tool was sent %d times, want 1", crashes)
 	}
 	var pids []int
 	for _, e := range rec.Events() {

@@ -87,11 +87,14 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 		}
 		if exited && c.opts.Protocol == "modern" {
 			// Nothing to fall back to: say how it ended.
-			why := disc.why
+			why, kind := disc.why, errs.Process
 			if disc.err != nil {
 				why = errMsg(disc.err)
+				if k := errs.KindOf(disc.err); k != errs.Unknown && k != errs.Closed {
+					kind = k // a refused redirect stays kind protocol
+				}
 			}
-			return nil, errs.Errorf(errs.Process, "connect", "server/discover of %q failed: %s", c.opts.Name, why)
+			return nil, errs.Errorf(kind, "connect", "server/discover of %q failed: %s", c.opts.Name, why)
 		}
 		if exited {
 			// The server exited on the probe (it accepts nothing before

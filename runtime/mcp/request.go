@@ -14,6 +14,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
 	"github.com/luagent/luagent/runtime/trace"
+	"github.com/luagent/luagent/runtime/transport"
 )
 
 // reqOpts tune one request.
@@ -24,6 +25,7 @@ type reqOpts struct {
 	tasks    bool           // the method may answer with a task (tools/call)
 	taskCaps bool           // declare the tasks extension (tools/call, tasks/*)
 	noCancel bool           // never send notifications/cancelled (initialize)
+	resent   bool           // the request was already sent again once (resend)
 }
 
 // ServerError returns the JSON-RPC error a server answered with, when err
@@ -49,36 +51,21 @@ func (c *Client) request(ctx context.Context, method string, params json.RawMess
 // answer to the round already sent (the non-blocking path hands over here
 // when a result needs more rounds); extra are that round's added members.
 func (c *Client) follow(ctx context.Context, s *session, method string, params json.RawMessage, o reqOpts, round int, res json.RawMessage, extra [][]byte) (json.RawMessage, error) {
-	reissued := false
+	resent := o.resent
 	for ; ; round++ {
 		if res == nil {
 			tok := c.tokenFor(method, o)
 			body := c.params(s, params, tok, o.tasks || o.taskCaps, extra...)
 			var err error
 			if res, err = c.roundTrip(ctx, s, method, body, tok, o); err != nil {
-				if !reissued && s.info.Era == EraModern && c.resendAfterBrokenStreamOrStaleTools(ctx, method, err) {
-					// A 2026-07-28 request stands alone: sent again (with a
-					// new id) it is the same request.
-					reissued = true
-					round--
-					continue
-				}
-				if je, ok := ServerError(err); ok && !reissued && s.info.Era == EraLegacy && bytes.Contains(je.Data, []byte(`"sessionExpired":true`)) {
-					// The server forgot the session before handling this
-					// request: initialize a new one and send it there (the
-					// old stream ends right after this answer).
-					select {
-					case <-s.conn.Done():
-					case <-time.After(2 * time.Second):
-					}
-					if ns, serr := c.session(ctx); serr == nil {
-						trace.Emit(c.opts.Trace, trace.Event{Kind: trace.Retry, Server: c.opts.Name, Method: method, Message: "sent again in a new session: " + je.Message})
-						s, reissued = ns, true
+				if !resent {
+					if ns, ok := c.resend(ctx, s, method, params, err); ok {
+						s, resent = ns, true
 						round--
 						continue
 					}
 				}
-				return nil, err
+				return nil, c.unanswered(method, err)
 			}
 		}
 		if s.info.Era != EraModern {
@@ -110,29 +97,129 @@ func (c *Client) follow(ctx context.Context, s *session, method string, params j
 	}
 }
 
-// resendAfterBrokenStreamOrStaleTools says whether a failed modern request is worth sending once more,
-// after doing what makes the retry succeed: a reply stream that broke
-// before the answer (the HTTP transport marks it) is simply re-issued; a
-// -32020 about an Mcp-Param-* header means our tools/list is stale, so it
-// is fetched again first (2026-07-28, Streamable HTTP).
-func (c *Client) resendAfterBrokenStreamOrStaleTools(ctx context.Context, method string, err error) bool {
+// resend says whether a request that failed with err goes out once more,
+// and on which session, after doing what makes that succeed. Only what
+// cannot run twice by being sent twice is sent again:
+//
+//   - a request the server refused without handling it: a 2025-11-25
+//     session it no longer knows (404: it initializes a new one first), or
+//     a 2026-07-28 -32020 about an Mcp-Param-* header (our tools/list is
+//     stale: it is fetched again first);
+//   - a 2026-07-28 request whose reply stream broke before the answer
+//     (that era cannot resume a stream), when it is safe to run again
+//     (safeToResend). Whatever else may have run: its error says so
+//     (unanswered), and the caller decides.
+//
+// A 2025-11-25 reply stream is resumed by the transport (Last-Event-ID),
+// which sends nothing again.
+func (c *Client) resend(ctx context.Context, s *session, method string, params json.RawMessage, err error) (*session, bool) {
 	je, ok := ServerError(err)
 	if !ok {
-		return false
+		return nil, false
 	}
-	if isStreamBroken(je) {
+	switch {
+	case s.info.Era == EraModern && isStreamBroken(je):
+		if !c.safeToResend(method, params) {
+			return nil, false
+		}
 		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.Retry, Server: c.opts.Name, Method: method, Message: "re-issued after the reply stream broke: " + je.Message})
-		return true
-	}
-	if je.Code == CodeHeaderMismatch && method == "tools/call" && strings.Contains(strings.ToLower(je.Message+string(je.Data)), "mcp-param-") {
+		return s, true
+	case s.info.Era == EraModern && je.Code == CodeHeaderMismatch && method == "tools/call" && strings.Contains(strings.ToLower(je.Message+string(je.Data)), "mcp-param-"):
 		c.lists.drop("tools/list")
 		if _, lerr := c.list(ctx, "tools/list", "tools"); lerr != nil {
-			return false
+			return nil, false
 		}
 		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.Retry, Server: c.opts.Name, Method: method, Message: "retried after refreshing tools/list: " + je.Message})
-		return true
+		return s, true
+	case s.info.Era == EraLegacy && isSessionExpired(je):
+		// The old stream ends right after this answer.
+		select {
+		case <-s.conn.Done():
+		case <-time.After(2 * time.Second):
+		}
+		ns, serr := c.session(ctx)
+		if serr != nil {
+			return nil, false
+		}
+		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.Retry, Server: c.opts.Name, Method: method, Message: "sent again in a new session: " + je.Message})
+		return ns, true
 	}
-	return false
+	return nil, false
+}
+
+// mayResend is resend's test without its work (no I/O): whether err is
+// one resend might act on.
+func mayResend(err error) bool {
+	je, ok := ServerError(err)
+	return ok && (isStreamBroken(je) || isSessionExpired(je) || je.Code == CodeHeaderMismatch)
+}
+
+// safeMethods change nothing on the server, or leave it the same however
+// often they are sent: their answer lost, they are sent again.
+var safeMethods = map[string]bool{
+	"server/discover": true, "initialize": true, "ping": true,
+	"tools/list": true, "resources/list": true, "resources/templates/list": true, "prompts/list": true,
+	"resources/read": true, "prompts/get": true, "completion/complete": true,
+	"resources/subscribe": true, "resources/unsubscribe": true, "logging/setLevel": true,
+	"tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true,
+	"skills/list": true, "skills/get": true,
+}
+
+// safeToResend: running the request twice does no more than running it
+// once. A tool call is, only when its listing says so (readOnlyHint or
+// idempotentHint); a tool the client has not seen listed is not.
+func (c *Client) safeToResend(method string, params json.RawMessage) bool {
+	if method != "tools/call" {
+		return safeMethods[method]
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(params, &p)
+	t := c.cachedTool(p.Name)
+	if t == nil || t.Annotations == nil {
+		return false
+	}
+	a := t.Annotations
+	return (a.ReadOnlyHint != nil && *a.ReadOnlyHint) || (a.IdempotentHint != nil && *a.IdempotentHint)
+}
+
+// unanswered is the error of a request that was not sent again: a tool
+// call whose reply stream broke may have run, and says so.
+func (c *Client) unanswered(method string, err error) error {
+	if je, ok := ServerError(err); ok && isStreamBroken(je) {
+		return c.lostAnswer(method, je.Message, err)
+	}
+	return err
+}
+
+// lostAnswer is the error of a tool call that was sent and whose answer
+// never came (why): kind unknown_outcome. Other requests keep err.
+func (c *Client) lostAnswer(method, why string, err error) error {
+	if method != "tools/call" {
+		return err
+	}
+	return &errs.Error{Kind: errs.UnknownOutcome, Op: method, Err: err,
+		Msg: fmt.Sprintf("the answer from %q was lost (%s): the tool call may have run; check its effect before calling it again", c.opts.Name, why)}
+}
+
+// connectionLost is the error of a request that was written and whose
+// connection then failed (the server died or hung up): a tool call's
+// outcome is unknown. A connection the caller closed stays kind closed,
+// and one that could not even be made (nothing listens) kind process.
+func (c *Client) connectionLost(method string, err error) error {
+	err = c.transportError(method, err)
+	if errs.KindOf(err) == errs.Process && !errors.Is(err, transport.ErrNotDelivered) {
+		return c.lostAnswer(method, errMsg(err), err)
+	}
+	return err
+}
+
+// isSessionExpired: the HTTP transport's answer for a 2025-11-25 request
+// the server refused with 404 because it no longer knows the session (it
+// did not handle the request).
+func isSessionExpired(je *jsonrpc.Error) bool {
+	return bytes.Contains(je.Data, []byte(`"sessionExpired":true`))
 }
 
 // isStreamBroken: the HTTP transport's answer for a request whose reply
@@ -272,7 +359,7 @@ func (c *Client) roundTrip(ctx context.Context, s *session, method string, param
 		case <-call.Done():
 			resp, err := call.Result()
 			if err != nil {
-				return nil, c.transportError(method, err)
+				return nil, c.connectionLost(method, err)
 			}
 			if resp.Error != nil {
 				return nil, c.serverError(method, resp.Error)

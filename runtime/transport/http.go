@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/origin"
 	"github.com/luagent/luagent/runtime/sse"
 	"github.com/luagent/luagent/runtime/trace"
 )
@@ -37,6 +39,11 @@ import (
 //     with Last-Event-ID after the server's retry: delay; a 404 for the
 //     session ends the stream (the client initializes again); Close sends
 //     DELETE;
+//   - every request (POST, GET, DELETE) follows redirects only within
+//     the endpoint's origin (runtime/origin): a redirect elsewhere ends the
+//     stream with an error of kind protocol naming both origins, and
+//     nothing — headers, token, DPoP proof, cookies, the request — is sent
+//     there;
 //   - error answers whose id is null (legacy servers refusing a sessionless
 //     request do that) are given the id of the request they answer, and a
 //     reply that is not JSON-RPC at all becomes an error answer for it, so
@@ -55,6 +62,7 @@ type HTTP struct {
 	inflight  map[string]inflight
 	getOpen   bool
 	lastEvent string // of the GET stream
+	token     string // the bearer token the last request carried (for DELETE)
 	closed    bool
 	endpoint  string // the deprecated HTTP+SSE transport's POST URL, once fallen back
 }
@@ -91,9 +99,13 @@ func NewHTTP(url string, opts HTTPOptions) *HTTP {
 	if opts.MaxMessage <= 0 {
 		opts.MaxMessage = 16 << 20
 	}
+	who := "the MCP server"
 	if opts.Name == "" {
 		opts.Name = url
+	} else {
+		who = fmt.Sprintf("MCP server %q", opts.Name)
 	}
+	opts.Client = origin.Client(opts.Client, who)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &HTTP{url: url, opts: opts, in: make(chan []byte, 256), ctx: ctx, cancel: cancel, inflight: map[string]inflight{}}
 }
@@ -204,6 +216,9 @@ func (h *HTTP) newRequest(ctx context.Context, method string, body []byte) (*htt
 		if tok != "" {
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}
+		h.mu.Lock()
+		h.token = tok
+		h.mu.Unlock()
 	}
 	return req, nil
 }
@@ -328,6 +343,10 @@ func (h *HTTP) post(msg []byte, method string, id, params []byte, modernVersion 
 			if err == nil {
 				return
 			}
+			if _, ok := origin.Refused(err); ok {
+				h.fail(err)
+				return
+			}
 			snippet := strings.TrimSpace(string(body))
 			if len(snippet) > 200 {
 				snippet = snippet[:200] + "…"
@@ -407,6 +426,12 @@ func EncodeHeader(v string) string {
 // failRequest answers a request whose POST failed with an error the client
 // reads like any other (network errors end the stream: the server is gone).
 func (h *HTTP) failRequest(id []byte, isRequest bool, err error) {
+	if e, ok := origin.Refused(err); ok {
+		// The endpoint sends requests elsewhere: every one would be
+		// refused the same way, so the stream ends saying why.
+		h.fail(e)
+		return
+	}
 	if !isRequest {
 		return
 	}
@@ -415,8 +440,18 @@ func (h *HTTP) failRequest(id []byte, isRequest bool, err error) {
 		h.fail(errs.Errorf(errs.Process, "", "MCP server %s at %s closed the connection before answering (%v): it may have crashed or restarted", h.opts.Name, h.url, err))
 		return
 	}
-	h.fail(errs.Errorf(errs.Process, "", "cannot reach MCP server %s at %s: %v", h.opts.Name, h.url, err))
+	e := errs.Errorf(errs.Process, "", "cannot reach MCP server %s at %s: %v", h.opts.Name, h.url, err)
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" {
+		e.Err = ErrNotDelivered
+	}
+	h.fail(e)
 }
+
+// ErrNotDelivered is in the chain of a stream's end when the request that
+// ended it could not even connect: it was not delivered (unlike a request
+// whose connection broke after it was sent, which may have run).
+var ErrNotDelivered = errors.New("the request was not delivered")
 
 func unwrapURLError(err error) error {
 	var ue *url.Error
@@ -567,7 +602,7 @@ func (h *HTTP) readSSE(ctx context.Context, body io.Reader, id []byte, method st
 		}
 		resp, err := h.get(ctx, lastID)
 		if err != nil {
-			h.deliver(streamBroken(id, "resuming the reply stream failed: "+err.Error()))
+			h.deliver(streamBroken(id, "resuming the reply stream failed: "+errMsgOf(unwrapURLError(err))))
 			return
 		}
 		defer resp.Body.Close()
@@ -641,6 +676,10 @@ func (h *HTTP) getStream(ready chan struct{}) {
 		last := h.lastEvent
 		h.mu.Unlock()
 		resp, err := h.get(h.ctx, last)
+		if e, ok := origin.Refused(err); ok {
+			h.fail(e) // before the first request goes out: it would fail alike
+			return
+		}
 		signal()
 		if err != nil {
 			if strings.Contains(err.Error(), "HTTP 405") {
@@ -727,15 +766,22 @@ func (h *HTTP) Close() error {
 		return nil
 	}
 	h.closed = true
-	sid, version := h.session, h.version
+	sid, version, tok := h.session, h.version, h.token
 	h.mu.Unlock()
 	h.fail(errs.Errorf(errs.Closed, "", "connection to %s closed", h.opts.Name))
 	if sid != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		if req, err := http.NewRequestWithContext(ctx, http.MethodDelete, h.url, nil); err == nil {
+			// The DELETE carries what the session's requests carried (an
+			// authorizing server refuses it otherwise): the headers and
+			// the last token, not a new one (getting one may wait on a
+			// browser step).
 			for k, vs := range h.opts.Header {
 				req.Header[k] = vs
+			}
+			if tok != "" {
+				req.Header.Set("Authorization", "Bearer "+tok)
 			}
 			req.Header.Set("Mcp-Session-Id", sid)
 			if version != "" {

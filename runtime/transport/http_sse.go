@@ -14,6 +14,7 @@ import (
 
 	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/origin"
 )
 
 // The deprecated HTTP+SSE transport (2024-11-05), for servers that refuse
@@ -30,6 +31,9 @@ func (h *HTTP) fallBackToSSE(init []byte) error {
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := h.opts.Client.Do(req)
+	if e, ok := origin.Refused(err); ok {
+		return e
+	}
 	if err != nil {
 		return unwrapURLError(err)
 	}

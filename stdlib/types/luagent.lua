@@ -19,6 +19,7 @@
 ---| "bad_request" # the model provider refused the request
 ---| "server"      # the model provider failed
 ---| "integrity"   # content failed its published check (a skill's digest, size or front matter)
+---| "unknown_outcome" # a tool call's answer was lost after it was sent: it may have run (not sent again); check before retrying
 ---| "unknown"
 
 ---What luagent raises: a table that prints as its message. Catch it with

@@ -204,7 +204,10 @@ function Conn:tools() end
 
 ---Calls a tool. Arguments are checked against its input schema first. A
 ---tool that reports an error returns a result with isError = true; a
----failed request raises a luagent.Error.
+---failed request raises a luagent.Error. A call whose answer was lost after
+---it was sent (a broken stream, the server died) is never sent again unless
+---the tool is readOnlyHint or idempotentHint: it raises kind
+---"unknown_outcome" (it may have run: check before retrying).
 ---@param name string
 ---@param args? table named arguments
 ---@param opts? mcp.CallOptions

@@ -1,0 +1,79 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/mcp"
+)
+
+// breaksAfterRunning is a 2026-07-28 server with one tool, send, that
+// runs (counted) and whose reply stream then breaks before the answer.
+func breaksAfterRunning(t *testing.T) (string, *atomic.Int32) {
+	var runs atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.Unmarshal(b, &m)
+		w.Header().Set("Content-Type", "application/json")
+		switch m.Method {
+		case "server/discover":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mail","version":"1"}}}}`)
+		case "tools/list":
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","tools":[{"name":"send","description":"Send an email","inputSchema":{"type":"object"}}]}}`)
+		case "tools/call":
+			runs.Add(1)
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":")
+		default:
+			w.WriteHeader(400)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	mcp.ForgetEra()
+	return ts.URL + "/mcp", &runs
+}
+
+// A tool call whose answer was lost after it was sent (kind
+// unknown_outcome) reaches the model as a result that says the call may
+// have run and to inspect before retrying; it ran once.
+func TestUnknownOutcomeToldToTheModel(t *testing.T) {
+	url, runs := breaksAfterRunning(t)
+	h := startHub(t, hub.Options{}, &catalog.Server{Name: "mail", Enabled: true, URL: url, RequestTimeout: 5 * time.Second})
+	call := tc("mail__send", `{}`)
+	m := script(calls(call), answer("ok"))
+	_, tr, err := New(Config{Model: m, Hub: h, Yes: true}).Ask(context.Background(), "send it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := m.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	msg := toolMessage(t, reqs[1], call.ID)
+	text := partsText(msg)
+	for _, want := range []string{"may have run", "inspect", "before retrying"} {
+		if !msg.IsError || !strings.Contains(text, want) {
+			t.Errorf("the model was told %q (error %v); want it to say %q", text, msg.IsError, want)
+		}
+	}
+	if rec := tr.ToolCalls[0]; rec.ErrorKind != errs.UnknownOutcome.String() {
+		t.Errorf("recorded kind %q", rec.ErrorKind)
+	}
+	if n := runs.Load(); n != 1 {
+		t.Errorf("the tool ran %d times, want 1", n)
+	}
+}
