@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/luagent/luagent/internal/secret"
+	"github.com/luagent/luagent/internal/visible"
 )
 
 // Hidden stands for a secret in a catalog shown to a person.
@@ -148,11 +149,12 @@ func SecretsIn(s *Server) []string {
 }
 
 // Shown is the entry's URL, or its command line (arguments a shell would
-// split quoted), for people: with its secrets hidden as Masked hides them.
-// Env values are not part of it.
+// split quoted), for people: with its secrets hidden as Masked hides them
+// and its control characters visible (an imported entry is another
+// program's file). Env values are not part of it.
 func (s *Server) Shown() string {
 	if s.URL != "" {
-		return maskURL(s.URL, nil)
+		return visible.Line(maskURL(s.URL, nil))
 	}
 	parts := []string{shellWord(s.Command)}
 	for _, a := range maskArgs(s.Args, nil) {
@@ -161,8 +163,11 @@ func (s *Server) Shown() string {
 	return strings.Join(parts, " ")
 }
 
+// shellWord is a as a shell would read it back: quoted (Go's quoting,
+// which writes a control character as an escape) when it holds a blank,
+// a shell's special character or a control character.
 func shellWord(a string) string {
-	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\$`!*?;&|<>()[]{}#~") {
+	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\$`!*?;&|<>()[]{}#~") && visible.Line(a) == a {
 		return a
 	}
 	return strconv.Quote(a)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/internal/secret"
+	"github.com/luagent/luagent/internal/visible"
 )
 
 // Kind says what happened.
@@ -218,6 +219,7 @@ func (h *Human) Emit(e Event) {
 	if e.Error != "" && e.Error != e.Message {
 		line += ": " + e.Error
 	}
+	line = visible.Line(line) // names and messages are the servers' own
 	h.mu.Lock()
 	fmt.Fprintln(h.w, line)
 	h.mu.Unlock()

@@ -25,3 +25,13 @@ func TestEmitMasksURLs(t *testing.T) {
 		}
 	}
 }
+
+// -v's line is one line, whatever a server put in its name or message.
+func TestHumanShowsControls(t *testing.T) {
+	var b bytes.Buffer
+	trace.Emit(trace.NewHuman(&b), trace.Event{Kind: trace.ErrorReply, Server: "srv", Method: "tools/call",
+		Message: "boom\x1b]0;pwned\x07\nline\u202e"})
+	if got := b.String(); !strings.HasSuffix(got, `: boom\x1b]0;pwned\x07\x0aline\u202e`+"\n") {
+		t.Errorf("got %q", got)
+	}
+}
