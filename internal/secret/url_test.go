@@ -3,6 +3,7 @@ package secret_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -89,4 +90,40 @@ func TestURLError(t *testing.T) {
 	if !strings.Contains(err.Error(), "127.0.0.1:1/mcp") || secret.URLError(nil) != nil {
 		t.Errorf("URLError(%v): the URL's place is lost, or nil is not nil", err)
 	}
+}
+
+// Any text: no panic, and a URL's password or secret-named query value
+// (long enough not to occur by chance elsewhere) is never in what is
+// shown.
+func FuzzURL(f *testing.F) {
+	for _, s := range []string{"http://u:pass@h/?token=tokn#access_token=x", "https://%zz?key=1", "a://b@c", "x?y=z&sig=1", "http://[::1]:80/?code=c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		shown := secret.URL(s)
+		secret.URLsIn("see " + s + " and " + s)
+		base, _, _ := strings.Cut(s, "#")
+		u, err := url.Parse(base)
+		if err != nil {
+			return
+		}
+		var secrets []string
+		if u.User != nil {
+			if pw, ok := u.User.Password(); ok {
+				secrets = append(secrets, pw)
+			}
+		}
+		if q, err := url.ParseQuery(u.RawQuery); err == nil {
+			for k, vs := range q {
+				if secret.Name(k) {
+					secrets = append(secrets, vs...)
+				}
+			}
+		}
+		for _, x := range secrets {
+			if len(x) >= 4 && strings.Count(s, x) == 1 && !strings.Contains(secret.Hidden, x) && strings.Contains(shown, x) {
+				t.Fatalf("URL(%q) = %q shows %q", s, shown, x)
+			}
+		}
+	})
 }
