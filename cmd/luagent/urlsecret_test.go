@@ -123,6 +123,13 @@ print(ok, err.kind, err.message)`)
 	}
 	noURLSecret(t, "the model's URL", map[string]string{"stdout": r.stdout, "stderr": r.stderr})
 
+	// mcp logout names the URL it was given.
+	r = luagent(t, "", env, "mcp", "logout", "http://user:pa55@127.0.0.1:1/mcp?token=s3cret&api_key=k")
+	if r.code != 0 || !strings.Contains(r.stdout, "no stored credentials for http://user:<hidden>@127.0.0.1:1/mcp") {
+		t.Errorf("mcp logout: %+v", r)
+	}
+	noURLSecret(t, "mcp logout", map[string]string{"stdout": r.stdout, "stderr": r.stderr})
+
 	// chat without a terminal: the failures as they happen, then /mcp's
 	// list with each one's error.
 	tr = filepath.Join(dir, "chat.jsonl")
