@@ -130,7 +130,7 @@ func (f *Flow) register(ctx context.Context, meta *serverMetadata, redirect stri
 		return clientInfo{}, errs.New(errs.Auth, "oauth", msg+"); register a client with the server's operator and set oauth.clientId")
 	}
 	if jerr != nil || r.ClientID == "" {
-		return clientInfo{}, errs.Errorf(errs.Protocol, "oauth", "dynamic client registration at %s answered without a client_id; report it to the server's operator", meta.RegistrationEndpoint)
+		return clientInfo{}, errs.Errorf(errs.Protocol, "oauth", "dynamic client registration at %s answered without a client_id; report it to the server's operator", secret.URL(meta.RegistrationEndpoint))
 	}
 	cl := clientInfo{id: r.ClientID, secret: r.ClientSecret, auth: r.AuthMethod}
 	if cl.auth == "" {
