@@ -62,6 +62,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzExampleArguments -fuzztime=$(FUZZTIME) ./runtime/llm/
 	$(GO) test -run='^$$' -fuzz=FuzzFrontmatter -fuzztime=$(FUZZTIME) ./runtime/skills/
 	$(GO) test -run='^$$' -fuzz=FuzzReader -fuzztime=$(FUZZTIME) ./runtime/sse/
+	$(GO) test -run='^$$' -fuzz=FuzzText -fuzztime=$(FUZZTIME) ./internal/visible/
+	$(GO) test -run='^$$' -fuzz=FuzzURL -fuzztime=$(FUZZTIME) ./internal/secret/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -177,7 +177,8 @@ local function connect_options(t)
   elseif o.Command.Path ~= "" and o.URL ~= "" then
     return nil, "give command or url, not both"
   end
-  if o.Name == "" then o.Name = o.URL ~= "" and o.URL or o.Command.Path end
+  -- A server named by its URL gets the URL without its secrets (Go's default).
+  if o.Name == "" and o.URL == "" then o.Name = o.Command.Path end
   local hs, err = rawget(t, "headers"), nil
   if type(hs) == "table" then
     local h = strings_of(hs)

@@ -12,6 +12,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luagent/luagent/internal/secret"
+	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/chat"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/value"
@@ -214,7 +215,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 	p := &askPrinter{out: stdout, err: stderr, json: a.json, mask: secret.NewMasker(secrets())}
 	t.RawSetString("sink", L.NewFunction(p.event))
 	t.RawSetString("warn", L.NewFunction(func(L *lua.LState) int {
-		fmt.Fprintln(stderr, "luagent: "+p.redact(L.CheckString(1)))
+		fmt.Fprintln(stderr, "luagent: "+p.shown(L.CheckString(1)))
 		return 0
 	}))
 	code := host.ExitOK
@@ -264,6 +265,11 @@ type askPrinter struct {
 
 func (p *askPrinter) redact(s string) string { return p.mask.String(s) }
 
+// shown is s for the terminal: the keys masked and its control
+// characters visible, as everything a server or the model says is shown
+// (only luagent's own styling may write escapes).
+func (p *askPrinter) shown(s string) string { return visible.Text(p.redact(s)) }
+
 func field(t *lua.LTable, k string) string {
 	if t == nil {
 		return ""
@@ -294,7 +300,7 @@ func (p *askPrinter) event(L *lua.LState) int {
 		}
 		s := field(ev, "text")
 		if s != "" {
-			io.WriteString(p.out, s)
+			io.WriteString(p.out, p.shown(s))
 			p.printed, p.lastNL = true, strings.HasSuffix(s, "\n")
 		}
 	case "tool_start":
@@ -305,15 +311,15 @@ func (p *askPrinter) event(L *lua.LState) int {
 				args = " " + oneLine(string(b), 100)
 			}
 		}
-		fmt.Fprintf(p.err, "%s%s%s\n", ind, name, p.redact(args))
+		fmt.Fprintf(p.err, "%s%s\n", ind, p.shown(name+args))
 	case "approval":
 		if field(call, "kind") == "sampling" {
 			// A server asking the user's model is worth a line either way.
-			fmt.Fprintf(p.err, "  %s asks the model (sampling): %s: %s\n", field(call, "server"), field(ev, "decision"), p.redact(field(ev, "reason")))
+			fmt.Fprintln(p.err, p.shown(fmt.Sprintf("  %s asks the model (sampling): %s: %s", field(call, "server"), field(ev, "decision"), field(ev, "reason"))))
 			break
 		}
 		if d := field(ev, "decision"); d != "allow" {
-			fmt.Fprintf(p.err, "%s  %s: %s\n", ind, d, p.redact(field(ev, "reason")))
+			fmt.Fprintf(p.err, "%s  %s: %s\n", ind, d, p.shown(field(ev, "reason")))
 		}
 	case "tool_progress":
 		pr := field(ev, "progress")
@@ -324,14 +330,14 @@ func (p *askPrinter) event(L *lua.LState) int {
 		if m := field(ev, "message"); m != "" && m != "nil" {
 			msg = " " + oneLine(m, 80)
 		}
-		fmt.Fprintf(p.err, "%s  … %s%s\n", ind, pr, p.redact(msg))
+		fmt.Fprintf(p.err, "%s  … %s%s\n", ind, pr, p.shown(msg))
 	case "tool_end":
 		dur := ""
 		if d, ok := ev.RawGetString("duration").(lua.LNumber); ok {
 			dur = " " + roundDuration(time.Duration(float64(d)*float64(time.Second))).String()
 		}
 		if e, ok := ev.RawGetString("error").(*lua.LTable); ok {
-			fmt.Fprintf(p.err, "%s  ✗%s %s\n", ind, dur, p.redact(oneLine(field(e, "message"), 100)))
+			fmt.Fprintf(p.err, "%s  ✗%s %s\n", ind, dur, p.shown(oneLine(field(e, "message"), 100)))
 			break
 		}
 		res, _ := ev.RawGetString("result").(*lua.LTable)
@@ -339,7 +345,7 @@ func (p *askPrinter) event(L *lua.LState) int {
 		if res != nil && lua.LVAsBool(res.RawGetString("isError")) {
 			mark = "✗"
 		}
-		fmt.Fprintf(p.err, "%s  %s%s %s\n", ind, mark, dur, p.redact(oneLine(text, 100)))
+		fmt.Fprintf(p.err, "%s  %s%s %s\n", ind, mark, dur, p.shown(oneLine(text, 100)))
 	}
 	return 0
 }
@@ -409,7 +415,7 @@ func (p *askPrinter) failure(L *lua.LState, e lua.LValue) int {
 	if p.printed && !p.lastNL && !p.json {
 		io.WriteString(p.out, "\n")
 	}
-	fmt.Fprintf(p.err, "luagent: %s: %s\n", kind, p.redact(oneLine(msg, 400)))
+	fmt.Fprintf(p.err, "luagent: %s: %s\n", kind, p.shown(oneLine(msg, 400)))
 	return host.ExitError
 }
 

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/luabind/host"
 	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
@@ -292,7 +293,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			if st := hs.Close(ctx); st.Dropped > 0 || st.Queued > 0 {
-				fmt.Fprintf(stderr, "luagent: --log-http: %d trace events dropped, %d not sent (%d failed posts): is the collector at %s up?\n", st.Dropped, st.Queued, st.FailedPosts, redactURL(o.logHTTP))
+				fmt.Fprintf(stderr, "luagent: --log-http: %d trace events dropped, %d not sent (%d failed posts): is the collector at %s up?\n", st.Dropped, st.Queued, st.FailedPosts, secret.URL(o.logHTTP))
 			}
 		}()
 		sinks = append(sinks, hs)
@@ -309,7 +310,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			defer cancel()
 			ot.Close(ctx)
 			if n := otlp.Failures(); n > 0 || ot.Skipped() > 0 {
-				fmt.Fprintf(stderr, "luagent: --otlp: %d span exports failed, %d spans skipped: is the collector at %s up?\n", n, ot.Skipped(), redactURL(o.otlpURL))
+				fmt.Fprintf(stderr, "luagent: --otlp: %d span exports failed, %d spans skipped: is the collector at %s up?\n", n, ot.Skipped(), secret.URL(o.otlpURL))
 			}
 		}()
 		sinks = append(sinks, ot)
@@ -657,15 +658,4 @@ func takesAddr(s string, haveScript bool) bool {
 	}
 	_, err := os.Stat(s)
 	return err != nil
-}
-
-// redactURL drops the user info and query of a URL for messages: a
-// collector URL may carry a token.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "the given URL"
-	}
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	return u.String()
 }

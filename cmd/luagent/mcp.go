@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/internal/secret"
+	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/host"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth"
@@ -76,14 +78,14 @@ func mcpLogin(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	cred, err := rmcp.Login(ctx, u, rmcp.OAuthOptions{Store: st, Config: oauth.Config{ServerURL: u, ClientName: "luagent", Scopes: scopes, Out: stderr}}, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "luagent: %v\n", err)
+		fmt.Fprintf(stderr, "luagent: %s\n", visible.Text(err.Error()))
 		return host.ExitError
 	}
 	scope := cred.Scope
 	if scope == "" {
 		scope = "(none named)"
 	}
-	fmt.Fprintf(stdout, "logged in to %s: authorization server %s, scopes %s; stored in %s\n", u, cred.Issuer, scope, st.Dir())
+	fmt.Fprintf(stdout, "logged in to %s: authorization server %s, scopes %s; stored in %s\n", secret.URL(u), visible.Line(cred.Issuer), visible.Line(scope), st.Dir())
 	return host.ExitOK
 }
 
@@ -126,21 +128,21 @@ func mcpLogout(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	removed, err := st.Delete(ctx, u)
 	if err != nil {
-		fmt.Fprintf(stderr, "luagent: %v\n", err)
+		fmt.Fprintf(stderr, "luagent: %s\n", visible.Text(err.Error()))
 		return host.ExitError
 	}
 	if removed {
-		fmt.Fprintf(stdout, "removed the stored credentials for %s (the authorization server was not asked to revoke them)\n", u)
+		fmt.Fprintf(stdout, "removed the stored credentials for %s (the authorization server was not asked to revoke them)\n", secret.URL(u))
 		return host.ExitOK
 	}
-	fmt.Fprintf(stdout, "no stored credentials for %s\n", u)
+	fmt.Fprintf(stdout, "no stored credentials for %s\n", secret.URL(u))
 	// The URL must match exactly: point at near misses (same host).
 	if p, err := url.Parse(u); err == nil && p.Host != "" {
 		urls, _ := st.URLs()
 		var near []string
 		for _, s := range urls {
 			if q, err := url.Parse(s); err == nil && strings.EqualFold(q.Host, p.Host) {
-				near = append(near, s)
+				near = append(near, secret.URL(s))
 			}
 		}
 		if len(near) > 0 {

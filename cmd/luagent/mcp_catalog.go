@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
@@ -33,7 +34,9 @@ func editCatalog(fn func(*catalog.Config) error) error {
 
 // fail prints err as luagent's one line and returns the failure code.
 func fail(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "luagent: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+	// An error quotes what servers say (their errors, their stderr):
+	// control characters show, as everything from outside does.
+	fmt.Fprintf(stderr, "luagent: %s\n", visible.Text(strings.ReplaceAll(err.Error(), "\n", " ")))
 	return host.ExitError
 }
 
@@ -405,7 +408,7 @@ func mcpGet(args []string, stdout, stderr io.Writer) int {
 		return host.ExitOK
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
+	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, visible.Line(v)) }
 	row("name", s.Name)
 	row("enabled", yesNo(s.Enabled))
 	row("transport", s.Transport())

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/hub"
@@ -181,19 +182,20 @@ func mcpTools(args []string, stdout, stderr io.Writer) int {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s\n", t.Def.Name, summary(t.Def.Description))
+		fmt.Fprintf(tw, "%s\t%s\n", visible.Line(t.Def.Name), summary(t.Def.Description))
 	}
 	tw.Flush()
 	return host.ExitOK
 }
 
-// summary is a description's first line, cut to 100 characters.
+// summary is a description's first line, cut to 100 characters, its
+// control characters visible.
 func summary(d string) string {
 	d, _, _ = strings.Cut(strings.TrimSpace(d), "\n")
 	if r := []rune(d); len(r) > 100 {
 		d = string(r[:99]) + "…"
 	}
-	return d
+	return visible.Line(d)
 }
 
 func mcpCall(args []string, stdout, stderr io.Writer) int {
@@ -287,7 +289,9 @@ func mcpCall(args []string, stdout, stderr io.Writer) int {
 }
 
 // printResult prints text blocks as text and any other block as a JSON
-// line; structured content when there is no text.
+// line; structured content when there is no text. All of it is the
+// server's: its control characters show (visible.Text), its lines and
+// tabs stay.
 func printResult(w io.Writer, content []json.RawMessage, structured json.RawMessage) {
 	text := false
 	for _, c := range content {
@@ -296,14 +300,14 @@ func printResult(w io.Writer, content []json.RawMessage, structured json.RawMess
 			Text string `json:"text"`
 		}
 		if json.Unmarshal(c, &b) == nil && b.Type == "text" {
-			fmt.Fprintln(w, strings.TrimRight(b.Text, "\n"))
+			fmt.Fprintln(w, visible.Text(strings.TrimRight(b.Text, "\n")))
 			text = true
 			continue
 		}
-		fmt.Fprintln(w, string(c))
+		fmt.Fprintln(w, visible.Text(string(c)))
 	}
 	if !text && len(structured) > 0 {
-		fmt.Fprintln(w, string(structured))
+		fmt.Fprintln(w, visible.Text(string(structured)))
 	}
 }
 

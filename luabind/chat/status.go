@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/hub"
 )
@@ -90,9 +91,11 @@ func MCPList(states []hub.State, entries []*catalog.Server) string {
 	return strings.Join(lines, "\n")
 }
 
-// OneLine folds white space and shortens s to n runes (… marks the cut).
+// OneLine folds white space, makes control characters visible (what it
+// shortens is a server's or a model's text as often as not) and shortens
+// s to n runes (… marks the cut).
 func OneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = visible.Line(strings.Join(strings.Fields(s), " "))
 	if r := []rune(s); len(r) > n {
 		s = string(r[:n]) + "…"
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/internal/secret"
+	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/chat"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/runtime/catalog"
@@ -117,14 +118,18 @@ func (t *chatTerm) newReader() LineReader {
 	})
 }
 
-func (t *chatTerm) redact(s string) string { return t.mask.String(s) }
+// shown is s for the terminal: the secrets masked and its control
+// characters visible (visible.Text). Every line a chat prints passes it:
+// most quote what a server or the model said, and only luagent's own
+// styling (the progress line's redraw) may write escapes.
+func (t *chatTerm) shown(s string) string { return visible.Text(t.mask.String(s)) }
 
 // say prints a line of the session's own (not the model's).
 func (t *chatTerm) say(format string, a ...any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.endAnswerLocked()
-	fmt.Fprintln(t.out, t.redact(fmt.Sprintf(format, a...)))
+	fmt.Fprintln(t.out, t.shown(fmt.Sprintf(format, a...)))
 }
 
 // ask reads an answer to a question; without a terminal the question is
@@ -133,14 +138,14 @@ func (t *chatTerm) ask(prompt string) (string, error) {
 	if !t.tty {
 		t.say("%s", strings.TrimRight(prompt, " "))
 	}
-	return t.rd.ReadLine(prompt)
+	return t.rd.ReadLine(visible.Line(prompt)) // a form's field is the server's
 }
 
 func (t *chatTerm) fail(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.endAnswerLocked()
-	fmt.Fprintf(t.errw, "%s: %s\n", errs.KindOf(err), t.redact(chat.OneLine(err.Error(), 400)))
+	fmt.Fprintf(t.errw, "%s: %s\n", errs.KindOf(err), t.shown(chat.OneLine(err.Error(), 400)))
 }
 
 func (t *chatTerm) run(ctx context.Context) int {
@@ -149,7 +154,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 	if t.cfg.AgentFile != "" {
 		src, err := os.ReadFile(t.cfg.AgentFile)
 		if err != nil {
-			fmt.Fprintf(t.errw, "luagent: cannot read %s: %v\n", t.cfg.AgentFile, errors.Unwrap(err))
+			fmt.Fprintf(t.errw, "luagent: cannot read %s: %v\n", visible.Line(t.cfg.AgentFile), errors.Unwrap(err))
 			return ExitError
 		}
 		done := make(chan error, 1)
@@ -159,7 +164,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 			done <- err
 		})
 		if err := <-done; err != nil {
-			fmt.Fprintf(t.errw, "luagent: %v\n", err)
+			fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(err.Error()))
 			return ExitError
 		}
 	}
@@ -168,14 +173,14 @@ func (t *chatTerm) run(ctx context.Context) int {
 	if t.cfg.Resume != "" {
 		var err error
 		if conv, err = chat.Load(t.cfg.Resume); err != nil {
-			fmt.Fprintf(t.errw, "luagent: %v\n", err)
+			fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(err.Error()))
 			return ExitError
 		}
 		file = t.cfg.Resume
 	}
 	ag, err := t.lua.Build(ctx, o)
 	if err != nil {
-		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.redact(err.Error()))
+		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))
 		return ExitError
 	}
 	hb := ag.Agent().Hub()
@@ -489,9 +494,9 @@ func (t *chatTerm) mcpPrompt(ctx context.Context, args []string) {
 		return
 	}
 	t.mu.Lock()
-	fmt.Fprintf(t.out, "prompt %s › %s:\n", args[0], args[1])
+	fmt.Fprintln(t.out, t.shown(fmt.Sprintf("prompt %s › %s:", args[0], args[1])))
 	for _, m := range msgs {
-		fmt.Fprintf(t.out, "  [%s] %s\n", m.Role, t.redact(partsText(m)))
+		fmt.Fprintln(t.out, t.shown(fmt.Sprintf("  [%s] %s", m.Role, partsText(m))))
 	}
 	t.mu.Unlock()
 	t.turn(ctx, func(ctx context.Context) (string, error) { return t.s.Submit(ctx, msgs) })
@@ -614,7 +619,7 @@ func (t *chatTerm) clearProgressLocked() {
 func (h *Host) replMCP(ctx context.Context, tty bool, op *atomic.Pointer[context.CancelFunc]) {
 	cfg, err := catalog.Load(catalog.Path(h.cfg.Home))
 	if err != nil {
-		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
+		fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", visible.Text(err.Error()))
 		return
 	}
 	if len(cfg.Servers) == 0 && !tty {
@@ -623,11 +628,11 @@ func (h *Host) replMCP(ctx context.Context, tty bool, op *atomic.Pointer[context
 	}
 	hb, err := chat.NewLua(h.Loop).DefaultHub(ctx)
 	if err != nil {
-		fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
+		fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", visible.Text(err.Error()))
 		return
 	}
 	if !tty {
-		fmt.Fprint(h.cfg.Stdout, chat.MCPList(hb.Status(), cfg.Servers))
+		fmt.Fprint(h.cfg.Stdout, visible.Text(chat.MCPList(hb.Status(), cfg.Servers)))
 		return
 	}
 	s := chat.NewServers(hb, cfg.Servers)
@@ -643,6 +648,6 @@ func (h *Host) replMCP(ctx context.Context, tty bool, op *atomic.Pointer[context
 		fmt.Fprintf(h.cfg.Stderr, "luagent: the /mcp manager failed: %v; =agent.default_hub():status() lists the servers without it\n", err)
 	}
 	for _, l := range log {
-		fmt.Fprintf(h.cfg.Stdout, "  %s\n", l)
+		fmt.Fprintf(h.cfg.Stdout, "  %s\n", visible.Text(l))
 	}
 }

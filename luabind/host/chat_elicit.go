@@ -87,7 +87,7 @@ func (t *chatTerm) elicit(ctx context.Context, server string, params json.RawMes
 		}
 	}
 	b, _ := json.Marshal(content) // keys in order: a stable preview
-	t.say("    to send: %s", t.redact(chat.OneLine(string(b), 300)))
+	t.say("    to send: %s", t.shown(chat.OneLine(string(b), 300)))
 	for {
 		line, err := t.ask("    send? [y = send, n = decline, c = cancel] ")
 		if ans, done := control(line, err); done {

@@ -36,7 +36,7 @@ func (t *chatTerm) mcpManager(ctx context.Context) {
 		return t.s.Reauthorize(octx, name)
 	}
 	isStatus := func(line string) bool { return strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") }
-	log, err := t.h.runManager(ctx, t.s.Servers, t.redact, login, isStatus)
+	log, err := t.h.runManager(ctx, t.s.Servers, t.shown, login, isStatus)
 	if err != nil {
 		t.fail(errs.Errorf(errs.Internal, "chat", "the /mcp manager failed: %v; /mcp NAME and /mcp restart|enable|disable|auth NAME work without it", err))
 	}

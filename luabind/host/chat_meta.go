@@ -72,15 +72,15 @@ func (t *chatTerm) meta(ctx context.Context, request string) {
 	}
 }
 
-// redact masks the provider keys and the values the catalog agent was
-// given.
-func (v *metaView) redact(s string) string {
+// shown masks the provider keys and the values the catalog agent was
+// given, and shows control characters (chatTerm.shown).
+func (v *metaView) shown(s string) string {
 	v.mu.Lock()
 	for _, x := range v.secrets {
 		s = strings.ReplaceAll(s, x, "<hidden>")
 	}
 	v.mu.Unlock()
-	return v.t.redact(s)
+	return v.t.shown(s)
 }
 
 // learn keeps the secret values in a tool call's arguments: what the
@@ -135,7 +135,7 @@ func (v *metaView) flush() {
 	if s == "" {
 		return
 	}
-	s = v.redact(s)
+	s = v.shown(s)
 	t := v.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -165,7 +165,7 @@ func (v *metaView) event(e ragent.Event) {
 		}
 		t.mu.Lock()
 		t.endAnswerLocked()
-		fmt.Fprintln(t.out, v.redact(line))
+		fmt.Fprintln(t.out, v.shown(line))
 		t.mu.Unlock()
 	case ragent.EventToolEnd:
 		mark, text := "✓", resultLine(e.Result)
@@ -174,7 +174,7 @@ func (v *metaView) event(e ragent.Event) {
 		} else if e.Result != nil && e.Result.IsError {
 			mark = "✗"
 		}
-		text = v.redact(chat.OneLine(text, 100))
+		text = v.shown(chat.OneLine(text, 100))
 		t.mu.Lock()
 		fmt.Fprintf(t.out, "  %s %s %s\n", mark, chat.RoundDuration(e.Duration), text)
 		t.mu.Unlock()
@@ -195,7 +195,7 @@ func (v *metaView) confirm(ctx context.Context, text string) bool {
 	t.endAnswerLocked()
 	fmt.Fprintln(t.out, "  ? save this change to the catalog (values of env, headers and secrets show as <hidden>):")
 	for _, l := range strings.Split(text, "\n") {
-		fmt.Fprintf(t.out, "    %s\n", v.redact(l))
+		fmt.Fprintf(t.out, "    %s\n", v.shown(l))
 	}
 	t.mu.Unlock()
 	line, err := t.ask("  save this? [y/N] ")

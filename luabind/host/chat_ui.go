@@ -32,20 +32,20 @@ func (t *chatTerm) Event(e ragent.Event) {
 	switch e.Type {
 	case ragent.EventText:
 		t.clearProgressLocked()
-		io.WriteString(t.out, t.redact(e.Text))
+		io.WriteString(t.out, t.shown(e.Text))
 		t.printed, t.lastNL = true, strings.HasSuffix(e.Text, "\n")
 	case ragent.EventToolStart:
 		t.endAnswerLocked()
-		fmt.Fprintf(t.out, "%s%s%s\n", ind, callName(e.Call), t.redact(shortArgs(e.Call.Arguments)))
+		fmt.Fprintf(t.out, "%s%s\n", ind, t.shown(callName(e.Call)+shortArgs(e.Call.Arguments)))
 	case ragent.EventApproval:
 		if e.Call != nil && e.Call.Kind == ragent.KindSampling {
 			t.endAnswerLocked()
-			fmt.Fprintf(t.out, "  %s asks the model (sampling): %s: %s\n", e.Call.Server, e.Decision, t.redact(e.Reason))
+			fmt.Fprintln(t.out, t.shown(fmt.Sprintf("  %s asks the model (sampling): %s: %s", e.Call.Server, e.Decision, e.Reason)))
 			break
 		}
 		if e.Decision != ragent.Allow {
 			t.endAnswerLocked()
-			fmt.Fprintf(t.out, "%s  %s: %s\n", ind, e.Decision, t.redact(e.Reason))
+			fmt.Fprintf(t.out, "%s  %s: %s\n", ind, e.Decision, t.shown(e.Reason))
 		}
 	case ragent.EventToolProgress:
 		t.progressLocked(e)
@@ -53,14 +53,14 @@ func (t *chatTerm) Event(e ragent.Event) {
 		t.clearProgressLocked()
 		dur := " " + chat.RoundDuration(e.Duration).String()
 		if e.Err != nil {
-			fmt.Fprintf(t.out, "%s  ✗%s %s\n", ind, dur, t.redact(chat.OneLine(e.Err.Error(), 100)))
+			fmt.Fprintf(t.out, "%s  ✗%s %s\n", ind, dur, t.shown(chat.OneLine(e.Err.Error(), 100)))
 			break
 		}
 		mark := "✓"
 		if e.Result != nil && e.Result.IsError {
 			mark = "✗"
 		}
-		fmt.Fprintf(t.out, "%s  %s%s %s\n", ind, mark, dur, t.redact(chat.OneLine(resultLine(e.Result), 100)))
+		fmt.Fprintf(t.out, "%s  %s%s %s\n", ind, mark, dur, t.shown(chat.OneLine(resultLine(e.Result), 100)))
 	}
 }
 
@@ -76,7 +76,7 @@ func (t *chatTerm) progressLocked(e ragent.Event) {
 	}
 	msg := ""
 	if e.Message != "" {
-		msg = " " + t.redact(chat.OneLine(e.Message, 80))
+		msg = " " + t.shown(chat.OneLine(e.Message, 80))
 	}
 	if !t.tty {
 		fmt.Fprintf(t.out, "  … %s%s\n", count, msg)
@@ -144,15 +144,15 @@ func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 		what = "let " + c.Server + " use the model (sampling)"
 	}
 	if c.Kind == ragent.KindSampling {
-		fmt.Fprintf(t.out, "  ? allow %s\n", what)
+		fmt.Fprintln(t.out, t.shown("  ? allow "+what))
 		for _, line := range samplingLines(c.Arguments) {
-			fmt.Fprintf(t.out, "    %s\n", t.redact(line))
+			fmt.Fprintf(t.out, "    %s\n", t.shown(line))
 		}
-		fmt.Fprintf(t.out, "    y = once, a = allow %s's requests for this session, e = edit the last message then run it, n [REASON] = deny\n", c.Server)
+		fmt.Fprintln(t.out, t.shown(fmt.Sprintf("    y = once, a = allow %s's requests for this session, e = edit the last message then run it, n [REASON] = deny", c.Server)))
 	} else {
-		fmt.Fprintf(t.out, "  ? allow %s%s\n", what, t.redact(shortArgs(c.Arguments)))
-		fmt.Fprintf(t.out, "    annotations: %s\n", annotationWords(c.Annotations))
-		fmt.Fprintf(t.out, "    y = once, a = allow %s for this session, n [REASON] = deny (the reason goes to the model)\n", c.Tool)
+		fmt.Fprintln(t.out, t.shown("  ? allow "+what+shortArgs(c.Arguments)))
+		fmt.Fprintln(t.out, t.shown("    annotations: "+annotationWords(c.Annotations)))
+		fmt.Fprintln(t.out, t.shown(fmt.Sprintf("    y = once, a = allow %s for this session, n [REASON] = deny (the reason goes to the model)", c.Tool)))
 	}
 	t.mu.Unlock()
 	for ctx.Err() == nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/codemode"
 	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	catalogmod "github.com/luagent/luagent/luabind/mod/catalog"
@@ -309,7 +310,7 @@ func (h *Host) reportUnobserved(t *sched.Task, f *sched.Failure) {
 			who += " (" + t.Name + ")"
 		}
 	}
-	fmt.Fprintf(h.cfg.Stderr, "luagent: %s failed and nobody awaited it: %s\n", who, f.Message)
+	fmt.Fprintf(h.cfg.Stderr, "luagent: %s failed and nobody awaited it: %s\n", who, visible.Text(f.Message))
 	if f.Traceback != "" && f.Kind != errs.Cancelled && f.Kind != errs.Timeout {
 		fmt.Fprintln(h.cfg.Stderr, f.Traceback)
 	}
@@ -363,7 +364,7 @@ func (h *Host) RunInit(ctx context.Context) {
 // traceback; one line for an interruption, or for a mistake luagent
 // reported itself (kind invalid: its message says what to do).
 func (h *Host) printFailure(f *sched.Failure) {
-	fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", f.Message)
+	fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", visible.Text(f.Message)) // it may quote a server
 	if f.Kind == errs.Cancelled || f.Kind == errs.Timeout || f.Kind == errs.Invalid {
 		return
 	}

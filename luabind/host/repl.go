@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
@@ -182,7 +183,7 @@ func (h *Host) compileLine(src string) (*lua.LFunction, error) {
 }
 
 func (h *Host) printLineFailure(f *sched.Failure) {
-	fmt.Fprintln(h.cfg.Stderr, f.Message)
+	fmt.Fprintln(h.cfg.Stderr, visible.Text(f.Message)) // it may quote a server
 	// A traceback helps only when the error came from deeper than the line.
 	if f.Kind != errs.Cancelled && f.Kind != errs.Timeout && strings.Count(f.Traceback, "\n") > 1 {
 		fmt.Fprintln(h.cfg.Stderr, f.Traceback)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/runtime/errs"
 	lua "github.com/yuin/gopher-lua"
@@ -61,7 +62,7 @@ func (h *Host) Run(ctx context.Context, s Script) int {
 	main.OnDone(func(t *sched.Task) {
 		if f := t.Failure(); f != nil {
 			if interrupted.Load() {
-				fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", f.Message)
+				fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", visible.Text(f.Message))
 				code = sigCode
 			} else {
 				h.printFailure(f)

@@ -1,13 +1,15 @@
 package catalog
 
 import (
-	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/luagent/luagent/internal/secret"
+	"github.com/luagent/luagent/internal/visible"
 )
 
 // Hidden stands for a secret in a catalog shown to a person.
-const Hidden = "<hidden>"
+const Hidden = secret.Hidden
 
 // Masked is c as a person may see it: Masked of each server. c itself is
 // untouched, since it is what gets written.
@@ -53,22 +55,10 @@ func (s *Server) Masked() *Server {
 	return &n
 }
 
-// secretWords are the parts of a flag, variable or query name that say
-// its value is a secret (--api-key, GITHUB_TOKEN=, ?access_token=).
-var secretWords = []string{"key", "token", "secret", "password", "passwd", "pwd", "auth", "credential", "bearer", "cookie", "session", "signature"}
-
 // SecretName reports whether a flag, variable, header or query parameter
 // of this name holds a secret by its name (API_KEY, --token,
 // Authorization).
-func SecretName(name string) bool {
-	name = strings.ToLower(name)
-	for _, w := range secretWords {
-		if strings.Contains(name, w) {
-			return true
-		}
-	}
-	return false
-}
+func SecretName(name string) bool { return secret.Name(name) }
 
 // maskArgs hides the values of secret-named options in a command line,
 // which users write there when a server takes its key as a flag:
@@ -122,7 +112,7 @@ func maskWord(a string, found *[]string) string {
 // hidden is Hidden, adding v to found (when not nil), or v itself when
 // v is empty or a reference: ${NAME} names a parameter or variable.
 func hidden(v string, found *[]string) string {
-	if v == "" || isReference(v) {
+	if v == "" || secret.IsReference(v) {
 		return v
 	}
 	if found != nil {
@@ -131,56 +121,9 @@ func hidden(v string, found *[]string) string {
 	return Hidden
 }
 
-func isReference(v string) bool {
-	return strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") && !strings.Contains(v[2:], "${")
-}
-
-// maskURL hides a URL's password and the values of secret-named query
-// parameters (?api_key=, ?token=); a URL that does not parse is hidden
-// whole when it has a query or userinfo, since either may hold one.
-func maskURL(raw string, found *[]string) string {
-	if raw == "" || (!strings.Contains(raw, "?") && !strings.Contains(raw, "@")) {
-		return raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return hidden(raw, found)
-	}
-	changed := false
-	if u.User != nil {
-		if pw, ok := u.User.Password(); ok && pw != "" {
-			hidden(pw, found)
-			u.User, changed = url.UserPassword(u.User.Username(), placeholder), true
-		}
-	}
-	if u.RawQuery != "" {
-		q := strings.Split(u.RawQuery, "&")
-		for i, kv := range q {
-			rawName, v, ok := strings.Cut(kv, "=")
-			if !ok || v == "" || isReference(v) || !SecretName(unescaped(rawName)) {
-				continue
-			}
-			hidden(unescaped(v), found)
-			q[i], changed = rawName+"="+placeholder, true
-		}
-		u.RawQuery = strings.Join(q, "&")
-	}
-	if !changed {
-		return raw // as written, not as url.URL would re-spell it
-	}
-	// url.URL escapes < and >; write the marker after.
-	return strings.ReplaceAll(u.String(), placeholder, Hidden)
-}
-
-const placeholder = "luagent-hidden-0c5f2a"
-
-// unescaped is a query part decoded, or as written when it does not decode.
-func unescaped(s string) string {
-	if u, err := url.QueryUnescape(s); err == nil {
-		return u
-	}
-	return s
-}
+// maskURL is the one masking of URLs (secret.MaskURL): a URL's password
+// and secret query and fragment parameters.
+func maskURL(raw string, found *[]string) string { return secret.MaskURL(raw, found) }
 
 // SecretsIn returns the values Masked hides in s — literal env values,
 // header values, the oauth client secret and the secrets of its URL and
@@ -206,11 +149,12 @@ func SecretsIn(s *Server) []string {
 }
 
 // Shown is the entry's URL, or its command line (arguments a shell would
-// split quoted), for people: with its secrets hidden as Masked hides them.
-// Env values are not part of it.
+// split quoted), for people: with its secrets hidden as Masked hides them
+// and its control characters visible (an imported entry is another
+// program's file). Env values are not part of it.
 func (s *Server) Shown() string {
 	if s.URL != "" {
-		return maskURL(s.URL, nil)
+		return visible.Line(maskURL(s.URL, nil))
 	}
 	parts := []string{shellWord(s.Command)}
 	for _, a := range maskArgs(s.Args, nil) {
@@ -219,8 +163,11 @@ func (s *Server) Shown() string {
 	return strings.Join(parts, " ")
 }
 
+// shellWord is a as a shell would read it back: quoted (Go's quoting,
+// which writes a control character as an escape) when it holds a blank,
+// a shell's special character or a control character.
 func shellWord(a string) string {
-	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\$`!*?;&|<>()[]{}#~") {
+	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\$`!*?;&|<>()[]{}#~") && visible.Line(a) == a {
 		return a
 	}
 	return strconv.Quote(a)

@@ -107,6 +107,9 @@ func TestShown(t *testing.T) {
 		{Command: "npx", Args: []string{"-y", "srv", "--api-key=k-SECRET", "a b"}}: `npx -y srv "--api-key=<hidden>" "a b"`,
 		{URL: "https://example.com/mcp?token=t-SECRET"}:                            "https://example.com/mcp?token=<hidden>",
 		{Command: "/bin/x"}: "/bin/x",
+		// an imported entry's control characters show as escapes
+		{Command: "npx", Args: []string{"a\x1b]0;title\x07", "\u202eevil"}}: `npx "a\x1b]0;title\a" "\u202eevil"`,
+		{URL: "https://example.com/\u202emcp"}:                              `https://example.com/\u202emcp`,
 	} {
 		if got := s.Shown(); got != want {
 			t.Errorf("Shown() = %s, want %s", got, want)

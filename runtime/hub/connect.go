@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/mcp"
@@ -130,7 +131,7 @@ func startupTimeout(cfg *catalog.Server) any {
 // needsAuth is the one line a NeedsAuth server shows.
 func needsAuth(cfg *catalog.Server, cause error) error {
 	return &errs.Error{Kind: errs.Auth, Op: "hub",
-		Msg: "server " + quote(cfg.Name) + " needs authorization: run `luagent mcp login " + cfg.URL + "`, or reauthorize it from the hub",
+		Msg: "server " + quote(cfg.Name) + " needs authorization: run `luagent mcp login " + secret.URL(cfg.URL) + "`, or reauthorize it from the hub",
 		Err: cause}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/origin"
 )
@@ -100,7 +101,7 @@ func (m *wireModel) post(ctx context.Context, path string, body any, stream bool
 	for n := 0; ; n++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.base+path, bytes.NewReader(b))
 		if err != nil {
-			return nil, errs.Errorf(errs.Invalid, m.name, "the base URL %s: %v", m.base, err)
+			return nil, errs.Errorf(errs.Invalid, m.name, "the base URL %s: %v", secret.URL(m.base), secret.URLError(err))
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", accept)
@@ -116,7 +117,7 @@ func (m *wireModel) post(ctx context.Context, path string, body any, stream bool
 				return nil, e // every retry would be refused alike
 			}
 			if n >= m.retries {
-				return nil, errs.New(errs.Server, m.name, "cannot reach "+m.base+": "+err.Error())
+				return nil, errs.New(errs.Server, m.name, "cannot reach "+secret.URL(m.base)+": "+secret.URLError(err).Error())
 			}
 			wait = m.backoff(n)
 		case res.StatusCode < 400:

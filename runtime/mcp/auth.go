@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/oauth/store"
@@ -175,7 +176,7 @@ func Login(ctx context.Context, serverURL string, o OAuthOptions, client *http.C
 	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"` + MetaProtocolVersion + `":"` + ModernVersion + `","` + MetaClientCapabilities + `":{}}}}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(body))
 	if err != nil {
-		return nil, errs.Errorf(errs.Invalid, "login", "not a server URL: %v", err)
+		return nil, errs.Errorf(errs.Invalid, "login", "not a server URL: %v", secret.URLError(err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -186,11 +187,11 @@ func Login(ctx context.Context, serverURL string, o OAuthOptions, client *http.C
 		return nil, &errs.Error{Kind: errs.Protocol, Op: "login", Msg: errMsg(err), Err: err}
 	}
 	if err != nil {
-		return nil, errs.Errorf(errs.Process, "login", "cannot reach %s: %v", serverURL, err)
+		return nil, errs.Errorf(errs.Process, "login", "cannot reach %s: %v", secret.URL(serverURL), secret.URLError(err))
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
-		return nil, errs.Errorf(errs.Invalid, "login", "%s does not ask for authorization (it answered HTTP %d without a token); nothing to log in to", serverURL, resp.StatusCode)
+		return nil, errs.Errorf(errs.Invalid, "login", "%s does not ask for authorization (it answered HTTP %d without a token); nothing to log in to", secret.URL(serverURL), resp.StatusCode)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/internal/jsonscan"
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
 	"github.com/luagent/luagent/runtime/trace"
@@ -108,7 +109,7 @@ func (o *Options) defaults() {
 	if o.Name == "" {
 		o.Name = o.Command.Path
 		if o.URL != "" {
-			o.Name = o.URL
+			o.Name = secret.URL(o.URL) // a name shows in errors and traces
 		}
 	}
 	if o.Protocol == "" {
@@ -175,7 +176,7 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	}
 	if opts.URL != "" {
 		if u, err := url.Parse(opts.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, errs.Errorf(errs.Invalid, "connect", "url must be an http:// or https:// endpoint, not %q", opts.URL)
+			return nil, errs.Errorf(errs.Invalid, "connect", "url must be an http:// or https:// endpoint, not %q", secret.URL(opts.URL))
 		}
 	}
 	c := &Client{opts: opts, subs: map[string]bool{}}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -100,13 +101,13 @@ func (f *Flow) register(ctx context.Context, meta *serverMetadata, redirect stri
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.RegistrationEndpoint, bytes.NewReader(body))
 	if err != nil {
-		return clientInfo{}, errs.Errorf(errs.Protocol, "oauth", "authorization server %s has an invalid registration_endpoint; report it to its operator", meta.Issuer)
+		return clientInfo{}, errs.Errorf(errs.Protocol, "oauth", "authorization server %s has an invalid registration_endpoint; report it to its operator", secret.URL(meta.Issuer))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := f.noRedirect.Do(req)
 	if err != nil {
-		return clientInfo{}, f.netError(ctx, "registering luagent at "+meta.RegistrationEndpoint, err)
+		return clientInfo{}, f.netError(ctx, "registering luagent at "+secret.URL(meta.RegistrationEndpoint), err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
@@ -119,7 +120,7 @@ func (f *Flow) register(ctx context.Context, meta *serverMetadata, redirect stri
 	}
 	jerr := json.Unmarshal(raw, &r)
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
-		msg := "dynamic client registration at " + meta.RegistrationEndpoint + " was refused (HTTP " + strconv.Itoa(resp.StatusCode)
+		msg := "dynamic client registration at " + secret.URL(meta.RegistrationEndpoint) + " was refused (HTTP " + strconv.Itoa(resp.StatusCode)
 		if jerr == nil && r.Error != "" {
 			msg += ": " + sanitize(r.Error)
 			if r.ErrorDescription != "" {
@@ -129,7 +130,7 @@ func (f *Flow) register(ctx context.Context, meta *serverMetadata, redirect stri
 		return clientInfo{}, errs.New(errs.Auth, "oauth", msg+"); register a client with the server's operator and set oauth.clientId")
 	}
 	if jerr != nil || r.ClientID == "" {
-		return clientInfo{}, errs.Errorf(errs.Protocol, "oauth", "dynamic client registration at %s answered without a client_id; report it to the server's operator", meta.RegistrationEndpoint)
+		return clientInfo{}, errs.Errorf(errs.Protocol, "oauth", "dynamic client registration at %s answered without a client_id; report it to the server's operator", secret.URL(meta.RegistrationEndpoint))
 	}
 	cl := clientInfo{id: r.ClientID, secret: r.ClientSecret, auth: r.AuthMethod}
 	if cl.auth == "" {

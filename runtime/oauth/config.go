@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -119,7 +120,7 @@ func (c *Config) Validate() error {
 	if m := c.ClientIDMetadataURL; m != "" {
 		u, err := url.Parse(m)
 		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" || u.Fragment != "" {
-			return errs.Errorf(errs.Invalid, "oauth", "oauth.clientIdMetadataUrl %q must be an https URL with a path (https://example.com/client.json)", m)
+			return errs.Errorf(errs.Invalid, "oauth", "oauth.clientIdMetadataUrl %q must be an https URL with a path (https://example.com/client.json)", secret.URL(m))
 		}
 	}
 	for _, s := range c.Scopes {
@@ -133,10 +134,10 @@ func (c *Config) Validate() error {
 	if r := c.RedirectURL; r != "" {
 		u, err := url.Parse(r)
 		if err != nil || u.Host == "" || u.Fragment != "" || (u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname()))) {
-			return errs.Errorf(errs.Invalid, "oauth", "redirect URL %q must be http on a loopback address or https, without a fragment", r)
+			return errs.Errorf(errs.Invalid, "oauth", "redirect URL %q must be http on a loopback address or https, without a fragment", secret.URL(r))
 		}
 		if c.Browse == nil && u.Scheme != "http" {
-			return errs.Errorf(errs.Invalid, "oauth", "redirect URL %q is not loopback http, where the built-in browser step listens: use http://127.0.0.1:PORT/callback or handle the redirect with Browse", r)
+			return errs.Errorf(errs.Invalid, "oauth", "redirect URL %q is not loopback http, where the built-in browser step listens: use http://127.0.0.1:PORT/callback or handle the redirect with Browse", secret.URL(r))
 		}
 	}
 	return c.validateGrant()

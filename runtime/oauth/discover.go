@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -49,12 +50,12 @@ type serverMetadata struct {
 func (f *Flow) getJSON(ctx context.Context, rawURL, what string, v any) (found bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return false, errs.Errorf(errs.Protocol, "oauth", "%s URL %q is not valid: %v", what, rawURL, err)
+		return false, errs.Errorf(errs.Protocol, "oauth", "%s URL %q is not valid: %v", what, secret.URL(rawURL), secret.URLError(err))
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := f.http.Do(req)
 	if err != nil {
-		return false, f.netError(ctx, "fetching the "+what+" from "+rawURL, err)
+		return false, f.netError(ctx, "fetching the "+what+" from "+secret.URL(rawURL), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
@@ -103,7 +104,7 @@ func (f *Flow) discoverResource(ctx context.Context, ch Challenge) (*resourceMet
 			return nil, "", err
 		}
 		if !found {
-			return nil, "", errs.Errorf(errs.Protocol, "oauth", "the protected resource metadata the server names (%s) is not there; report it to the server's operator", u)
+			return nil, "", errs.Errorf(errs.Protocol, "oauth", "the protected resource metadata the server names (%s) is not there; report it to the server's operator", secret.URL(u.String()))
 		}
 		return &m, u.String(), nil
 	}
@@ -132,14 +133,14 @@ func (f *Flow) discoverResource(ctx context.Context, ch Challenge) (*resourceMet
 // /mcp may publish its origin as the resource). Anything else is refused.
 func (f *Flow) checkResource(m *resourceMetadata, from string) error {
 	if m.Resource == "" {
-		return errs.Errorf(errs.Protocol, "oauth", "the protected resource metadata at %s has no resource; report it to the server's operator", from)
+		return errs.Errorf(errs.Protocol, "oauth", "the protected resource metadata at %s has no resource; report it to the server's operator", secret.URL(from))
 	}
 	if len(m.AuthorizationServers) == 0 {
-		return errs.Errorf(errs.Protocol, "oauth", "the protected resource metadata at %s lists no authorization_servers; report it to the server's operator", from)
+		return errs.Errorf(errs.Protocol, "oauth", "the protected resource metadata at %s lists no authorization_servers; report it to the server's operator", secret.URL(from))
 	}
 	r, err := url.Parse(m.Resource)
 	if err != nil || !sameResource(f.server, r) {
-		return errs.Errorf(errs.Auth, "oauth", "the protected resource metadata at %s is for %q, not %s; refusing to authorize (check the server URL: the metadata may be misconfigured or forged)", from, m.Resource, f.resource)
+		return errs.Errorf(errs.Auth, "oauth", "the protected resource metadata at %s is for %q, not %s; refusing to authorize (check the server URL: the metadata may be misconfigured or forged)", secret.URL(from), secret.URL(m.Resource), secret.URL(f.resource))
 	}
 	return nil
 }

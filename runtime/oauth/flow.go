@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -89,7 +90,7 @@ func (f *Flow) DPoP() *DPoP { return f.dpop }
 
 // loginHint is the one thing to do when stored authorization is gone.
 func (f *Flow) loginHint() string {
-	return "run `luagent mcp login " + f.cfg.ServerURL + "` to authorize again"
+	return "run `luagent mcp login " + secret.URL(f.cfg.ServerURL) + "` to authorize again"
 }
 
 // Authorize runs the authorization code flow after the server refused a
@@ -207,11 +208,11 @@ func (f *Flow) Authorize(ctx context.Context, ch Challenge, prev *Credential) (*
 // token replaces the old one. cred is not modified.
 func (f *Flow) Refresh(ctx context.Context, cred *Credential) (*Credential, error) {
 	if cred == nil || cred.RefreshToken == "" {
-		return nil, errs.New(errs.Auth, "oauth", "no refresh token is stored for "+f.cfg.ServerURL+"; "+f.loginHint())
+		return nil, errs.New(errs.Auth, "oauth", "no refresh token is stored for "+secret.URL(f.cfg.ServerURL)+"; "+f.loginHint())
 	}
 	u, err := url.Parse(cred.TokenEndpoint)
 	if err != nil || u.Host == "" {
-		return nil, errs.New(errs.Auth, "oauth", "the stored credential for "+f.cfg.ServerURL+" has no valid token endpoint; "+f.loginHint())
+		return nil, errs.New(errs.Auth, "oauth", "the stored credential for "+secret.URL(f.cfg.ServerURL)+" has no valid token endpoint; "+f.loginHint())
 	}
 	if !secureURL(u) {
 		return nil, errs.Errorf(errs.Auth, "oauth", "the stored token endpoint %s is not HTTPS; refusing to send the refresh token over plain HTTP: %s", cred.TokenEndpoint, f.loginHint())

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -118,7 +119,7 @@ func (f *Flow) tokenError(ctx context.Context, err error, endpoint, doing string
 	var ue *url.Error
 	switch {
 	case errors.As(err, &re):
-		msg := doing + " at " + endpoint + " failed (HTTP " + strconv.Itoa(re.Response.StatusCode)
+		msg := doing + " at " + secret.URL(endpoint) + " failed (HTTP " + strconv.Itoa(re.Response.StatusCode)
 		if re.ErrorCode != "" {
 			msg += ": " + sanitize(redact(re.ErrorCode, secrets))
 			if re.ErrorDescription != "" {
@@ -131,9 +132,9 @@ func (f *Flow) tokenError(ctx context.Context, err error, endpoint, doing string
 		}
 		return errs.New(errs.Auth, "oauth", msg)
 	case errors.As(err, &ue), ctx.Err() != nil:
-		return f.netError(ctx, doing+" at "+endpoint, err)
+		return f.netError(ctx, doing+" at "+secret.URL(endpoint), err)
 	}
-	return errs.Errorf(errs.Protocol, "oauth", "%s at %s: the answer is not a token response (no access_token); report it to the server's operator", doing, endpoint)
+	return errs.Errorf(errs.Protocol, "oauth", "%s at %s: the answer is not a token response (no access_token); report it to the server's operator", doing, secret.URL(endpoint))
 }
 
 // keepToken checks the token type of an authorization server's answer and

@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/luagent/luagent/internal/secret"
 )
 
 // exporter sends spans as OTLP/HTTP with the JSON encoding (the OTLP
@@ -62,7 +64,7 @@ func (x *exporter) post(ctx context.Context, body []byte) (retry bool, err error
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := x.client.Do(req)
 	if err != nil {
-		return true, fmt.Errorf("otlp export: %w", err)
+		return true, fmt.Errorf("otlp export: %w", secret.URLError(err)) // it quotes the URL
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

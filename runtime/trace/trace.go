@@ -14,6 +14,9 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/luagent/luagent/internal/secret"
+	"github.com/luagent/luagent/internal/visible"
 )
 
 // Kind says what happened.
@@ -126,7 +129,9 @@ func (nopSink) Emit(Event) {}
 // builds an event at a cost (a span id, a parsed name) checks it first.
 func Enabled(s Sink) bool { return s != nil && s != Nop }
 
-// Emit sends e to s with the time filled in; s may be nil.
+// Emit sends e to s with the time filled in; s may be nil. A URL in its
+// text (an error quoting one, a server named by its URL) reaches no sink
+// with its secrets: each is shown as secret.URL shows it.
 func Emit(s Sink, e Event) {
 	if !Enabled(s) {
 		return
@@ -134,6 +139,7 @@ func Emit(s Sink, e Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
+	e.Server, e.Message, e.Error, e.Command = secret.URLsIn(e.Server), secret.URLsIn(e.Message), secret.URLsIn(e.Error), secret.URLsIn(e.Command)
 	s.Emit(e)
 }
 
@@ -213,6 +219,7 @@ func (h *Human) Emit(e Event) {
 	if e.Error != "" && e.Error != e.Message {
 		line += ": " + e.Error
 	}
+	line = visible.Line(line) // names and messages are the servers' own
 	h.mu.Lock()
 	fmt.Fprintln(h.w, line)
 	h.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/internal/jsonscan"
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/origin"
 	"github.com/luagent/luagent/runtime/sse"
@@ -101,7 +102,7 @@ func NewHTTP(url string, opts HTTPOptions) *HTTP {
 	}
 	who := "the MCP server"
 	if opts.Name == "" {
-		opts.Name = url
+		opts.Name = secret.URL(url) // a name shows in errors and traces
 	} else {
 		who = fmt.Sprintf("MCP server %q", opts.Name)
 	}
@@ -437,10 +438,10 @@ func (h *HTTP) failRequest(id []byte, isRequest bool, err error) {
 	}
 	err = unwrapURLError(err)
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
-		h.fail(errs.Errorf(errs.Process, "", "MCP server %s at %s closed the connection before answering (%v): it may have crashed or restarted", h.opts.Name, h.url, err))
+		h.fail(errs.Errorf(errs.Process, "", "MCP server %s at %s closed the connection before answering (%v): it may have crashed or restarted", h.opts.Name, secret.URL(h.url), err))
 		return
 	}
-	e := errs.Errorf(errs.Process, "", "cannot reach MCP server %s at %s: %v", h.opts.Name, h.url, err)
+	e := errs.Errorf(errs.Process, "", "cannot reach MCP server %s at %s: %v", h.opts.Name, secret.URL(h.url), err)
 	var oe *net.OpError
 	if errors.As(err, &oe) && oe.Op == "dial" {
 		e.Err = ErrNotDelivered
@@ -528,7 +529,7 @@ func authProblem(resp *http.Response, method string) string {
 	challenge := resp.Header.Get("WWW-Authenticate")
 	if _, rest, ok := strings.Cut(challenge, `resource_metadata="`); ok {
 		if url, _, ok := strings.Cut(rest, `"`); ok {
-			msg += " (resource metadata: " + url + ")"
+			msg += " (resource metadata: " + secret.URL(url) + ")"
 		}
 	}
 	if e, _, _ := strings.Cut(challenge, ","); strings.Contains(e, `error="`) {
@@ -639,7 +640,7 @@ func (h *HTTP) get(ctx context.Context, lastEventID string) (*http.Response, err
 	}
 	resp, err := h.opts.Client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, secret.URLError(err) // it quotes the URL
 	}
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body.Close()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/internal/jsonscan"
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/origin"
 )
@@ -67,7 +68,7 @@ func (h *HTTP) fallBackToSSE(init []byte) error {
 			if err != nil {
 				why = err.Error()
 			}
-			h.fail(errs.Errorf(errs.Process, "", "the SSE stream of MCP server %s (HTTP+SSE at %s) ended: %s", h.opts.Name, h.url, why))
+			h.fail(errs.Errorf(errs.Process, "", "the SSE stream of MCP server %s (HTTP+SSE at %s) ended: %s", h.opts.Name, secret.URL(h.url), why))
 		}
 	}()
 	var ep string
@@ -84,12 +85,12 @@ func (h *HTTP) fallBackToSSE(init []byte) error {
 	base, _ := url.Parse(h.url)
 	ref, err := url.Parse(strings.TrimSpace(ep))
 	if err != nil {
-		return fmt.Errorf("its endpoint %q is not a URL", ep)
+		return fmt.Errorf("its endpoint %q is not a URL", secret.URL(ep))
 	}
 	abs := base.ResolveReference(ref)
 	if abs.Scheme != base.Scheme || abs.Host != base.Host {
 		// The endpoint must be on the same origin (2024-11-05 security).
-		return fmt.Errorf("its endpoint %s is on another origin", abs)
+		return fmt.Errorf("its endpoint %s is on another origin", secret.URL(abs.String()))
 	}
 	h.mu.Lock()
 	h.endpoint = abs.String()

@@ -138,7 +138,7 @@ func New(o Options) Model {
 func (m Model) Init() tea.Cmd { return func() tea.Msg { return StatusMsg{} } }
 
 func (m *Model) refresh() {
-	m.states = m.o.Backend.Status()
+	m.states = shownStates(m.o.Backend.Status())
 	m.transport = map[string]string{}
 	for _, e := range m.o.Backend.Catalog() {
 		m.transport[e.Name] = e.Transport()
@@ -218,7 +218,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		keep := m.details != nil && m.details.Name == msg.name
-		m.details = &msg.d
+		d := shownDetails(msg.d)
+		m.details = &d
 		if !keep {
 			m.tool, m.offset = 0, 0
 		}

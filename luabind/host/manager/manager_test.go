@@ -475,3 +475,39 @@ func TestInitReadsTheListAgain(t *testing.T) {
 	d.run(d.m.Init())
 	d.rows(map[string]string{"srv": "› srv ● connecting stdio -"})
 }
+
+// What a server says reaches the screen with its control characters
+// visible: its name and version, instructions, tool names, titles,
+// descriptions and schema words, prompts, resources, stderr and errors.
+// (d.screen() strips escapes: the raw screen is checked.)
+func TestInspectShowsControls(t *testing.T) {
+	const h = "Z\x1b]0;pwned\x07\u009b2J\u202e"
+	b := newBackend()
+	b.states = append(b.states, hub.State{Name: "evil", Status: hub.Failed, Err: errs.New(errs.Process, "hub", "died"+h),
+		Stderr: []string{"stderr" + h}})
+	d0 := b.details["srv"]
+	d0.State.Info.ServerInfo.Name, d0.State.Info.Instructions = "srv"+h, "Use echo."+h+"\nsecond"
+	d0.Tools = []chat.ToolDetail{{Name: "echo" + h, Title: "title" + h, Description: "description" + h,
+		Fields: chat.SchemaFields(json.RawMessage(`{"type":"object","properties":{"m\u202e":{"type":"string","description":"field\u009b","enum":["a\u202e"]}}}`))}}
+	d0.Prompts = []chat.PromptDetail{{Name: "p" + h, Description: "prompt" + h, Args: []chat.PromptArg{{Name: "a" + h, Description: "arg" + h}}}}
+	d0.Resources = []chat.ResourceDetail{{URI: "file:///x" + h, Name: "res" + h, MimeType: "text/" + h}}
+	b.details["srv"] = d0
+	b.details["evil"] = chat.Details{Name: "evil", Transport: "stdio", State: b.states[len(b.states)-1]}
+	d := newDriver(t, b)
+	raw := d.m.Screen()
+	d.keys("enter")
+	raw += d.m.Screen()
+	d.keys("esc", "j", "j", "j", "enter")
+	raw += d.m.Screen()
+	for _, c := range []string{"Z\x1b", "\x07", "\u009b", "\u202e"} {
+		if strings.Contains(raw, c) {
+			t.Errorf("the screen holds the server's %q raw:\n%q", c, raw)
+		}
+	}
+	for _, w := range []string{`srv`, `Use echo.Z\x1b]0;pwned\x07\u009b2J\u202e`, `echoZ\x1b]0;pwned`, `descriptionZ\x1b`, `m\u202e`,
+		`field\u009b`, `pZ\x1b]0;pwned`, `file:///xZ\x1b`, `stderrZ\x1b]0;pwned`, `diedZ\x1b]0;pwned`} {
+		if !strings.Contains(ansi.Strip(raw), w) {
+			t.Errorf("the screen lacks %q:\n%s", w, ansi.Strip(raw))
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/vm"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -60,7 +61,9 @@ func (l *Logger) Log(lvl Level, msg string) {
 	if l.Now != nil {
 		now = l.Now
 	}
-	fmt.Fprintf(l.W, "%s %s %s\n", now().Format("15:04:05"), strings.ToUpper(levelNames[lvl]), msg)
+	// A log line quotes servers (their stderr, a client's request) as
+	// often as the script: its control characters show.
+	fmt.Fprintf(l.W, "%s %s %s\n", now().Format("15:04:05"), strings.ToUpper(levelNames[lvl]), visible.Text(msg))
 }
 
 // Preload registers `log`. inspect renders table arguments (it may be nil:

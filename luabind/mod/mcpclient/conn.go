@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/errs"
@@ -56,6 +57,11 @@ func (m *module) check(L *lua.LState, n int) *conn {
 // connect(o): o is connectOptions.
 func (m *module) connect(L *lua.LState) sched.Start {
 	o := value.FromLuar[connectOptions](L, 1)
+	if o.Options.Name == "" {
+		// Named by its URL: shown in errors, traces and logs, so without
+		// the URL's secrets.
+		o.Options.Name = secret.URL(o.Options.URL)
+	}
 	c := &conn{m: m, name: o.Options.Name, handlers: map[string][]*lua.LFunction{}}
 	if err := m.prepare(&o); err != nil {
 		L.ArgError(1, err.Error())
@@ -341,12 +347,12 @@ func authRedirect(L *lua.LState) sched.Start {
 		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 		if err != nil {
-			return fail(errs.Errorf(errs.Invalid, "mcp.auth_redirect", "not a URL: %v", err))
+			return fail(errs.Errorf(errs.Invalid, "mcp.auth_redirect", "not a URL: %v", secret.URLError(err)))
 		}
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		resp, err := client.Do(req)
 		if err != nil {
-			return fail(errs.Errorf(errs.Process, "mcp.auth_redirect", "cannot reach the authorization server: %v", err))
+			return fail(errs.Errorf(errs.Process, "mcp.auth_redirect", "cannot reach the authorization server: %v", secret.URLError(err)))
 		}
 		resp.Body.Close()
 		loc := resp.Header.Get("Location")

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/privfile"
@@ -198,7 +199,7 @@ func (e *Entry) what() string {
 	if e.legacy {
 		return e.path + " (MCP_OAUTH_TOKEN_FILE)"
 	}
-	return e.url
+	return secret.URL(e.url)
 }
 
 // authErr is an error of kind auth that ends with what to do.
@@ -206,11 +207,11 @@ func (e *Entry) authErr(cause error, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	switch {
 	case e.legacy && e.url != "":
-		msg += "; put new tokens in that file, or unset MCP_OAUTH_TOKEN_FILE and run `luagent mcp login " + shellQuote(e.url) + "`"
+		msg += "; put new tokens in that file, or unset MCP_OAUTH_TOKEN_FILE and run `luagent mcp login " + shellQuote(secret.URL(e.url)) + "`"
 	case e.legacy:
 		msg += "; put new tokens in that file, or unset MCP_OAUTH_TOKEN_FILE and log in with `luagent mcp login URL`"
 	default:
-		msg += "; run `luagent mcp login " + shellQuote(e.url) + "`"
+		msg += "; run `luagent mcp login " + shellQuote(secret.URL(e.url)) + "`"
 	}
 	return &errs.Error{Kind: errs.Auth, Op: "oauth", Msg: msg, Err: cause}
 }
@@ -376,7 +377,7 @@ func (e *Entry) startOver() string {
 	if e.legacy {
 		return "fix it, or unset MCP_OAUTH_TOKEN_FILE and log in with `luagent mcp login URL`"
 	}
-	u := shellQuote(e.url)
+	u := shellQuote(secret.URL(e.url))
 	return "run `luagent mcp logout " + u + "`, then `luagent mcp login " + u + "`"
 }
 
@@ -442,7 +443,7 @@ func (e *Entry) load() (*oauth.Credential, error) {
 		return nil, e.corrupt(path, "it has no credential")
 	}
 	if rec.URL != e.url {
-		return nil, errs.Errorf(errs.Invalid, op, "%s holds the credentials of another URL (%s), not %s; %s", path, rec.URL, e.url, e.startOver())
+		return nil, errs.Errorf(errs.Invalid, op, "%s holds the credentials of another URL (%s), not %s; %s", path, secret.URL(rec.URL), secret.URL(e.url), e.startOver())
 	}
 	return rec.Credential, nil
 }
