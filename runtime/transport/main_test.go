@@ -127,6 +127,11 @@ func fakeServer(mode string) int {
 		println("token=" + v)
 		os.Stderr.WriteString("starting with token " + v + "\nfatal: " + v + " rejected\n")
 		return 4
+	case "environ":
+		b, _ := json.Marshal(map[string][]string{"env": os.Environ()})
+		println(string(b))
+		drainStdin()
+		return 0
 	case "close-stdout":
 		os.Stdout.Close()
 		drainStdin()

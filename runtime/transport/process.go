@@ -40,6 +40,10 @@ type Command struct {
 	Args []string          // arguments, without the program
 	Env  map[string]string // added to (overriding) the inherited environment
 	Dir  string            // working directory, "" = inherit
+	// Inherit says which of luagent's own environment variables the
+	// process inherits besides Env; the zero value is all of them but the
+	// ones that hold luagent's own credentials (WithheldEnv).
+	Inherit Inherit
 	// Secrets are values the process may print but luagent never shows
 	// (its env's secrets): each is SecretMask in the stderr lines
 	// (Options.OnStderr, StderrTail, the exit error's tail) and in the
@@ -113,7 +117,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 	if cmd.Path == "" {
 		return nil, errs.New(errs.Process, "", fmt.Sprintf("cannot start server %q: no command given; set command= in its configuration", name))
 	}
-	env, err := buildEnv(cmd.Env)
+	env, err := buildEnv(os.Environ(), cmd.Env, cmd.Inherit)
 	if err != nil {
 		return nil, errs.Errorf(errs.Invalid, "", "cannot start server %q: %v; check env= in its configuration", name, err)
 	}
@@ -533,37 +537,6 @@ func exitCode(ps *os.ProcessState) (int, bool) {
 		return -1, true
 	}
 	return ps.ExitCode(), true
-}
-
-// buildEnv returns the inherited environment with extra overriding it, or
-// nil (inherit as is) when there is nothing to add.
-func buildEnv(extra map[string]string) ([]string, error) {
-	if len(extra) == 0 {
-		return nil, nil
-	}
-	for k, v := range extra {
-		// Name the variable, never show the value.
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			return nil, fmt.Errorf("invalid environment variable name %q", k)
-		}
-		if strings.IndexByte(v, 0) >= 0 {
-			return nil, fmt.Errorf("environment variable %s contains a NUL byte", k)
-		}
-	}
-	base := os.Environ()
-	env := make([]string, 0, len(base)+len(extra))
-	for _, kv := range base {
-		if i := strings.IndexByte(kv, '='); i > 0 {
-			if _, ok := extra[kv[:i]]; ok {
-				continue
-			}
-		}
-		env = append(env, kv)
-	}
-	for _, k := range envNames(extra) {
-		env = append(env, k+"="+extra[k])
-	}
-	return env, nil
 }
 
 func envNames(env map[string]string) []string {
