@@ -105,6 +105,12 @@ type Process struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// ready: the server finished its handshake (MarkReady), so at exit it
+	// gets Close's grace; one that never did is killed at once.
+	ready    atomic.Bool
+	killed   chan struct{} // closed by Kill: stop waiting, kill now
+	killOnce sync.Once
 }
 
 // Start spawns the process. A failure to start is an *errs.Error of kind
@@ -162,7 +168,12 @@ func Start(cmd Command, opts Options) (*Process, error) {
 	c.Dir = cmd.Dir
 	c.Stdin, c.Stdout, c.Stderr = inR, outW, errW
 	setProcAttr(c)
-	if err := c.Start(); err != nil {
+	if !beginStart() {
+		closeAll()
+		return nil, errs.Errorf(errs.Closed, "", "cannot start server %q: luagent is exiting", name)
+	}
+	if err := startCmd(c); err != nil {
+		endStart(nil)
 		closeAll()
 		hint := "check command= in its configuration"
 		if cmd.Dir != "" {
@@ -170,6 +181,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 		}
 		return nil, &errs.Error{Kind: errs.Process, Msg: fmt.Sprintf("cannot start server %q: %v; %s", name, err, hint), Err: err}
 	}
+	guardWatch(c.Process.Pid)
 	// The child has its copies; ours would keep the pipes open forever.
 	inR.Close()
 	outW.Close()
@@ -186,6 +198,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 		stderr:     errR,
 		onJunk:     opts.OnJunk,
 		done:       make(chan struct{}),
+		killed:     make(chan struct{}),
 		reaperDone: make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		tail:       make([]string, opts.StderrLines),
@@ -204,6 +217,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 	})
 	go p.readStderr()
 	go p.reap()
+	endStart(p)
 	return p, nil
 }
 
@@ -312,19 +326,13 @@ func (p *Process) goneError() error {
 // again, then SIGKILL. It always reaps the process and stops every goroutine
 // of the Process. It returns nil if the server exited with status 0, else an
 // errs.Process error saying how it ended. Close is idempotent and safe to call
-// concurrently with Read and Write; later calls return the first result.
+// concurrently with Read, Write and Kill; later calls return the first result.
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		p.closing.Store(true)
 		// Closing the file also wakes a Write blocked on a full pipe.
 		p.stdin.Close()
-		if !p.waitDone(p.grace) {
-			p.signal(sigTerm)
-			if !p.waitDone(p.grace) {
-				p.signal(sigKill)
-				<-p.done
-			}
-		}
+		p.end()
 		<-p.reaperDone
 		// Wakes a Read still blocked, say on a pipe held open by a process
 		// that left the group.
@@ -336,13 +344,60 @@ func (p *Process) Close() error {
 	return p.closeErr
 }
 
+// Kill stops the server at once: SIGKILL to its process group, no grace
+// (for a server that never answered its handshake, there is nothing to
+// wait for). It cuts short a Close in progress and returns what Close
+// returns.
+func (p *Process) Kill() error {
+	p.killOnce.Do(func() { close(p.killed) })
+	return p.Close()
+}
+
+// MarkReady says the server finished its handshake: from now on, ending
+// luagent (EndAll) closes it gracefully instead of killing it at once.
+func (p *Process) MarkReady() { p.ready.Store(true) }
+
+// end waits for the exit after stdin was closed: the grace, SIGTERM, the
+// grace again, SIGKILL; Kill skips straight to SIGKILL.
+func (p *Process) end() {
+	if p.waitDone(p.grace) {
+		return
+	}
+	if !p.isKilled() {
+		p.signal(sigTerm)
+		if p.waitDone(p.grace) {
+			return
+		}
+	}
+	p.signal(sigKill)
+	<-p.done
+}
+
+// waitDone waits up to d for the exit; false when d passed or Kill was
+// called first.
 func (p *Process) waitDone(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-p.done:
 		return true
+	case <-p.killed:
+		select {
+		case <-p.done:
+			return true
+		default:
+			return false
+		}
 	case <-t.C:
+		return false
+	}
+}
+
+func (p *Process) isKilled() bool {
+	select {
+	case <-p.killed:
+		return true
+	default:
 		return false
 	}
 }
@@ -362,18 +417,22 @@ func (p *Process) reap() {
 	defer close(p.reaperDone)
 	if waitExited(p.pid) {
 		// The leader is a zombie: its pid still names the group, so killing
-		// the leftovers (orphans nobody else would stop) is safe.
+		// the leftovers (orphans nobody else would stop) is safe, and so is
+		// telling the guard to forget the group before the id can be reused.
 		p.sigMu.Lock()
 		signalGroup(p.cmd.Process, sigKillLeftovers)
+		guardForget(p.pid)
 		p.cmd.Wait()
 		p.reaped = true
 		p.sigMu.Unlock()
 	} else {
 		p.cmd.Wait()
 		p.sigMu.Lock()
+		guardForget(p.pid)
 		p.reaped = true
 		p.sigMu.Unlock()
 	}
+	untrack(p)
 	p.state = p.cmd.ProcessState
 	code, _ := exitCode(p.state)
 	trace.Emit(p.sink, trace.Event{
@@ -394,6 +453,11 @@ func (p *Process) reap() {
 	select {
 	case <-p.stderrDone:
 	case <-t.C:
+		p.stderr.Close()
+		<-p.stderrDone
+	case <-p.killed:
+		// Killed: whatever still holds stderr (a process that left the
+		// group) is not worth waiting for.
 		p.stderr.Close()
 		<-p.stderrDone
 	}
