@@ -32,7 +32,7 @@ func (h *Hub) startLocked(s *server) {
 	s.clearTools()
 	h.renameLocked() // the qualified names must not point into the old list
 	h.setLocked(s, Connecting, nil)
-	go h.connect(ctx, cancel, s, gen)
+	h.bg.Go(func() { h.connect(ctx, cancel, s, gen) })
 }
 
 // connect starts one server, negotiates and lists its tools.
@@ -67,14 +67,14 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	defer h.mu.Unlock()
 	if s.gen != gen || h.closed {
 		if c != nil {
-			go c.Close()
+			h.closeLater(c)
 		}
 		return
 	}
 	s.stop = nil
 	if err != nil {
 		if c != nil {
-			go c.Close()
+			h.closeLater(c)
 		}
 		if errs.KindOf(err) == errs.Auth {
 			h.setLocked(s, NeedsAuth, needsAuth(cfg, err))
@@ -287,7 +287,7 @@ func (h *Hub) Restart(name string) error {
 		return errs.Errorf(errs.Invalid, "hub.restart", "server %q is disabled: enable it (luagent mcp enable %s) and reload", name, name)
 	}
 	if c := h.stopLocked(s); c != nil {
-		go c.Close()
+		h.closeLater(c)
 	}
 	h.startLocked(s)
 	return nil
@@ -357,7 +357,7 @@ func (h *Hub) Reload(servers []*catalog.Server) {
 		}
 		if s != nil {
 			if c := h.stopLocked(s); c != nil {
-				go c.Close()
+				h.closeLater(c)
 			}
 			s.cfg = cfg
 			s.sem = nil
@@ -378,7 +378,7 @@ func (h *Hub) Reload(servers []*catalog.Server) {
 		if !keep[name] {
 			s := h.servers[name]
 			if c := h.stopLocked(s); c != nil {
-				go c.Close()
+				h.closeLater(c)
 			}
 			delete(h.servers, name)
 		}

@@ -132,6 +132,10 @@ type Hub struct {
 	names   map[string]toolRef
 	sampler Sampler // SetSampler's (Options.Sample wins over it)
 	subs    map[*subscriber]bool
+
+	// bg counts the starts in progress and the closes of clients let go:
+	// Close waits for them, so no server outlives the hub.
+	bg sync.WaitGroup
 }
 
 // server is one entry's live side (fields under Hub.mu).
@@ -274,8 +278,10 @@ func (h *Hub) Client(name string) (*mcp.Client, bool) {
 	return s.client, true
 }
 
-// Close stops every server (their processes shut down) and returns when
-// they are gone. Subscribers hear the Stopped statuses, then no more.
+// Close stops every server and returns when their processes are gone: a
+// ready server is closed gracefully, a start in progress is cut short and
+// its process killed at once. Subscribers hear the Stopped statuses, then
+// no more.
 func (h *Hub) Close() error {
 	h.mu.Lock()
 	if h.closed {
@@ -295,16 +301,24 @@ func (h *Hub) Close() error {
 	subs := h.subs
 	h.subs = map[*subscriber]bool{}
 	h.mu.Unlock()
-	var wg sync.WaitGroup
 	for _, c := range clients {
-		wg.Add(1)
-		go func() { defer wg.Done(); c.Close() }()
+		h.bg.Go(func() { c.Close() })
 	}
-	wg.Wait()
+	// The starts in progress end with the hub's context: each kills its
+	// server at once (it never became ready) before it returns.
+	h.bg.Wait()
 	for sub := range subs {
 		sub.end()
 	}
 	return nil
+}
+
+// closeLater closes c in the background; Close waits for it. Called with
+// h.mu held (bg.Go before Close's Wait: Close sets closed under h.mu
+// first, and nothing calls closeLater after that but connect, itself
+// counted in bg).
+func (h *Hub) closeLater(c *mcp.Client) {
+	h.bg.Go(func() { c.Close() })
 }
 
 // stopLocked ends a server's connection (or its start) and returns the
