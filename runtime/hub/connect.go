@@ -17,6 +17,7 @@ import (
 
 // startLocked (re)connects a server in the background.
 func (h *Hub) startLocked(s *server) {
+	s.wanted = true
 	s.gen++
 	gen := s.gen
 	if s.stop != nil {
@@ -370,7 +371,7 @@ func (h *Hub) Reload(servers []*catalog.Server) {
 		}
 		if !cfg.Enabled {
 			h.setLocked(s, Disabled, nil)
-		} else if h.started {
+		} else if h.all || s.wanted {
 			h.startLocked(s)
 		}
 	}

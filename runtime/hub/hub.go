@@ -126,7 +126,7 @@ type Hub struct {
 	mu      sync.Mutex
 	servers map[string]*server
 	order   []string // catalog order
-	started bool
+	all     bool     // Start() without names: every enabled entry, new ones too
 	closed  bool
 	changed chan struct{} // closed and replaced at every status change
 	names   map[string]toolRef
@@ -157,6 +157,8 @@ type server struct {
 	refreshing bool
 
 	skills *serverSkills // nil: the server declares no skills extension
+
+	wanted bool // asked to start (Start, Restart): Reload restarts it when it changes
 }
 
 // New returns a hub over servers (catalog order is kept). Nothing starts
@@ -191,18 +193,25 @@ func (h *Hub) newServer(cfg *catalog.Server) *server {
 	return s
 }
 
-// Start connects every enabled server in the background and returns at
-// once; Status and Subscribe follow their progress. Calling it again does
-// nothing.
-func (h *Hub) Start() {
+// Start connects servers in the background and returns at once; Status
+// and Subscribe follow their progress. Without names it starts every
+// enabled server (and Reload starts the entries it adds); with names, only
+// those (an agent's servers, `ask --server`): the others are not spawned
+// and stay Stopped until a later Start names them. A server already
+// started is left as it is; names not in the catalog, and disabled
+// entries, are skipped (Status shows them).
+func (h *Hub) Start(names ...string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.started || h.closed {
+	if h.closed || (h.all && len(names) == 0) {
 		return
 	}
-	h.started = true
-	for _, name := range h.order {
-		if s := h.servers[name]; s.cfg.Enabled {
+	if len(names) == 0 {
+		h.all = true
+		names = h.order
+	}
+	for _, name := range names {
+		if s := h.servers[name]; s != nil && s.cfg.Enabled && !s.wanted {
 			h.startLocked(s)
 		}
 	}

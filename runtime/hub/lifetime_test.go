@@ -4,6 +4,7 @@ package hub
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,5 +87,42 @@ func TestCloseEndsStartInProgress(t *testing.T) {
 	}
 	if st := h.Status()[0]; st.Status != Stopped {
 		t.Errorf("status %s", st.Status)
+	}
+}
+
+// Start with names starts only those: the other server is never spawned
+// (its command would leave a marker), until a later Start names it.
+func TestStartOnlyNamed(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "spawned")
+	h := New([]*catalog.Server{luaServer(t, "alpha"),
+		shServer("never", fmt.Sprintf("touch %s; exec sleep 1000", marker), time.Hour)}, Options{})
+	defer h.Close()
+	h.Start("alpha", "not-in-the-catalog")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := byName(h.Status())
+	if st["alpha"].Status != Ready || st["never"].Status != Stopped {
+		t.Fatalf("statuses: %+v", st)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the server not named was spawned")
+	}
+	tools, _ := h.Tools()
+	for _, tl := range tools {
+		if tl.Server != "alpha" {
+			t.Errorf("tool of %s listed", tl.Server)
+		}
+	}
+	// Start() (all) afterwards starts the rest; alpha keeps its connection.
+	c, _ := h.Client("alpha")
+	h.Start()
+	if !poll(20*time.Second, func() bool { _, err := os.Stat(marker); return err == nil }) {
+		t.Fatal("Start() did not start the remaining server")
+	}
+	if c2, _ := h.Client("alpha"); c2 != c {
+		t.Error("Start() restarted a server already started")
 	}
 }

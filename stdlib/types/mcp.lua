@@ -322,6 +322,7 @@ function Conn:close() end
 ---@field servers? table<string, mcp.ServerEntry> entries instead of a file
 ---@field params? table<string, string> values of {param = NAME} env references (the command line's --set wins)
 ---@field wait? boolean return after the servers settled (default: the catalog's mcpInitStrategy; scripts wait, the REPL does not)
+---@field start? string[] start only these servers (default: every enabled one); the others are not spawned until hub:start names them
 ---@field on_elicit? fun(params: table, server: string, tag: any): table answers every server's elicitation requests (server: the one asking; tag: the a:ask_fresh run's tag that caused it, when known)
 ---@field on_sample? fun(params: table, server: string, tag: any): table answers every server's sampling requests (server: the one asking; tag: as for on_elicit)
 
@@ -455,6 +456,11 @@ function Hub:load_skill(name) end
 ---@return string? content
 ---@return string|luagent.Error mime_or_err
 function Hub:read_skill_file(name, path) end
+
+---Starts these servers (default: every enabled one) that are not started
+---yet, and waits for them as mcp.hub does.
+---@param names? string[]
+function Hub:start(names) end
 
 ---@param name string
 function Hub:restart(name) end
