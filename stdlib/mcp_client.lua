@@ -211,6 +211,23 @@ local function connect_options(t)
     o.Command.Env = strings_of(env)
     if not o.Command.Env then return nil, "env keys must be variable names" end
   end
+  local inherit = rawget(t, "inherit_env")
+  if inherit ~= nil then
+    local bad = 'inherit_env must be "minimal" or a list of variable names like {"PATH", "HOME"}'
+    if o.Command.Path == "" then return nil, "inherit_env is for a command's server, not a url" end
+    if inherit == "minimal" then
+      o.Command.Inherit = { Minimal = true }
+    elseif type(inherit) == "table" then
+      local names = {}
+      for i = 1, #inherit do
+        if type(inherit[i]) ~= "string" or not inherit[i]:match("^[%a_][%w_]*$") then return nil, bad end
+        names[i] = inherit[i]
+      end
+      o.Command.Inherit = { Names = names }
+    else
+      return nil, bad
+    end
+  end
   err = auth(t, o, o.Command.Env)
   if err then return nil, err end
   for k, key in pairs({ Timeout = "timeout", StartupTimeout = "startup_timeout", ProbeTimeout = "probe_timeout" }) do
@@ -226,7 +243,7 @@ local function connect_options(t)
   return split(o)
 end
 
--- mcp.connect{name, command, args, env, cwd | url, headers, oauth, on_auth_url;
+-- mcp.connect{name, command, args, env, inherit_env, cwd | url, headers, oauth, on_auth_url;
 -- protocol, timeout, startup_timeout, probe_timeout, max_message,
 -- log_level, on_elicit, on_sample, roots}
 function M.connect(t)

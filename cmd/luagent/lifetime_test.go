@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,15 +52,6 @@ func lifetimeHome(t *testing.T, kind string, timeout int) (home, pidFile string)
 		}
 	})
 	return home, pidFile
-}
-
-func writeCatalog(t *testing.T, home string, servers map[string]any) {
-	t.Helper()
-	b, err := json.Marshal(map[string]any{"version": 1, "mcpServers": servers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, home, "config.json", string(b))
 }
 
 func readPid(file string) (int, error) {

@@ -329,6 +329,9 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "luagent: %v\n", err)
 		return host.ExitUsage
 	}
+	if o.authEnv != "" {
+		transport.WithholdEnv(o.authEnv) // serve --http's bearer token is luagent's own
+	}
 	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve && o.ask == nil && o.chat == nil) || o.interactive
 	profile := vm.Full
 	if o.sandbox {

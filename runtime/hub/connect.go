@@ -167,7 +167,8 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		if err != nil {
 			return o, err
 		}
-		o.Command = transport.Command{Path: cfg.Command, Args: cfg.Args, Dir: cfg.Cwd, Env: env, Secrets: envSecrets(env)}
+		o.Command = transport.Command{Path: cfg.Command, Args: cfg.Args, Dir: cfg.Cwd, Env: env, Secrets: envSecrets(env),
+			Inherit: transport.Inherit{Minimal: cfg.InheritEnv.Minimal, Names: inheritNames(cfg.InheritEnv)}}
 	}
 	if len(cfg.Headers) > 0 {
 		o.Header = http.Header{}
@@ -224,6 +225,15 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		}
 	}
 	return o, nil
+}
+
+// inheritNames is an entry's inheritEnv list for transport.Inherit: nil
+// when it is no list, non-nil (maybe empty: nothing) when it is one.
+func inheritNames(ie catalog.InheritEnv) []string {
+	if !ie.IsList() {
+		return nil
+	}
+	return append([]string{}, ie.Names...)
 }
 
 // envSecrets are the env values a stdio server's stderr must not show

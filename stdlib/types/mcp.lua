@@ -152,6 +152,7 @@
 ---@field command? string a stdio server's program (no shell); this or url
 ---@field args? string[]
 ---@field env? table<string, string> added to the inherited environment; MCP_ACCESS_TOKEN and MCP_OAUTH_TOKEN_FILE also set a url connection's token
+---@field inherit_env? "minimal"|string[] which of luagent's variables the server inherits besides env: the MCP SDKs' short list (HOME, PATH, ...), or only these (default: all but luagent's own keys, such as OPENAI_API_KEY)
 ---@field cwd? string
 ---@field url? string a Streamable HTTP endpoint (an old HTTP+SSE one is found by the fallback)
 ---@field headers? table<string, string> sent with every HTTP request
@@ -305,6 +306,7 @@ function Conn:close() end
 ---@field args? string[]
 ---@field cwd? string
 ---@field env? table<string, string|{param: string}|{fromEnv: string}|{value: string}>
+---@field inheritEnv? "minimal"|string[] which of luagent's variables the server inherits besides env (default: all but luagent's own keys)
 ---@field url? string
 ---@field headers? table<string, string>
 ---@field oauth? {clientId?: string, clientSecret?: string, clientIdMetadataUrl?: string, scopes?: string[]}
