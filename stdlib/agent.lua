@@ -30,19 +30,46 @@ function M.default_policy(call)
 end
 
 local default_hub, default_opts
-local function the_hub()
+
+-- within(names, only) is names (nil: every server) limited to only (nil:
+-- no limit).
+local function within(names, only)
+  if only == nil then return names end
+  if names == nil then return only end
+  local allowed, out = {}, {}
+  for _, n in ipairs(only) do allowed[n] = true end
+  for _, n in ipairs(names) do
+    if allowed[n] then out[#out + 1] = n end
+  end
+  return out
+end
+
+-- the_hub(names) is the default hub with the servers names (nil: every
+-- enabled one) started: an agent starts only the servers it offers.
+local function the_hub(names)
+  names = within(names, default_opts and default_opts.start)
   if default_hub == nil then
-    default_hub = mcp.hub(default_opts)
+    local o = {}
+    for k, v in pairs(default_opts or {}) do o[k] = v end
+    o.start = names
+    default_hub = mcp.hub(o)
+  else
+    default_hub:start(names)
   end
   return default_hub
 end
 
 -- agent.default_hub() is the hub of the user's catalog that agents made
--- without hub share, made on first use: luagent chat's and the REPL's
--- /mcp show it. agent.default_hub_options(opts) sets the mcp.hub options
--- it will be made with (luagent chat passes on_elicit), if it is not made
--- yet; nothing starts until an agent or /mcp needs it.
-M.default_hub = the_hub
+-- without hub share, made on first use with every server started: luagent
+-- chat's and the REPL's /mcp show it. agent.default_hub_options(opts) sets
+-- the mcp.hub options it will be made with (luagent chat passes
+-- on_elicit), if it is not made yet; opts.start, if given, is then the
+-- only servers it ever starts (luagent ask --server). Nothing starts until
+-- an agent or /mcp needs it, and an agent made with servers = {...}
+-- starts only those.
+function M.default_hub()
+  return the_hub(nil)
+end
 
 function M.default_hub_options(opts)
   if default_hub == nil then default_opts = opts end
@@ -230,7 +257,7 @@ function M.new(opts)
     o.servers = nil
   end
   -- o.model nil: LUAGENT_MODEL, else the catalog's "model", else mock.
-  if o.hub == nil then o.hub = the_hub() end
+  if o.hub == nil or (o.hub == default_hub and default_hub ~= nil) then o.hub = the_hub(names) end
   if o.hub == false then o.hub = nil end
   local tools = {}
   for i, t in ipairs(o.tools or {}) do tools[i] = tool_spec(t, i) end

@@ -68,6 +68,18 @@ local function strings_of(t)
   return out
 end
 
+-- name_list reads a list of server names, or nil and what is wrong.
+local function name_list(v, what)
+  local bad = what .. ' must be a list of server names ({"fs", "github"})'
+  if type(v) ~= "table" then return nil, bad end
+  local out = {}
+  for i = 1, #v do
+    if type(v[i]) ~= "string" then return nil, bad end
+    out[i] = v[i]
+  end
+  return out
+end
+
 local function is_http(url)
   local scheme = url:match("^(%a[%w+.-]*):")
   scheme = scheme and scheme:lower()
@@ -200,6 +212,23 @@ local function connect_options(t)
     o.Command.Env = strings_of(env)
     if not o.Command.Env then return nil, "env keys must be variable names" end
   end
+  local inherit = rawget(t, "inherit_env")
+  if inherit ~= nil then
+    local bad = 'inherit_env must be "minimal" or a list of variable names like {"PATH", "HOME"}'
+    if o.Command.Path == "" then return nil, "inherit_env is for a command's server, not a url" end
+    if inherit == "minimal" then
+      o.Command.Inherit = { Minimal = true }
+    elseif type(inherit) == "table" then
+      local names = {}
+      for i = 1, #inherit do
+        if type(inherit[i]) ~= "string" or not inherit[i]:match("^[%a_][%w_]*$") then return nil, bad end
+        names[i] = inherit[i]
+      end
+      o.Command.Inherit = { Names = names }
+    else
+      return nil, bad
+    end
+  end
   err = auth(t, o, o.Command.Env)
   if err then return nil, err end
   for k, key in pairs({ Timeout = "timeout", StartupTimeout = "startup_timeout", ProbeTimeout = "probe_timeout" }) do
@@ -215,7 +244,7 @@ local function connect_options(t)
   return split(o)
 end
 
--- mcp.connect{name, command, args, env, cwd | url, headers, oauth, on_auth_url;
+-- mcp.connect{name, command, args, env, inherit_env, cwd | url, headers, oauth, on_auth_url;
 -- protocol, timeout, startup_timeout, probe_timeout, max_message,
 -- log_level, on_elicit, on_sample, roots}
 function M.connect(t)
@@ -459,7 +488,8 @@ end
 --
 -- servers entries take config.json's fields. params = {...} resolves
 -- {param = NAME} env references. The hub starts at once (progressively);
--- hub:wait() waits for it.
+-- hub:wait() waits for it. start = {NAME, ...} starts only those servers
+-- (the others are not spawned until hub:start names them).
 function M.hub(t)
   if t ~= nil and type(t) ~= "table" then
     argerror(1, "'mcp.hub'", "options must be a table ({path = ...} or {servers = {...}})", 2)
@@ -467,6 +497,11 @@ function M.hub(t)
   t = t or {}
   local o = { Path = opt(t, "path"), Servers = rawget(t, "servers"), Params = string_map(rawget(t, "params")) }
   if o.Servers ~= nil and o.Path ~= "" then argerror(1, "'mcp.hub'", "give path or servers, not both", 2) end
+  if rawget(t, "start") ~= nil then
+    local err
+    o.Start, err = name_list(t.start, "start")
+    if not o.Start then argerror(1, "'mcp.hub'", err, 2) end
+  end
   if type(rawget(t, "wait")) == "boolean" then o.Wait = t.wait end
   if type(rawget(t, "on_elicit")) == "function" then o.OnElicit = t.on_elicit end
   if type(rawget(t, "on_sample")) == "function" then o.OnSample = t.on_sample end
@@ -603,6 +638,18 @@ function Hub:read_skill_file(name, path)
   check_hub(self, "'hub:read_skill_file'", 2)
   return file(WH.read_skill_file(C.hub_go(self), "ReadSkillFile", str(name, 2, "'hub:read_skill_file'", 2),
     str(path, 3, "'hub:read_skill_file'", 2)))
+end
+
+-- hub:start([names]): starts these servers (default: every enabled one)
+-- that are not started yet, and waits for them as mcp.hub does.
+function Hub:start(names)
+  check_hub(self, "'hub:start'", 2)
+  if names ~= nil then
+    local err
+    names, err = name_list(names, "names")
+    if not names then argerror(2, "'hub:start'", err, 2) end
+  end
+  return C.hub_start(self, names)
 end
 
 -- hub:restart(name)

@@ -109,6 +109,9 @@ luagent_ask = nil
 local function build()
 local a
 if o.agent_fn then
+  -- --server: the agents the file makes on the catalog's hub start only
+  -- those servers.
+  if o.servers then agent.default_hub_options{ start = o.servers } end
   a = o.agent_fn()
   if type(a) == "table" and not agent.is(a) and agent.is(a[1]) then a = a[1] end
   if not agent.is(a) then
@@ -121,7 +124,7 @@ if o.agent_fn then
   if o.code_mode then changes.code_mode = true end
   if next(changes) then a = a:with(changes) end
 else
-  local h = mcp.hub()
+  local h = mcp.hub{ start = o.servers } -- --server: only those are spawned
   for _, s in ipairs(h:status()) do
     if s.status == "failed" then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
   end

@@ -33,6 +33,7 @@ import (
 	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/otlp"
 	"github.com/luagent/luagent/runtime/trace"
+	"github.com/luagent/luagent/runtime/transport"
 	"golang.org/x/term"
 )
 
@@ -41,6 +42,12 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	// luagent started again as the guard of the servers it starts (see
+	// runtime/transport): that is all this process does.
+	transport.RunGuardIfAsked()
+	if exe, err := os.Executable(); err == nil {
+		transport.EnableGuard(exe)
+	}
 	// LUAGENT_CPUPROFILE=FILE profiles the whole run, for performance work.
 	if f := os.Getenv("LUAGENT_CPUPROFILE"); f != "" {
 		if out, err := os.Create(f); err == nil {
@@ -48,7 +55,7 @@ func main() {
 			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 			pprof.StopCPUProfile()
 			out.Close()
-			os.Exit(code)
+			exit(code)
 		}
 	}
 	// LUAGENT_ALLOCPROFILE=FILE writes where the run allocated, at its end.
@@ -59,9 +66,16 @@ func main() {
 			pprof.Lookup("allocs").WriteTo(out, 0)
 			out.Close()
 		}
-		os.Exit(code)
+		exit(code)
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// exit ends luagent: every server still running ends first (one that
+// never became ready at once, the others with their grace).
+func exit(code int) {
+	transport.EndAll()
+	os.Exit(code)
 }
 
 type options struct {
@@ -324,6 +338,9 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "luagent: %v\n", err)
 		return host.ExitUsage
 	}
+	if o.authEnv != "" {
+		transport.WithholdEnv(o.authEnv) // serve --http's bearer token is luagent's own
+	}
 	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve && o.ask == nil && o.chat == nil) || o.interactive
 	profile := vm.Full
 	if o.sandbox {
@@ -344,6 +361,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		LuaPath:     os.Getenv("LUA_PATH"),
 		Stdout:      stdout,
 		Stderr:      stderr,
+		Exit:        exit, // os.exit
 	})
 	defer h.Close()
 	ctx := context.Background()

@@ -111,6 +111,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
 		return printUsage(stdout, cmd.usage)
 	}
+	defer endOnSignal(stderr)()
 	return cmd.run(args[1:], stdout, stderr)
 }
 

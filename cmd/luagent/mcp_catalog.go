@@ -17,6 +17,7 @@ import (
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/transport"
 )
 
 // The verbs that read and edit the saved catalog ($LUAGENT_HOME/config.json):
@@ -146,7 +147,7 @@ func mcpAdd(args []string, stdout, stderr io.Writer) int {
 		}
 		name, val, hasVal := strings.Cut(a, "=")
 		takes := map[string]bool{"--transport": true, "--header": true, "-H": true, "--scope": true, "--client-id": true,
-			"--env": true, "-e": true, "--env-param": true, "--env-from": true, "--cwd": true}
+			"--env": true, "-e": true, "--env-param": true, "--env-from": true, "--cwd": true, "--inherit-env": true}
 		if takes[name] && strings.HasPrefix(a, "-") {
 			if !hasVal {
 				if i+1 >= len(args) {
@@ -199,6 +200,13 @@ func mcpAdd(args []string, stdout, stderr io.Writer) int {
 				s.Env[k] = catalog.EnvValue{FromEnv: v}
 			default:
 				s.Env[k] = catalog.EnvValue{Value: v}
+			}
+		case name == "--inherit-env":
+			// minimal, or NAME,NAME,... (the catalog checks the names).
+			if val == catalog.InheritMinimal {
+				s.InheritEnv = catalog.InheritEnv{Minimal: true}
+			} else {
+				s.InheritEnv = catalog.InheritEnv{List: true, Names: inheritList(val)}
 			}
 		case name == "--cwd":
 			abs, err := filepath.Abs(val)
@@ -259,7 +267,34 @@ func mcpAdd(args []string, stdout, stderr io.Writer) int {
 	if keys := envKeys(s); len(keys) > 0 {
 		fmt.Fprintf(stdout, "env: %s (values not shown)\n", strings.Join(keys, ", "))
 	}
+	if !s.InheritEnv.IsDefault() {
+		fmt.Fprintf(stdout, "inherits: %s\n", inheritShown(s.InheritEnv))
+	}
 	return host.ExitOK
+}
+
+// inheritList reads --inherit-env's NAME,NAME,... ("" is none at all).
+func inheritList(v string) []string {
+	out := []string{}
+	for _, n := range strings.Split(v, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// inheritShown says which of luagent's variables a server inherits.
+func inheritShown(ie catalog.InheritEnv) string {
+	switch {
+	case ie.IsDefault():
+		return "all of luagent's environment but its own keys"
+	case ie.Minimal:
+		return "minimal (" + strings.Join(transport.MinimalEnv(), ", ") + ")"
+	case len(ie.Names) == 0:
+		return "nothing (an empty list)"
+	}
+	return strings.Join(ie.Names, ", ")
 }
 
 // oneName checks that args is one server name and returns it.
@@ -339,6 +374,9 @@ type getEntry struct {
 	Sampling           bool              `json:"sampling"`
 	LogLevel           string            `json:"logLevel"`
 	MaxConcurrentCalls int               `json:"maxConcurrentCalls"`
+	// InheritEnv is "minimal", a list of names, or null (all but
+	// luagent's own keys).
+	InheritEnv any `json:"inheritEnv"`
 }
 
 type getOAuth struct {
@@ -400,6 +438,12 @@ func mcpGet(args []string, stdout, stderr io.Writer) int {
 	if g.Protocol == "" {
 		g.Protocol = catalog.DefaultProtocol
 	}
+	switch ie := s.InheritEnv; {
+	case ie.Minimal:
+		g.InheritEnv = catalog.InheritMinimal
+	case ie.IsList():
+		g.InheritEnv = append([]string{}, ie.Names...)
+	}
 	if o := s.OAuth; o != nil {
 		g.OAuth = &getOAuth{ClientID: o.ClientID, ClientSecretSet: o.ClientSecret != "", ClientIDMetadataURL: o.ClientIDMetadataURL, Scopes: append([]string{}, o.Scopes...)}
 	}
@@ -441,6 +485,7 @@ func mcpGet(args []string, stdout, stderr io.Writer) int {
 		if keys := envKeys(s); len(keys) > 0 {
 			row("env", strings.Join(keys, ", ")+" (values not shown)")
 		}
+		row("inherits", inheritShown(s.InheritEnv))
 	}
 	row("startup timeout", fmt.Sprintf("%gs", g.StartupTimeout))
 	row("request timeout", fmt.Sprintf("%gs", g.RequestTimeout))

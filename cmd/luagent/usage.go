@@ -276,6 +276,11 @@ options of a stdio server (before --):
                       file, mode 0600, and never printed)
   --env-param K=P     K comes from the parameter P: --set P=VALUE or --params-file
   --env-from K=VAR    K comes from luagent's own environment variable VAR
+  --inherit-env minimal|A,B
+                      which of luagent's variables it inherits besides --env:
+                      the MCP SDKs' short list (HOME, PATH, ...), or only A
+                      and B (default: all but luagent's own keys, such as
+                      OPENAI_API_KEY, unless --env names them)
   --cwd DIR           start the server in DIR
 options of an HTTP server:
   --header K:V, -H    send the header K: V with every request (repeatable)

@@ -17,6 +17,8 @@ package catalog
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
@@ -79,6 +81,10 @@ type Server struct {
 	Args    []string
 	Cwd     string
 	Env     map[string]EnvValue
+	// InheritEnv is which of luagent's own environment variables the
+	// server inherits (Env is added on top); the zero value, the member
+	// left out, is all of them but luagent's own credentials.
+	InheritEnv InheritEnv
 
 	// URL is a Streamable HTTP endpoint; Headers are sent with every
 	// request; OAuth configures authorization when the server asks for it.
@@ -137,6 +143,46 @@ type EnvValue struct {
 	raw   json.RawMessage // the value as read (nil for one made in Go)
 	was   [3]string       // Value, Param, FromEnv as read
 	obj   bool            // read as an object ({"value": ...} for a literal)
+}
+
+// InheritEnv is an entry's inheritEnv:
+//
+//	"inheritEnv": "minimal"                   // only what the official MCP SDKs pass (HOME, PATH, ...)
+//	"inheritEnv": ["PATH", "HOME", "GITHUB_TOKEN"] // only these
+//
+// Left out, a server inherits every variable but the ones that hold
+// luagent's own credentials (provider keys, MCP_ACCESS_TOKEN, ...); a list
+// that names one of those passes it.
+type InheritEnv struct {
+	Minimal bool     // "minimal"
+	List    bool     // a list: only Names (set too by Names being non-nil)
+	Names   []string // the list's variables
+	other   string   // a string other than "minimal", as written (Validate says so)
+}
+
+// IsDefault reports whether i is the member left out.
+func (i InheritEnv) IsDefault() bool { return !i.Minimal && !i.IsList() && i.other == "" }
+
+// IsList reports whether i is a list of names (an empty one passes none).
+func (i InheritEnv) IsList() bool { return i.List || i.Names != nil }
+
+// String is i as `mcp get` shows it: "minimal", the names joined by ", ",
+// or "" for the default.
+func (i InheritEnv) String() string {
+	switch {
+	case i.Minimal:
+		return InheritMinimal
+	case i.IsList():
+		return "[" + strings.Join(i.Names, ", ") + "]"
+	}
+	return i.other
+}
+
+// InheritMinimal is inheritEnv's one string value.
+const InheritMinimal = "minimal"
+
+func (i InheritEnv) equal(o InheritEnv) bool {
+	return i.Minimal == o.Minimal && i.IsList() == o.IsList() && i.other == o.other && slices.Equal(i.Names, o.Names)
 }
 
 // members holds JSON object members by name, in their order, with their

@@ -73,6 +73,15 @@ func TestRoundTrip(t *testing.T) {
 	if v := pt.Env["HOME_DIR"]; v.FromEnv != "HOME" {
 		t.Errorf("HOME_DIR = %+v", v)
 	}
+	if ie := pt.InheritEnv; !ie.IsList() || ie.Minimal || !slices.Equal(ie.Names, []string{"PATH", "HOME", "GITHUB_TOKEN"}) {
+		t.Errorf("project-tools inheritEnv = %+v", ie)
+	}
+	if ie := c.Server("plain").InheritEnv; !ie.Minimal || ie.IsList() || ie.String() != "minimal" {
+		t.Errorf("plain inheritEnv = %+v", ie)
+	}
+	if ie := c.Server("remote-tools").InheritEnv; !ie.IsDefault() {
+		t.Errorf("remote-tools inheritEnv = %+v", ie)
+	}
 	rt := c.Server("remote-tools")
 	if rt == nil || rt.Enabled || rt.Transport() != "http" || rt.Headers["X-Team"] != "a" || rt.OAuth == nil ||
 		rt.OAuth.ClientSecret != "s3cr3t" || strings.Join(rt.OAuth.Scopes, ",") != "read,write" {
@@ -300,6 +309,8 @@ func TestParseErrors(t *testing.T) {
 		{"env value of two kinds", `{"mcpServers": {"a": {"command": "x", "env": {"T": {"param": "p", "fromEnv": "X"}}}}}`, []string{"mcpServers.a.env.T: must have exactly one of value, param and fromEnv"}},
 		{"env value empty object", `{"mcpServers": {"a": {"command": "x", "env": {"T": {}}}}}`, []string{"mcpServers.a.env.T: must have exactly one"}},
 		{"env value a number", `{"mcpServers": {"a": {"command": "x", "env": {"T": 1}}}}`, []string{"mcpServers.a.env.T: must be a string"}},
+		{"inheritEnv a number", `{"mcpServers": {"a": {"command": "x", "inheritEnv": 3}}}`, []string{`mcpServers.a.inheritEnv: must be "minimal" or a list of variable names`}},
+		{"inheritEnv not strings", `{"mcpServers": {"a": {"command": "x", "inheritEnv": ["PATH", 1]}}}`, []string{"mcpServers.a.inheritEnv: must be an array of strings"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -369,6 +380,16 @@ func TestValidate(t *testing.T) {
 		{"env ok", with(ok(), func(s *Server) {
 			s.Env = map[string]EnvValue{"A": {Value: ""}, "B": {Param: "b.c"}, "C": {FromEnv: "HOME"}}
 		}), ""},
+		{"inheritEnv minimal", with(ok(), func(s *Server) { s.InheritEnv = InheritEnv{Minimal: true} }), ""},
+		{"inheritEnv list", with(ok(), func(s *Server) { s.InheritEnv = InheritEnv{Names: []string{"PATH", "OPENAI_API_KEY"}} }), ""},
+		{"inheritEnv empty list", with(ok(), func(s *Server) { s.InheritEnv = InheritEnv{List: true} }), ""},
+		{"inheritEnv other string", with(ok(), func(s *Server) { s.InheritEnv = InheritEnv{other: "all"} }), `mcpServers.s.inheritEnv: must be "minimal" or a list of variable names`},
+		{"inheritEnv bad name", with(ok(), func(s *Server) { s.InheritEnv = InheritEnv{Names: []string{"PATH", "A=B"}} }), "mcpServers.s.inheritEnv[1]: must be a variable's name"},
+		{"inheritEnv windows name", with(ok(), func(s *Server) {
+			s.InheritEnv = InheritEnv{Names: []string{"ProgramFiles(x86)", "__CF_USER_TEXT_ENCODING"}}
+		}), ""},
+		{"inheritEnv twice", with(ok(), func(s *Server) { s.InheritEnv = InheritEnv{Names: []string{"PATH", "PATH"}} }), "mcpServers.s.inheritEnv[1]: PATH appears twice"},
+		{"inheritEnv on http", with(web(), func(s *Server) { s.InheritEnv = InheritEnv{Minimal: true} }), "mcpServers.w.inheritEnv: only a stdio server"},
 		{"header name", with(web(), func(s *Server) { s.Headers = map[string]string{"X Team": "a"} }), "mcpServers.w.headers.X Team: is not a valid HTTP header name"},
 		{"header value", with(web(), func(s *Server) { s.Headers = map[string]string{"X-Team": "a\r\nInjected: 1"} }), "mcpServers.w.headers.X-Team: the value must not hold line breaks"},
 	}
@@ -469,5 +490,27 @@ func TestNameRuleIsTheRegexp(t *testing.T) {
 				t.Errorf("%s on %q: %v, the regexp says %v", c.re, s, got, want)
 			}
 		}
+	}
+}
+
+// inheritEnv written, changed and removed by an edit; an empty list stays
+// a list (it passes nothing), apart from the member left out.
+func TestInheritEnvEdit(t *testing.T) {
+	c := mustParse(t, []byte(`{"version": 1, "mcpServers": {"a": {"command": "x", "inheritEnv": "minimal"}, "b": {"command": "y"}}}`))
+	c.Server("a").InheritEnv = InheritEnv{}
+	c.Server("b").InheritEnv = InheritEnv{List: true}
+	out := mustMarshal(t, c)
+	if m := entryMembers(t, out, "a"); m["inheritEnv"] != "" {
+		t.Errorf("a still has inheritEnv %s", m["inheritEnv"])
+	}
+	if m := entryMembers(t, out, "b"); m["inheritEnv"] != "[]" {
+		t.Errorf("b: inheritEnv = %q\n%s", m["inheritEnv"], out)
+	}
+	again := mustParse(t, out)
+	if ie := again.Server("b").InheritEnv; !ie.IsList() || len(ie.Names) != 0 || ie.IsDefault() {
+		t.Errorf("b read back as %+v", ie)
+	}
+	if !again.Server("a").InheritEnv.IsDefault() {
+		t.Errorf("a read back as %+v", again.Server("a").InheritEnv)
 	}
 }

@@ -12,7 +12,8 @@ func FuzzParse(f *testing.F) {
 	f.Add(readFixture(f, "roundtrip.json"))
 	for _, s := range []string{`{}`, `{"version": 1, "mcpServers": {"a": {"command": "x", "env": {"A": {"param": "p"}}}}}`,
 		`{"mcpServers": {"a": {"url": "https://x/mcp", "oauth": {"scopes": ["a"], "x": [1]}}}, "z": {"\u0000": 1}}`,
-		`{"mcpServers": null, "mcpInitStrategy": null}`, `{"model": "m", "models": {"m": {"provider": "openai", "model": "x", "y": [1]}}}`, `{"mcpServers": {"a": {"enabled": null, "cwd": null, "env": {}}}}`} {
+		`{"mcpServers": null, "mcpInitStrategy": null}`, `{"model": "m", "models": {"m": {"provider": "openai", "model": "x", "y": [1]}}}`, `{"mcpServers": {"a": {"enabled": null, "cwd": null, "env": {}}}}`,
+		`{"mcpServers": {"a": {"command": "x", "inheritEnv": "minimal"}, "b": {"command": "y", "inheritEnv": ["PATH", "A"]}, "c": {"command": "z", "inheritEnv": "all"}, "d": {"command": "w", "inheritEnv": []}, "e": {"url": "https://x/mcp", "inheritEnv": null}}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

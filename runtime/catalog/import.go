@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -267,6 +268,11 @@ func (im *importer) add(orig string, e map[string]any, project string) {
 	if s.Command != "" && s.Cwd == "" && project != "" {
 		s.Cwd = project
 	}
+	if s.Command != "" && im.format == FromClaudeDesktop {
+		// Claude Desktop starts servers with the MCP TypeScript SDK, which
+		// passes only its default list (getDefaultEnvironment) and env.
+		s.InheritEnv = InheritEnv{Minimal: true}
+	}
 	im.keep(s)
 }
 
@@ -510,6 +516,7 @@ func (im *importer) codex(data []byte) error {
 			continue
 		}
 		s := &Server{Name: name, Enabled: true}
+		var envVars []string
 		for _, k := range sortedKeys(e) {
 			v := e[k]
 			switch k {
@@ -527,7 +534,7 @@ func (im *importer) codex(data []byte) error {
 					s.Env[ek] = EnvValue{Value: asString(asMap(v)[ek])}
 				}
 			case "env_vars":
-				im.note(name, "env_vars: luagent's servers inherit its whole environment, so %s need nothing", strings.Join(asStrings(v), ", "))
+				envVars = im.codexEnvVars(name, v)
 			case "url":
 				s.URL = asString(v)
 			case "http_headers":
@@ -570,9 +577,61 @@ func (im *importer) codex(data []byte) error {
 				im.note(name, "%s is not a luagent setting; left out", k)
 			}
 		}
+		if s.Command != "" {
+			// Codex starts a stdio server with its short list of variables
+			// and those env_vars names, then env (rmcp-client's
+			// create_env_for_mcp_server).
+			s.InheritEnv = InheritEnv{List: true, Names: codexEnv(envVars)}
+		}
 		im.keep(s)
 	}
 	return nil
+}
+
+// codexDefaultEnv is what Codex passes every stdio server
+// (codex-rs/rmcp-client DEFAULT_ENV_VARS; on Windows its core list).
+func codexDefaultEnv() []string {
+	if runtime.GOOS == "windows" {
+		return []string{"PATH", "PATHEXT", "SHELL", "COMSPEC", "SYSTEMROOT", "SYSTEMDRIVE", "USERNAME", "USERDOMAIN",
+			"USERPROFILE", "HOMEDRIVE", "HOMEPATH", "PROGRAMFILES", "PROGRAMFILES(X86)", "PROGRAMW6432", "PROGRAMDATA",
+			"LOCALAPPDATA", "APPDATA", "TEMP", "TMP", "TMPDIR", "POWERSHELL", "PWSH"}
+	}
+	return []string{"HOME", "LOGNAME", "PATH", "SHELL", "USER", "__CF_USER_TEXT_ENCODING", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ"}
+}
+
+// codexEnv is Codex's list with the entry's env_vars after it.
+func codexEnv(vars []string) []string {
+	out := codexDefaultEnv()
+	for _, v := range vars {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// codexEnvVars reads env_vars: names, or {name = ..., source = ...}
+// tables; a "remote" source (a variable of another machine) has no
+// meaning here.
+func (im *importer) codexEnvVars(name string, v any) []string {
+	l, _ := v.([]any)
+	var out []string
+	for _, x := range l {
+		switch x := x.(type) {
+		case string:
+			out = append(out, x)
+		case map[string]any:
+			n := asString(x["name"])
+			if src := asString(x["source"]); src == "remote" {
+				im.note(name, "env_vars %s comes from a remote machine; luagent starts servers here, so it was left out", n)
+				continue
+			}
+			if n != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 func orOAuth(o *OAuth) *OAuth {

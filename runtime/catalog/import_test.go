@@ -25,6 +25,9 @@ func summary(s *Server) string {
 	if s.Cwd != "" {
 		b.WriteString(" cwd=" + s.Cwd)
 	}
+	if !s.InheritEnv.IsDefault() {
+		b.WriteString(" inherit=" + s.InheritEnv.String())
+	}
 	for _, k := range sortedKeys(s.Env) {
 		v := s.Env[k]
 		switch {
@@ -51,6 +54,11 @@ func summary(s *Server) string {
 	return b.String()
 }
 
+// codexList is Codex's default list and vars, as summary shows them.
+func codexList(vars ...string) string {
+	return strings.Join(append(codexDefaultEnv(), vars...), ", ")
+}
+
 // The fixtures under testdata/import are written from each host's
 // documented format (see docs/catalog.md, "Import").
 func TestImport(t *testing.T) {
@@ -62,9 +70,9 @@ func TestImport(t *testing.T) {
 		notes        []string // each is in some note
 	}{
 		{FromClaudeDesktop, "claude_desktop_config.json", []string{
-			"filesystem cmd=npx -y @modelcontextprotocol/server-filesystem /Users/me/Desktop /Users/me/Downloads",
-			"github cmd=npx -y @modelcontextprotocol/server-github env.GITHUB_PERSONAL_ACCESS_TOKEN=ghp_example_token",
-			"My-Notes-app cmd=/usr/local/bin/notes-mcp",
+			"filesystem cmd=npx -y @modelcontextprotocol/server-filesystem /Users/me/Desktop /Users/me/Downloads inherit=minimal",
+			"github cmd=npx -y @modelcontextprotocol/server-github inherit=minimal env.GITHUB_PERSONAL_ACCESS_TOKEN=ghp_example_token",
+			"My-Notes-app cmd=/usr/local/bin/notes-mcp inherit=minimal",
 		}, []string{"My Notes.app: renamed My-Notes-app"}},
 		{FromClaudeCode, "project/.mcp.json", []string{
 			"shared-server url=https://example.com/mcp",
@@ -102,12 +110,12 @@ func TestImport(t *testing.T) {
 		}},
 		{FromVSCode, "settings.json", []string{"memory cmd=npx -y @modelcontextprotocol/server-memory"}, nil},
 		{FromCodex, "config.toml", []string{
-			"context7 cmd=npx -y @upstash/context7-mcp env.CONTEXT7_LOG=warn startup=20s request=1m30.5s",
-			"test_stdio (disabled) cmd=cargo run --bin test_stdio_server cwd=/Users/me/code/codex/codex-rs",
+			"context7 cmd=npx -y @upstash/context7-mcp inherit=[" + codexList() + "] env.CONTEXT7_LOG=warn startup=20s request=1m30.5s",
+			"test_stdio (disabled) cmd=cargo run --bin test_stdio_server cwd=/Users/me/code/codex/codex-rs inherit=[" + codexList("MCP_TEST_VALUE", "LOCAL_ONLY") + "]",
 			"figma url=https://mcp.figma.com/mcp h.X-Figma-Region=us-east-1 oauth.client= oauth.scopes=files:read",
 			"docs-search url=https://docs.example.com/mcp startup=5s",
 		}, []string{
-			"test_stdio: env_vars: luagent's servers inherit its whole environment, so MCP_TEST_VALUE need nothing",
+			"test_stdio: env_vars FROM_THE_RUNNER comes from a remote machine",
 			"figma: bearer_token_env_var FIGMA_OAUTH_TOKEN",
 			"figma: header X-Org comes from $FIGMA_ORG",
 			"figma: enabled_tools:",

@@ -70,6 +70,7 @@ func (s *Server) node() node {
 	} else {
 		add("env", false, s.Env == nil, envNode(s.Env, s.raw["env"]))
 	}
+	add("inheritEnv", read && w.InheritEnv.equal(s.InheritEnv), s.InheritEnv.IsDefault(), s.InheritEnv.node())
 	add("url", read && w.URL == s.URL, s.URL == "", quote(s.URL))
 	add("headers", read && reflect.DeepEqual(w.Headers, s.Headers), s.Headers == nil, strMapNode(s.Headers, s.raw["headers"]))
 	add("oauth", read && oauthEqual(w.OAuth, s.OAuth), s.OAuth == nil, s.OAuth.node())
@@ -82,6 +83,16 @@ func (s *Server) node() node {
 	add("maxConcurrentCalls", read && w.MaxConcurrentCalls == s.MaxConcurrentCalls, s.MaxConcurrentCalls == 0, gen(strconv.Itoa(s.MaxConcurrentCalls)))
 	add("enabled", read && w.Enabled == s.Enabled, read && s.Enabled, gen(strconv.FormatBool(s.Enabled)))
 	return node{obj: true, members: appendExtra(ms, s.extra)}
+}
+
+func (i InheritEnv) node() node {
+	switch {
+	case i.Minimal:
+		return quote(InheritMinimal)
+	case i.IsList():
+		return list(i.Names)
+	}
+	return quote(i.other)
 }
 
 func (o *OAuth) node() node {

@@ -180,3 +180,16 @@ func (c *Config) validateModels(p *problems) {
 		p.add("model", fmt.Sprintf("%q is neither a name under models nor a spec (\"openai:gpt-4.1-mini\")", d))
 	}
 }
+
+// KeyVars are the environment variables the configured models read their
+// keys from (apiKeyEnv): luagent's own credentials, which its servers do
+// not inherit unless an entry names them.
+func (c *Config) KeyVars() []string {
+	var out []string
+	for _, m := range c.Models {
+		if m != nil && m.APIKeyEnv != "" {
+			out = append(out, m.APIKeyEnv)
+		}
+	}
+	return out
+}

@@ -128,6 +128,8 @@ func parseServer(name string, raw json.RawMessage, path string, p *problems) *Se
 			s.Cwd = str(m.val, fp, p)
 		case "env":
 			s.Env = envMap(m.val, fp, p)
+		case "inheritEnv":
+			s.InheritEnv = inheritEnv(m.val, fp, p)
 		case "url":
 			s.URL = str(m.val, fp, p)
 		case "headers":
@@ -194,6 +196,30 @@ func parseOAuth(raw json.RawMessage, path string, p *problems) *OAuth {
 	o.read = o.fields()
 	return o
 }
+
+// inheritEnv reads "minimal" (any other string is kept for Validate to
+// name), a list of names, or null (the default).
+func inheritEnv(raw json.RawMessage, path string, p *problems) InheritEnv {
+	switch {
+	case isNull(raw):
+		return InheritEnv{}
+	case raw[0] == '"':
+		v := str(raw, path, p)
+		if v == InheritMinimal {
+			return InheritEnv{Minimal: true}
+		}
+		return InheritEnv{other: v}
+	case raw[0] == '[':
+		if l := strList(raw, path, p); l != nil {
+			return InheritEnv{List: true, Names: l}
+		}
+		return InheritEnv{}
+	}
+	p.add(path, inheritEnvRule)
+	return InheritEnv{}
+}
+
+const inheritEnvRule = `must be "minimal" or a list of variable names like ["PATH", "HOME"] (leave it out to inherit all but luagent's own keys)`
 
 func envMap(raw json.RawMessage, path string, p *problems) map[string]EnvValue {
 	if isNull(raw) {
@@ -263,7 +289,7 @@ func parseEnvValue(raw json.RawMessage, path string, p *problems) (EnvValue, boo
 // fields is a copy of the known fields of s, to tell later which changed.
 func (s *Server) fields() *Server {
 	c := &Server{Name: s.Name, Enabled: s.Enabled, Command: s.Command, Args: cloneList(s.Args), Cwd: s.Cwd,
-		URL: s.URL, StartupTimeout: s.StartupTimeout, RequestTimeout: s.RequestTimeout, Protocol: s.Protocol,
+		InheritEnv: s.InheritEnv.clone(), URL: s.URL, StartupTimeout: s.StartupTimeout, RequestTimeout: s.RequestTimeout, Protocol: s.Protocol,
 		Roots: s.Roots, Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
 	if s.Env != nil {
 		c.Env = make(map[string]EnvValue, len(s.Env))
@@ -282,6 +308,11 @@ func (s *Server) fields() *Server {
 		c.OAuth.extra = s.OAuth.extra
 	}
 	return c
+}
+
+func (i InheritEnv) clone() InheritEnv {
+	i.Names = cloneList(i.Names)
+	return i
 }
 
 func (o *OAuth) fields() *OAuth {

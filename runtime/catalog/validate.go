@@ -99,7 +99,7 @@ func (s *Server) validate(p *problems) {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"args", s.Args != nil}, {"cwd", s.Cwd != ""}, {"env", s.Env != nil}} {
+		}{{"args", s.Args != nil}, {"cwd", s.Cwd != ""}, {"env", s.Env != nil}, {"inheritEnv", !s.InheritEnv.IsDefault()}} {
 			if f.set {
 				at(f.name, "only a stdio server (command) takes "+f.name+"; remove it from this HTTP entry")
 			}
@@ -134,6 +134,16 @@ func (s *Server) validate(p *problems) {
 			at(fp+".fromEnv", "must be an environment variable name (letters, digits and _)")
 		case strings.ContainsRune(v.Value, 0):
 			at(fp, "must not hold a NUL character")
+		}
+	}
+	if ie := s.InheritEnv; ie.other != "" || (ie.Minimal && ie.IsList()) {
+		at("inheritEnv", inheritEnvRule)
+	}
+	for i, k := range s.InheritEnv.Names {
+		if !inheritNameOK(k) {
+			at(fmt.Sprintf("inheritEnv[%d]", i), "must be a variable's name, without =, spaces or control characters")
+		} else if slices.Contains(s.InheritEnv.Names[:i], k) {
+			at(fmt.Sprintf("inheritEnv[%d]", i), k+" appears twice; keep one")
 		}
 	}
 	for _, k := range sortedKeys(s.Headers) {
@@ -180,6 +190,21 @@ func (s *Server) validate(p *problems) {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// inheritNameOK: inheritEnv names variables that exist, so it takes what
+// systems name them (Windows' ProgramFiles(x86) too), not only the
+// portable names env may set.
+func inheritNameOK(k string) bool {
+	if k == "" || len(k) > 256 {
+		return false
+	}
+	for _, r := range k {
+		if r == '=' || r <= ' ' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
 
 // logLevels are MCP's log levels (runtime/mcp.LogLevels; a test keeps them
 // equal): the catalog stays below the MCP client in the layering.

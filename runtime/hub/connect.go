@@ -18,6 +18,7 @@ import (
 
 // startLocked (re)connects a server in the background.
 func (h *Hub) startLocked(s *server) {
+	s.wanted = true
 	s.gen++
 	gen := s.gen
 	if s.stop != nil {
@@ -33,7 +34,7 @@ func (h *Hub) startLocked(s *server) {
 	s.clearTools()
 	h.renameLocked() // the qualified names must not point into the old list
 	h.setLocked(s, Connecting, nil)
-	go h.connect(ctx, cancel, s, gen)
+	h.bg.Go(func() { h.connect(ctx, cancel, s, gen) })
 }
 
 // connect starts one server, negotiates and lists its tools.
@@ -68,14 +69,14 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	defer h.mu.Unlock()
 	if s.gen != gen || h.closed {
 		if c != nil {
-			go c.Close()
+			h.closeLater(c)
 		}
 		return
 	}
 	s.stop = nil
 	if err != nil {
 		if c != nil {
-			go c.Close()
+			h.closeLater(c)
 		}
 		if errs.KindOf(err) == errs.Auth {
 			h.setLocked(s, NeedsAuth, needsAuth(cfg, err))
@@ -167,7 +168,8 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		if err != nil {
 			return o, err
 		}
-		o.Command = transport.Command{Path: cfg.Command, Args: cfg.Args, Dir: cfg.Cwd, Env: env, Secrets: envSecrets(env)}
+		o.Command = transport.Command{Path: cfg.Command, Args: cfg.Args, Dir: cfg.Cwd, Env: env, Secrets: envSecrets(env),
+			Inherit: transport.Inherit{Minimal: cfg.InheritEnv.Minimal, Names: inheritNames(cfg.InheritEnv)}}
 	}
 	if len(cfg.Headers) > 0 {
 		o.Header = http.Header{}
@@ -224,6 +226,15 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		}
 	}
 	return o, nil
+}
+
+// inheritNames is an entry's inheritEnv list for transport.Inherit: nil
+// when it is no list, non-nil (maybe empty: nothing) when it is one.
+func inheritNames(ie catalog.InheritEnv) []string {
+	if !ie.IsList() {
+		return nil
+	}
+	return append([]string{}, ie.Names...)
 }
 
 // envSecrets are the env values a stdio server's stderr must not show
@@ -288,7 +299,7 @@ func (h *Hub) Restart(name string) error {
 		return errs.Errorf(errs.Invalid, "hub.restart", "server %q is disabled: enable it (luagent mcp enable %s) and reload", name, name)
 	}
 	if c := h.stopLocked(s); c != nil {
-		go c.Close()
+		h.closeLater(c)
 	}
 	h.startLocked(s)
 	return nil
@@ -358,7 +369,7 @@ func (h *Hub) Reload(servers []*catalog.Server) {
 		}
 		if s != nil {
 			if c := h.stopLocked(s); c != nil {
-				go c.Close()
+				h.closeLater(c)
 			}
 			s.cfg = cfg
 			s.sem = nil
@@ -371,7 +382,7 @@ func (h *Hub) Reload(servers []*catalog.Server) {
 		}
 		if !cfg.Enabled {
 			h.setLocked(s, Disabled, nil)
-		} else if h.started {
+		} else if h.all || s.wanted {
 			h.startLocked(s)
 		}
 	}
@@ -379,7 +390,7 @@ func (h *Hub) Reload(servers []*catalog.Server) {
 		if !keep[name] {
 			s := h.servers[name]
 			if c := h.stopLocked(s); c != nil {
-				go c.Close()
+				h.closeLater(c)
 			}
 			delete(h.servers, name)
 		}

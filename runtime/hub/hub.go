@@ -126,12 +126,16 @@ type Hub struct {
 	mu      sync.Mutex
 	servers map[string]*server
 	order   []string // catalog order
-	started bool
+	all     bool     // Start() without names: every enabled entry, new ones too
 	closed  bool
 	changed chan struct{} // closed and replaced at every status change
 	names   map[string]toolRef
 	sampler Sampler // SetSampler's (Options.Sample wins over it)
 	subs    map[*subscriber]bool
+
+	// bg counts the starts in progress and the closes of clients let go:
+	// Close waits for them, so no server outlives the hub.
+	bg sync.WaitGroup
 }
 
 // server is one entry's live side (fields under Hub.mu).
@@ -153,6 +157,8 @@ type server struct {
 	refreshing bool
 
 	skills *serverSkills // nil: the server declares no skills extension
+
+	wanted bool // asked to start (Start, Restart): Reload restarts it when it changes
 }
 
 // New returns a hub over servers (catalog order is kept). Nothing starts
@@ -187,18 +193,25 @@ func (h *Hub) newServer(cfg *catalog.Server) *server {
 	return s
 }
 
-// Start connects every enabled server in the background and returns at
-// once; Status and Subscribe follow their progress. Calling it again does
-// nothing.
-func (h *Hub) Start() {
+// Start connects servers in the background and returns at once; Status
+// and Subscribe follow their progress. Without names it starts every
+// enabled server (and Reload starts the entries it adds); with names, only
+// those (an agent's servers, `ask --server`): the others are not spawned
+// and stay Stopped until a later Start names them. A server already
+// started is left as it is; names not in the catalog, and disabled
+// entries, are skipped (Status shows them).
+func (h *Hub) Start(names ...string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.started || h.closed {
+	if h.closed || (h.all && len(names) == 0) {
 		return
 	}
-	h.started = true
-	for _, name := range h.order {
-		if s := h.servers[name]; s.cfg.Enabled {
+	if len(names) == 0 {
+		h.all = true
+		names = h.order
+	}
+	for _, name := range names {
+		if s := h.servers[name]; s != nil && s.cfg.Enabled && !s.wanted {
 			h.startLocked(s)
 		}
 	}
@@ -274,8 +287,10 @@ func (h *Hub) Client(name string) (*mcp.Client, bool) {
 	return s.client, true
 }
 
-// Close stops every server (their processes shut down) and returns when
-// they are gone. Subscribers hear the Stopped statuses, then no more.
+// Close stops every server and returns when their processes are gone: a
+// ready server is closed gracefully, a start in progress is cut short and
+// its process killed at once. Subscribers hear the Stopped statuses, then
+// no more.
 func (h *Hub) Close() error {
 	h.mu.Lock()
 	if h.closed {
@@ -295,16 +310,24 @@ func (h *Hub) Close() error {
 	subs := h.subs
 	h.subs = map[*subscriber]bool{}
 	h.mu.Unlock()
-	var wg sync.WaitGroup
 	for _, c := range clients {
-		wg.Add(1)
-		go func() { defer wg.Done(); c.Close() }()
+		h.bg.Go(func() { c.Close() })
 	}
-	wg.Wait()
+	// The starts in progress end with the hub's context: each kills its
+	// server at once (it never became ready) before it returns.
+	h.bg.Wait()
 	for sub := range subs {
 		sub.end()
 	}
 	return nil
+}
+
+// closeLater closes c in the background; Close waits for it. Called with
+// h.mu held (bg.Go before Close's Wait: Close sets closed under h.mu
+// first, and nothing calls closeLater after that but connect, itself
+// counted in bg).
+func (h *Hub) closeLater(c *mcp.Client) {
+	h.bg.Go(func() { c.Close() })
 }
 
 // stopLocked ends a server's connection (or its start) and returns the

@@ -241,6 +241,16 @@ func (s *session) close() error {
 	return nil
 }
 
+// abort ends a session whose handshake did not finish: its process is
+// killed at once (a server that never answered gets no grace) and
+// reaped before abort returns.
+func (s *session) abort() {
+	if s.proc != nil {
+		s.proc.Kill()
+	}
+	s.close()
+}
+
 func (s *session) alive() bool {
 	select {
 	case <-s.conn.Done():

@@ -61,7 +61,7 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 	ok := false
 	defer func() {
 		if !ok && s != nil {
-			go s.close()
+			s.abort()
 		}
 	}()
 
@@ -99,7 +99,7 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 		if exited {
 			// The server exited on the probe (it accepts nothing before
 			// initialize): start it again for the handshake.
-			go s.close()
+			s.abort()
 			if s, err = c.start(); err != nil {
 				return nil, err
 			}
@@ -117,7 +117,7 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 		if err != nil && !s.alive() && c.opts.Protocol != "legacy" {
 			// The process died on the probe but we had not seen it yet (the
 			// probe timed out first): start it again for the handshake.
-			go s.close()
+			s.abort()
 			if s, err = c.start(); err != nil {
 				return nil, err
 			}
@@ -140,6 +140,9 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 	}
 	eras.Store(c.eraKey(), era)
 	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.EraChosen, Server: c.opts.Name, Message: era.String() + " " + s.info.ProtocolVersion})
+	if s.proc != nil {
+		s.proc.MarkReady() // from now on it is closed gracefully, even at exit
+	}
 	ok = true
 	return s, nil
 }

@@ -20,6 +20,14 @@
 // The child runs in its own process group so that shutdown signals reach
 // whatever it spawned (npx starts node, uv starts python). When the server
 // exits, anything left in its group is killed: nobody else would reap it.
+// Nothing outlives luagent (lifetime.go): Kill ends a server at once,
+// EndAll ends every server still running on the way out, and for exits
+// luagent does not see, Linux's parent-death signal and a guard process
+// (EnableGuard) kill what is left.
+//
+// A server inherits luagent's environment but the variables that hold
+// luagent's own credentials (WithheldEnv), unless its Command names them;
+// Command.Inherit narrows it further (env.go).
 //
 // LineReader, the framing alone, works over any io.Reader and is what Process
 // uses for stdout.

@@ -26,6 +26,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	RunGuardIfAsked() // the guard of the "parent" modes below
 	if mode := os.Getenv(serverModeEnv); mode != "" {
 		os.Exit(fakeServer(mode))
 	}
@@ -127,6 +128,34 @@ func fakeServer(mode string) int {
 		println("token=" + v)
 		os.Stderr.WriteString("starting with token " + v + "\nfatal: " + v + " rejected\n")
 		return 4
+	case "parent", "parent-guard":
+		// A luagent stand-in: starts a server and waits to be killed. The
+		// server ignores stdin EOF and SIGTERM ("parent"), or leaves a
+		// grandchild in its group ("parent-guard", watched by a guard).
+		exe, _ := os.Executable()
+		server := "ignore-stdin-eof"
+		if mode == "parent-guard" {
+			EnableGuard(exe)
+			server = "child"
+		}
+		p, err := Start(Command{Path: exe, Args: []string{"-test.run=^$"}, Env: map[string]string{serverModeEnv: server}}, Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		first, err := p.Read()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		println(fmt.Sprintf(`{"server":%d,"said":%s}`, p.Pid(), first))
+		time.Sleep(time.Hour)
+		return 0
+	case "environ":
+		b, _ := json.Marshal(map[string][]string{"env": os.Environ()})
+		println(string(b))
+		drainStdin()
+		return 0
 	case "close-stdout":
 		os.Stdout.Close()
 		drainStdin()

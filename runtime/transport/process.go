@@ -40,6 +40,10 @@ type Command struct {
 	Args []string          // arguments, without the program
 	Env  map[string]string // added to (overriding) the inherited environment
 	Dir  string            // working directory, "" = inherit
+	// Inherit says which of luagent's own environment variables the
+	// process inherits besides Env; the zero value is all of them but the
+	// ones that hold luagent's own credentials (WithheldEnv).
+	Inherit Inherit
 	// Secrets are values the process may print but luagent never shows
 	// (its env's secrets): each is SecretMask in the stderr lines
 	// (Options.OnStderr, StderrTail, the exit error's tail) and in the
@@ -101,6 +105,12 @@ type Process struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// ready: the server finished its handshake (MarkReady), so at exit it
+	// gets Close's grace; one that never did is killed at once.
+	ready    atomic.Bool
+	killed   chan struct{} // closed by Kill: stop waiting, kill now
+	killOnce sync.Once
 }
 
 // Start spawns the process. A failure to start is an *errs.Error of kind
@@ -113,7 +123,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 	if cmd.Path == "" {
 		return nil, errs.New(errs.Process, "", fmt.Sprintf("cannot start server %q: no command given; set command= in its configuration", name))
 	}
-	env, err := buildEnv(cmd.Env)
+	env, err := buildEnv(os.Environ(), cmd.Env, cmd.Inherit)
 	if err != nil {
 		return nil, errs.Errorf(errs.Invalid, "", "cannot start server %q: %v; check env= in its configuration", name, err)
 	}
@@ -158,7 +168,12 @@ func Start(cmd Command, opts Options) (*Process, error) {
 	c.Dir = cmd.Dir
 	c.Stdin, c.Stdout, c.Stderr = inR, outW, errW
 	setProcAttr(c)
-	if err := c.Start(); err != nil {
+	if !beginStart() {
+		closeAll()
+		return nil, errs.Errorf(errs.Closed, "", "cannot start server %q: luagent is exiting", name)
+	}
+	if err := startCmd(c); err != nil {
+		endStart(nil)
 		closeAll()
 		hint := "check command= in its configuration"
 		if cmd.Dir != "" {
@@ -166,6 +181,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 		}
 		return nil, &errs.Error{Kind: errs.Process, Msg: fmt.Sprintf("cannot start server %q: %v; %s", name, err, hint), Err: err}
 	}
+	guardWatch(c.Process.Pid)
 	// The child has its copies; ours would keep the pipes open forever.
 	inR.Close()
 	outW.Close()
@@ -182,6 +198,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 		stderr:     errR,
 		onJunk:     opts.OnJunk,
 		done:       make(chan struct{}),
+		killed:     make(chan struct{}),
 		reaperDone: make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		tail:       make([]string, opts.StderrLines),
@@ -200,6 +217,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 	})
 	go p.readStderr()
 	go p.reap()
+	endStart(p)
 	return p, nil
 }
 
@@ -308,19 +326,13 @@ func (p *Process) goneError() error {
 // again, then SIGKILL. It always reaps the process and stops every goroutine
 // of the Process. It returns nil if the server exited with status 0, else an
 // errs.Process error saying how it ended. Close is idempotent and safe to call
-// concurrently with Read and Write; later calls return the first result.
+// concurrently with Read, Write and Kill; later calls return the first result.
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		p.closing.Store(true)
 		// Closing the file also wakes a Write blocked on a full pipe.
 		p.stdin.Close()
-		if !p.waitDone(p.grace) {
-			p.signal(sigTerm)
-			if !p.waitDone(p.grace) {
-				p.signal(sigKill)
-				<-p.done
-			}
-		}
+		p.end()
 		<-p.reaperDone
 		// Wakes a Read still blocked, say on a pipe held open by a process
 		// that left the group.
@@ -332,13 +344,60 @@ func (p *Process) Close() error {
 	return p.closeErr
 }
 
+// Kill stops the server at once: SIGKILL to its process group, no grace
+// (for a server that never answered its handshake, there is nothing to
+// wait for). It cuts short a Close in progress and returns what Close
+// returns.
+func (p *Process) Kill() error {
+	p.killOnce.Do(func() { close(p.killed) })
+	return p.Close()
+}
+
+// MarkReady says the server finished its handshake: from now on, ending
+// luagent (EndAll) closes it gracefully instead of killing it at once.
+func (p *Process) MarkReady() { p.ready.Store(true) }
+
+// end waits for the exit after stdin was closed: the grace, SIGTERM, the
+// grace again, SIGKILL; Kill skips straight to SIGKILL.
+func (p *Process) end() {
+	if p.waitDone(p.grace) {
+		return
+	}
+	if !p.isKilled() {
+		p.signal(sigTerm)
+		if p.waitDone(p.grace) {
+			return
+		}
+	}
+	p.signal(sigKill)
+	<-p.done
+}
+
+// waitDone waits up to d for the exit; false when d passed or Kill was
+// called first.
 func (p *Process) waitDone(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-p.done:
 		return true
+	case <-p.killed:
+		select {
+		case <-p.done:
+			return true
+		default:
+			return false
+		}
 	case <-t.C:
+		return false
+	}
+}
+
+func (p *Process) isKilled() bool {
+	select {
+	case <-p.killed:
+		return true
+	default:
 		return false
 	}
 }
@@ -358,18 +417,22 @@ func (p *Process) reap() {
 	defer close(p.reaperDone)
 	if waitExited(p.pid) {
 		// The leader is a zombie: its pid still names the group, so killing
-		// the leftovers (orphans nobody else would stop) is safe.
+		// the leftovers (orphans nobody else would stop) is safe, and so is
+		// telling the guard to forget the group before the id can be reused.
 		p.sigMu.Lock()
 		signalGroup(p.cmd.Process, sigKillLeftovers)
+		guardForget(p.pid)
 		p.cmd.Wait()
 		p.reaped = true
 		p.sigMu.Unlock()
 	} else {
 		p.cmd.Wait()
 		p.sigMu.Lock()
+		guardForget(p.pid)
 		p.reaped = true
 		p.sigMu.Unlock()
 	}
+	untrack(p)
 	p.state = p.cmd.ProcessState
 	code, _ := exitCode(p.state)
 	trace.Emit(p.sink, trace.Event{
@@ -390,6 +453,11 @@ func (p *Process) reap() {
 	select {
 	case <-p.stderrDone:
 	case <-t.C:
+		p.stderr.Close()
+		<-p.stderrDone
+	case <-p.killed:
+		// Killed: whatever still holds stderr (a process that left the
+		// group) is not worth waiting for.
 		p.stderr.Close()
 		<-p.stderrDone
 	}
@@ -533,37 +601,6 @@ func exitCode(ps *os.ProcessState) (int, bool) {
 		return -1, true
 	}
 	return ps.ExitCode(), true
-}
-
-// buildEnv returns the inherited environment with extra overriding it, or
-// nil (inherit as is) when there is nothing to add.
-func buildEnv(extra map[string]string) ([]string, error) {
-	if len(extra) == 0 {
-		return nil, nil
-	}
-	for k, v := range extra {
-		// Name the variable, never show the value.
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			return nil, fmt.Errorf("invalid environment variable name %q", k)
-		}
-		if strings.IndexByte(v, 0) >= 0 {
-			return nil, fmt.Errorf("environment variable %s contains a NUL byte", k)
-		}
-	}
-	base := os.Environ()
-	env := make([]string, 0, len(base)+len(extra))
-	for _, kv := range base {
-		if i := strings.IndexByte(kv, '='); i > 0 {
-			if _, ok := extra[kv[:i]]; ok {
-				continue
-			}
-		}
-		env = append(env, kv)
-	}
-	for _, k := range envNames(extra) {
-		env = append(env, k+"="+extra[k])
-	}
-	return env, nil
 }
 
 func envNames(env map[string]string) []string {

@@ -19,9 +19,11 @@ const (
 
 // setProcAttr puts the child in a process group of its own, so signals sent
 // to the group reach what it spawned (npx -> node) and a Ctrl-C at the
-// user's terminal does not hit the server behind luagent's back.
+// user's terminal does not hit the server behind luagent's back; where the
+// system has one, the child gets a signal when luagent dies.
 func setProcAttr(c *exec.Cmd) {
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(c.SysProcAttr)
 }
 
 // signalGroup signals the process group led by proc. The group id is the

@@ -47,7 +47,7 @@
 ---@field model? string|agent.Model|agent.ModelConfig|(fun(request: agent.Request): agent.Response|string) "mock", "openai:MODEL", "anthropic:MODEL", "ollama:MODEL", a name from config.json's models, agent.model(...), a {provider =, model =, ...} table, or a Lua function (default: LUAGENT_MODEL, else config.json's model, else mock)
 ---@field system? string the system prompt; each ready server's instructions are appended
 ---@field hub? mcp.Hub|false the MCP tools (default: mcp.hub() of the user's catalog, shared by the agents that take the default; false: none)
----@field servers? string[]|table<string, table> only these hub servers' tools (default: all); name = {config.json fields} entries are servers of the agent's own, in a hub of its own whose {param = NAME} env entries take the agent's params
+---@field servers? string[]|table<string, table> only these hub servers' tools (default: all), and on the default hub only these are started; name = {config.json fields} entries are servers of the agent's own, in a hub of its own whose {param = NAME} env entries take the agent's params
 ---@field tools? agent.ToolDef[] the agent's own tools (a name also used by a hub tool shadows it)
 ---@field skills? boolean|string[] skills offered by name and description, loaded when the model asks (load_skill, read_skill_file): true (default) the local ones (LUAGENT_HOME/skills, then ./.luagent/skills, which wins a shared name) and the hub's servers' (SERVER__NAME); false none; a list of names only those
 ---@field approve? agent.Policy decides each call (default: agent.default_policy)
@@ -285,12 +285,15 @@ function agent.model(spec) end
 function agent.default_policy(call) end
 
 ---The hub of the user's catalog that agents made without hub share (made on
----first use, progressive in an interactive session): what /mcp shows.
+---first use, progressive in an interactive session), with every server
+---started: what /mcp shows. An agent made with servers = {...} starts only
+---those in it.
 ---@return mcp.Hub
 function agent.default_hub() end
 
 ---Sets the options agent.default_hub() will be made with, if it is not made
----yet (luagent chat passes on_elicit).
+---yet (luagent chat passes on_elicit); opts.start is then the only servers
+---it ever starts (luagent ask --server).
 ---@param opts mcp.HubOptions
 function agent.default_hub_options(opts) end
 

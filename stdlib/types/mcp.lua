@@ -152,6 +152,7 @@
 ---@field command? string a stdio server's program (no shell); this or url
 ---@field args? string[]
 ---@field env? table<string, string> added to the inherited environment; MCP_ACCESS_TOKEN and MCP_OAUTH_TOKEN_FILE also set a url connection's token
+---@field inherit_env? "minimal"|string[] which of luagent's variables the server inherits besides env: the MCP SDKs' short list (HOME, PATH, ...), or only these (default: all but luagent's own keys, such as OPENAI_API_KEY)
 ---@field cwd? string
 ---@field url? string a Streamable HTTP endpoint (an old HTTP+SSE one is found by the fallback)
 ---@field headers? table<string, string> sent with every HTTP request
@@ -308,6 +309,7 @@ function Conn:close() end
 ---@field args? string[]
 ---@field cwd? string
 ---@field env? table<string, string|{param: string}|{fromEnv: string}|{value: string}>
+---@field inheritEnv? "minimal"|string[] which of luagent's variables the server inherits besides env (default: all but luagent's own keys)
 ---@field url? string
 ---@field headers? table<string, string>
 ---@field oauth? {clientId?: string, clientSecret?: string, clientIdMetadataUrl?: string, scopes?: string[]}
@@ -325,6 +327,7 @@ function Conn:close() end
 ---@field servers? table<string, mcp.ServerEntry> entries instead of a file
 ---@field params? table<string, string> values of {param = NAME} env references (the command line's --set wins)
 ---@field wait? boolean return after the servers settled (default: the catalog's mcpInitStrategy; scripts wait, the REPL does not)
+---@field start? string[] start only these servers (default: every enabled one); the others are not spawned until hub:start names them
 ---@field on_elicit? fun(params: table, server: string, tag: any): table answers every server's elicitation requests (server: the one asking; tag: the a:ask_fresh run's tag that caused it, when known)
 ---@field on_sample? fun(params: table, server: string, tag: any): table answers every server's sampling requests (server: the one asking; tag: as for on_elicit)
 
@@ -458,6 +461,11 @@ function Hub:load_skill(name) end
 ---@return string? content
 ---@return string|luagent.Error mime_or_err
 function Hub:read_skill_file(name, path) end
+
+---Starts these servers (default: every enabled one) that are not started
+---yet, and waits for them as mcp.hub does.
+---@param names? string[]
+function Hub:start(names) end
 
 ---@param name string
 function Hub:restart(name) end

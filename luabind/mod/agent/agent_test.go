@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -22,6 +24,28 @@ func TestLua(t *testing.T) {
 	luatest.RunDir(t, "testdata", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
 		h.L.SetGlobal("LUAGENT", lua.LString(bin))
 		h.L.SetGlobal("SERVER", lua.LString(server))
+	}})
+}
+
+// The default hub starts only an agent's servers (testdata/default_hub.lua):
+// the catalog's other server would leave a marker file.
+func TestDefaultHubStartsOnlyAgentServers(t *testing.T) {
+	bin := testbin.Build(t, "cmd/luagent")
+	server, err := filepath.Abs("testdata/server.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	marker := filepath.Join(home, "never-started")
+	cfg, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{
+		"notes": map[string]any{"command": bin, "args": []string{"serve", server}, "startupTimeoutSeconds": 20},
+		"never": map[string]any{"command": "sh", "args": []string{"-c", "touch " + marker + "; exec sleep 1000"}, "startupTimeoutSeconds": 1},
+	}})
+	if err := os.WriteFile(filepath.Join(home, "config.json"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	luatest.RunFile(t, "testdata/default_hub.lua", luatest.Options{Config: host.Config{Home: home, Clean: true}, Setup: func(t *testing.T, h *host.Host) {
+		h.L.SetGlobal("MARKER", lua.LString(marker))
 	}})
 }
 

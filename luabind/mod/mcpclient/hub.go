@@ -14,6 +14,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/oauth/store"
+	"github.com/luagent/luagent/runtime/transport"
 )
 
 // The hub from Lua: the live connections of a catalog (runtime/hub).
@@ -24,6 +25,7 @@ type luaHub struct {
 	m    *module
 	h    *hub.Hub
 	path string // the catalog file, "" for a servers table
+	wait bool   // mcp.hub and hub:start wait for the servers they start
 	// conns are the connection objects hub:server handed out (loop
 	// goroutine only), to route notifications to their handlers.
 	conns map[string]*conn
@@ -32,11 +34,13 @@ type luaHub struct {
 
 // hubOptions is mcp.hub's options as mcp_client.lua hands them over
 // (gopher-luar): Servers is the servers table as the script wrote it,
-// Wait a boolean or nil (the catalog's strategy decides).
+// Wait a boolean or nil (the catalog's strategy decides), Start a list of
+// the servers to start (nil: every enabled one).
 type hubOptions struct {
 	Path               string
 	Params             map[string]string
 	Servers, Wait      lua.LValue
+	Start              lua.LValue
 	OnElicit, OnSample lua.LValue
 }
 
@@ -72,12 +76,14 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 		var cfg *catalog.Config
 		if cfg, err = catalog.Load(o.Path); err == nil {
 			servers, strategy = cfg.Servers, cfg.InitStrategy
+			transport.WithholdEnv(cfg.KeyVars()...) // the models' keys are luagent's own
 		}
 	}
 	if err != nil {
 		L.RaiseError("%s", err.Error())
 	}
 	hb := &luaHub{m: m, path: o.Path, conns: map[string]*conn{}}
+	start, all := names(o.Start)
 	ho := hub.Options{Trace: m.cfg.Trace, Params: catalog.Params{}, OnStderr: m.cfg.Log}
 	for k, v := range o.Params {
 		ho.Params[k] = v
@@ -90,6 +96,7 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 	if w, ok := o.Wait.(lua.LBool); ok {
 		wait = bool(w)
 	}
+	hb.wait = wait
 	if m.cfg.Home != "" {
 		ho.Store = store.Default(m.cfg.Home)
 	}
@@ -102,16 +109,38 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 	}
 	hb.h = hub.New(servers, ho)
 	m.lp.OnClose(hb.close)
-	hb.h.Start()
+	if all {
+		hb.h.Start()
+	} else if len(start) > 0 {
+		hb.h.Start(start...) // only these are spawned
+	}
 	ud := value.NewUserData(L, hb, m.hubMT)
+	return hb.settle(ud)
+}
+
+// settle waits, when the hub waits, until no server is connecting, and
+// completes with vals. Each server's own startup timeout bounds the wait;
+// a server that fails shows in hub:status(), not as an error here.
+func (hb *luaHub) settle(vals ...lua.LValue) sched.Start {
 	return goDo(func(ctx context.Context) sched.Completion {
-		if wait {
-			// Each server's own startup timeout bounds this; a server that
-			// fails shows in hub:status(), not as an error here.
+		if hb.wait {
 			hb.h.Wait(ctx)
 		}
-		return sched.Values(ud)
+		return sched.Values(vals...)
 	})
+}
+
+// names reads a list of server names (mcp_client.lua checked it): all is
+// true for nil, every enabled server.
+func names(v lua.LValue) (list []string, all bool) {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return nil, true
+	}
+	for i := 1; i <= t.Len(); i++ {
+		list = append(list, lua.LVAsString(t.RawGetInt(i)))
+	}
+	return list, false
 }
 
 // hubCallback adapts an optional Lua function to a hub callback:
@@ -219,6 +248,16 @@ func (m *module) hubNatives(L *lua.LState, t *lua.LTable) {
 		return 2
 	})
 	sync("server", m.hubServer)
+	// start(hb [, names]): starts these servers (nil: every enabled one)
+	// that are not started yet, and waits for them as mcp.hub does.
+	async("start", func(L *lua.LState, hb *luaHub) sched.Start {
+		if list, all := names(L.Get(2)); all {
+			hb.h.Start()
+		} else if len(list) > 0 {
+			hb.h.Start(list...)
+		}
+		return hb.settle()
+	})
 	// reload(hb, servers): re-reads the catalog file when servers is nil.
 	sync("reload", func(L *lua.LState, hb *luaHub) int {
 		var servers []*catalog.Server
@@ -230,6 +269,7 @@ func (m *module) hubNatives(L *lua.LState, t *lua.LTable) {
 			var cfg *catalog.Config
 			if cfg, err = catalog.Load(hb.path); err == nil {
 				servers = cfg.Servers
+				transport.WithholdEnv(cfg.KeyVars()...)
 			}
 		default:
 			L.ArgError(2, "this hub has no catalog file: pass the new servers table")
