@@ -86,15 +86,22 @@ func runGuard(r io.Reader) {
 	}
 }
 
-// guardWatch tells the guard (started now if it is not yet) about the new
-// process group pg.
-func guardWatch(pg int) {
+// guardReady starts the guard if it is not running yet. Start calls it
+// before the fork, not after: a guard still starting when luagent is
+// killed would miss the server that made luagent start it.
+func guardReady() {
 	guard.Lock()
 	defer guard.Unlock()
 	if !guard.started && guard.exe != "" {
 		guard.started = true
 		guard.w = startGuard(guard.exe)
 	}
+}
+
+// guardWatch tells the guard about the new process group pg.
+func guardWatch(pg int) {
+	guard.Lock()
+	defer guard.Unlock()
 	guardSend('+', pg)
 }
 

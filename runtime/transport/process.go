@@ -172,6 +172,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 		closeAll()
 		return nil, errs.Errorf(errs.Closed, "", "cannot start server %q: luagent is exiting", name)
 	}
+	guardReady()
 	if err := startCmd(c); err != nil {
 		endStart(nil)
 		closeAll()
@@ -181,7 +182,6 @@ func Start(cmd Command, opts Options) (*Process, error) {
 		}
 		return nil, &errs.Error{Kind: errs.Process, Msg: fmt.Sprintf("cannot start server %q: %v; %s", name, err, hint), Err: err}
 	}
-	guardWatch(c.Process.Pid)
 	// The child has its copies; ours would keep the pipes open forever.
 	inR.Close()
 	outW.Close()

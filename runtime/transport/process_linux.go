@@ -26,7 +26,9 @@ type spawnReq struct {
 	err chan error
 }
 
-// startCmd starts c on the spawner thread.
+// startCmd starts c on the spawner thread, which tells the guard the new
+// group before anything else runs on it: the shorter the time between the
+// fork and the guard knowing, the less a luagent killed then can leave.
 func startCmd(c *exec.Cmd) error {
 	startSpawner()
 	r := spawnReq{c, make(chan error, 1)}
@@ -37,7 +39,11 @@ func startCmd(c *exec.Cmd) error {
 func spawnLoop(reqs chan spawnReq) {
 	runtime.LockOSThread() // never unlocked: see above
 	for r := range reqs {
-		r.err <- r.c.Start()
+		err := r.c.Start()
+		if err == nil {
+			guardWatch(r.c.Process.Pid)
+		}
+		r.err <- err
 	}
 }
 
