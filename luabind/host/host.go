@@ -319,7 +319,18 @@ func (h *Host) reportUnobserved(t *sched.Task, f *sched.Failure) {
 }
 
 // Load compiles a chunk from src and returns it as a function of this state.
+//
+// In a sandboxed host the compile is budgeted as a run is (Config.Limits):
+// a file handed to run --sandbox or serve --sandbox may be hostile, and
+// parsing it takes time and memory before any task runs.
 func (h *Host) Load(src []byte, name string) (*lua.LFunction, error) {
+	if h.cfg.Profile != vm.Sandbox {
+		return vm.LoadChunk(h.L, src, name)
+	}
+	b, stop := vm.BudgetContext(context.Background(), h.cfg.Limits)
+	defer stop()
+	h.L.SetContext(b)
+	defer h.L.RemoveContext()
 	return vm.LoadChunk(h.L, src, name)
 }
 

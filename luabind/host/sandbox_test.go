@@ -225,3 +225,32 @@ func TestSandboxTaskWithItsOwnBudget(t *testing.T) {
 		t.Errorf("usage %+v", u)
 	}
 }
+
+// A sandboxed script's own file compiles under the run's limits: a chunk
+// that takes longer to parse than the time limit ends with kind timeout,
+// soon after the limit, and one larger than the memory ceiling is refused
+// before it is parsed.
+func TestSandboxScriptCompileIsBudgeted(t *testing.T) {
+	big := strings.Repeat("x = { 1, 2, 3, 'four', five = 5 }\n", 100_000) // 4 MB: seconds of parsing
+	cases := []struct {
+		name string
+		lim  vm.Limits
+		kind errs.Kind
+	}{
+		{"time", vm.Limits{Time: 50 * time.Millisecond, MemoryBytes: 1 << 30}, errs.Timeout},
+		{"memory", vm.Limits{Time: time.Minute, MemoryBytes: 1 << 20}, errs.Limit},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := newHost(t, host.Config{Profile: vm.Sandbox, Limits: tc.lim})
+			start := time.Now()
+			_, err := h.Load([]byte(big), "big.lua")
+			if took := time.Since(start); took > time.Second {
+				t.Errorf("compiling took %v; the limit was %v", took, tc.lim.Time)
+			}
+			if errs.KindOf(err) != tc.kind {
+				t.Fatalf("err = %v (kind %q), want kind %q", err, errs.KindOf(err), tc.kind)
+			}
+		})
+	}
+}
