@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/luagent/luagent/internal/proctest"
 )
 
 // Nothing luagent starts outlives it: each test starts a catalog server
@@ -62,72 +64,8 @@ func readPid(file string) (int, error) {
 	return strconv.Atoi(strings.TrimSpace(string(b)))
 }
 
-// waitFor polls cond every few milliseconds until it holds or d passes.
-func waitFor(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		<-tick.C
-	}
-	return true
-}
-
 // serverPid waits for the server to have started and written its pid.
-func serverPid(t *testing.T, pidFile string) int {
-	t.Helper()
-	var pid int
-	if !waitFor(20*time.Second, func() bool {
-		p, err := readPid(pidFile)
-		pid = p
-		return err == nil && p > 0
-	}) {
-		t.Fatalf("the server never started (no pid in %s)", pidFile)
-	}
-	return pid
-}
-
-// groupMembers lists the live processes of process group pg, from /proc
-// (zombies, already dead, are not counted).
-func groupMembers(pg int) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		if g, _ := strconv.Atoi(f[2]); g == pg {
-			out = append(out, e.Name()+" "+string(b[bytes.IndexByte(b, '('):i+1]))
-		}
-	}
-	return out
-}
-
-// assertGroupGone fails unless no process of group pg is left within a few
-// seconds (time for the kernel to deliver the last signals).
-func assertGroupGone(t *testing.T, pg int) {
-	t.Helper()
-	var left []string
-	if !waitFor(5*time.Second, func() bool { left = groupMembers(pg); return len(left) == 0 }) {
-		t.Errorf("processes of the server's group %d outlived luagent: %v", pg, left)
-	}
-}
+func serverPid(t *testing.T, pidFile string) int { return proctest.PidFile(t, pidFile) }
 
 // startLuagent starts the binary in the background with LUAGENT_HOME=home.
 func startLuagent(t *testing.T, home string, args ...string) (*exec.Cmd, *bytes.Buffer) {
@@ -212,7 +150,7 @@ print(#h:status())
 				cmd.Process.Signal(tc.signal)
 			}
 			exitWithin(t, cmd, out, 20*time.Second)
-			assertGroupGone(t, pg)
+			proctest.GroupGone(t, pg)
 			if t.Failed() {
 				t.Logf("luagent said:\n%s", out)
 			}
@@ -228,12 +166,12 @@ func TestServersEndWhenLuagentIsKilled(t *testing.T) {
 	cmd, out := startLuagent(t, home, "run", script)
 	pg := serverPid(t, pidFile)
 	// The server's own child must be running too before the kill.
-	if !waitFor(10*time.Second, func() bool { return len(groupMembers(pg)) >= 2 }) {
-		t.Fatalf("the server's child never started: %v", groupMembers(pg))
+	if !proctest.Poll(10*time.Second, func() bool { return len(proctest.GroupMembers(pg)) >= 2 }) {
+		t.Fatalf("the server's child never started: %v", proctest.GroupMembers(pg))
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	exitWithin(t, cmd, out, 10*time.Second)
-	assertGroupGone(t, pg)
+	proctest.GroupGone(t, pg)
 }
 
 // A server that never answers is killed at once at exit: luagent does not
@@ -252,5 +190,5 @@ while not io.open(arg[1]) do task.sleep(0.005) end
 	if took := time.Since(start); took > 1900*time.Millisecond {
 		t.Errorf("luagent took %v to exit: it waited for a server that never started", took)
 	}
-	assertGroupGone(t, pg)
+	proctest.GroupGone(t, pg)
 }

@@ -52,12 +52,14 @@ type result struct {
 	code           int
 }
 
-// luagent runs the binary with a fresh LUAGENT_HOME unless env sets one.
-func luagent(t *testing.T, stdin string, env []string, args ...string) result {
+// luagentIn runs the binary in the working folder dir ("": the test's), with a
+// fresh LUAGENT_HOME unless env sets one.
+func luagentIn(t *testing.T, dir, stdin string, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LUAGENT_HOME="+t.TempDir(), "LUA_PATH=")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = strings.NewReader(stdin)
@@ -71,6 +73,12 @@ func luagent(t *testing.T, stdin string, env []string, args ...string) result {
 		t.Fatalf("running luagent: %v", err)
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// luagent runs the binary with a fresh LUAGENT_HOME unless env sets one.
+func luagent(t *testing.T, stdin string, env []string, args ...string) result {
+	t.Helper()
+	return luagentIn(t, "", stdin, env, args...)
 }
 
 func writeFile(t *testing.T, dir, name, src string) string {

@@ -1,37 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
-
-// luagentIn runs the binary in the working folder dir.
-func luagentIn(t *testing.T, dir, stdin string, env []string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LUAGENT_HOME="+t.TempDir(), "LUA_PATH=")
-	cmd.Env = append(cmd.Env, env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running luagent: %v", err)
-	}
-	return result{out.String(), errb.String(), code}
-}
 
 // hostileFolder is a cloned repository as an attacker would leave it: an
 // inspect.lua, help.lua, json.lua and agent.lua that, if luagent ran them,

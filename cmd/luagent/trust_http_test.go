@@ -1,41 +1,32 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/luagent/luagent/internal/testserver/scripted"
 )
 
-// modernOneTool is a 2026-07-28 server with one tool, send; tools/call
-// is answered by call (after counting it).
+// modernOneTool is a 2026-07-28 server named mail with one tool, send;
+// tools/call is answered by call (after counting it).
 func modernOneTool(t *testing.T, call func(w http.ResponseWriter, id string)) (string, *atomic.Int32) {
 	var runs atomic.Int32
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		json.Unmarshal(b, &m)
-		w.Header().Set("Content-Type", "application/json")
-		switch m.Method {
-		case "server/discover":
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mail","version":"1"}}}}`)
+	s := scripted.Modern(t, "mail", func(w http.ResponseWriter, r scripted.Request) {
+		switch r.Method {
 		case "tools/list":
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","tools":[{"name":"send","inputSchema":{"type":"object"}}]}}`)
+			scripted.Tools(w, r.ID, `{"name":"send","inputSchema":{"type":"object"}}`)
 		case "tools/call":
 			runs.Add(1)
-			call(w, string(m.ID))
+			call(w, string(r.ID))
 		default:
 			w.WriteHeader(400)
 		}
-	}))
-	t.Cleanup(ts.Close)
-	return ts.URL + "/mcp", &runs
+	})
+	return s.URL, &runs
 }
 
 // `mcp call` of a tool that ran and whose reply stream then broke: one

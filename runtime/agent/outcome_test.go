@@ -2,15 +2,13 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	peer "github.com/luagent/luagent/internal/testserver/scripted"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
@@ -21,30 +19,19 @@ import (
 // runs (counted) and whose reply stream then breaks before the answer.
 func breaksAfterRunning(t *testing.T) (string, *atomic.Int32) {
 	var runs atomic.Int32
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		json.Unmarshal(b, &m)
-		w.Header().Set("Content-Type", "application/json")
-		switch m.Method {
-		case "server/discover":
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mail","version":"1"}}}}`)
+	s := peer.Modern(t, "mail", func(w http.ResponseWriter, r peer.Request) {
+		switch r.Method {
 		case "tools/list":
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","tools":[{"name":"send","description":"Send an email","inputSchema":{"type":"object"}}]}}`)
+			peer.Tools(w, r.ID, `{"name":"send","description":"Send an email","inputSchema":{"type":"object"}}`)
 		case "tools/call":
 			runs.Add(1)
-			w.Header().Set("Content-Type", "text/event-stream")
-			io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":")
+			peer.BreakStream(w)
 		default:
 			w.WriteHeader(400)
 		}
-	}))
-	t.Cleanup(ts.Close)
+	})
 	mcp.ForgetEra()
-	return ts.URL + "/mcp", &runs
+	return s.URL, &runs
 }
 
 // A tool call whose answer was lost after it was sent (kind

@@ -11,38 +11,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/internal/testserver/scripted"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
 // modernHTTP is a scripted 2026-07-28 server: discover is answered, other
-// methods by call (the n-th POST of that method, from 1).
+// methods by call (the n-th POST of that method, from 1). posts lists a
+// method's POSTs as "ID Mcp-Param-Region".
 func modernHTTP(t *testing.T, call func(w http.ResponseWriter, r *http.Request, method string, n int, id json.RawMessage)) (url string, posts func(method string) []string) {
-	var mu sync.Mutex
-	seen := map[string][]string{}
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		json.Unmarshal(b, &m)
-		mu.Lock()
-		seen[m.Method] = append(seen[m.Method], string(m.ID)+" "+r.Header.Get("Mcp-Param-Region"))
-		n := len(seen[m.Method])
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if m.Method == "server/discover" {
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"scripted","version":"1"}}}}`)
-			return
-		}
-		call(w, r, m.Method, n, m.ID)
-	}))
-	t.Cleanup(ts.Close)
+	s := scripted.Modern(t, "scripted", func(w http.ResponseWriter, r scripted.Request) {
+		call(w, r.HTTP, r.Method, r.N, r.ID)
+	})
 	ForgetEra()
-	return ts.URL + "/mcp", func(method string) []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), seen[method]...)
+	return s.URL, func(method string) []string {
+		var out []string
+		for _, r := range s.Posts(method) {
+			out = append(out, string(r.ID)+" "+r.HTTP.Header.Get("Mcp-Param-Region"))
+		}
+		return out
 	}
 }
 

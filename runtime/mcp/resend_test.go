@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/luagent/luagent/internal/testserver/scripted"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -23,7 +24,7 @@ func brokenTools(t *testing.T) (url string, runs func(tool string) int, posts fu
 		switch method {
 		case "tools/list":
 			if nth == 1 {
-				breakStream(w)
+				scripted.BreakStream(w)
 				return
 			}
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"resultType":"complete","tools":[`+
@@ -38,7 +39,7 @@ func brokenTools(t *testing.T) (url string, runs func(tool string) int, posts fu
 			first := n[tool] == 1
 			mu.Unlock()
 			if first {
-				breakStream(w)
+				scripted.BreakStream(w)
 				return
 			}
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+okResult+`}`)
@@ -49,15 +50,6 @@ func brokenTools(t *testing.T) (url string, runs func(tool string) int, posts fu
 		defer mu.Unlock()
 		return n[tool]
 	}, posts
-}
-
-// breakStream starts an SSE reply, sends a progress notification and ends
-// in the middle of the next event: the answer never comes.
-func breakStream(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"working\"}}\n\n")
-	io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":")
-	w.(http.Flusher).Flush()
 }
 
 // A 2026-07-28 tools/call whose reply stream breaks after the tool ran is
@@ -222,23 +214,13 @@ func TestHTTPClientLegacyBrokenStreamIsNeverResent(t *testing.T) {
 // call was never delivered, so its error is kind process ("cannot
 // reach"), not unknown_outcome.
 func TestHTTPClientUndeliveredCallIsNotUnknown(t *testing.T) {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
+	ts := scripted.Modern(t, "s", func(w http.ResponseWriter, r scripted.Request) {
+		if r.Method == "tools/list" {
+			scripted.Tools(w, r.ID, `{"name":"mutate","inputSchema":{"type":"object"}}`)
 		}
-		json.Unmarshal(b, &m)
-		w.Header().Set("Content-Type", "application/json")
-		switch m.Method {
-		case "server/discover":
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}`)
-		case "tools/list":
-			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"resultType":"complete","tools":[{"name":"mutate","inputSchema":{"type":"object"}}]}}`)
-		}
-	}))
+	})
 	ForgetEra()
-	c := connectURL(t, ts.URL+"/mcp")
+	c := connectURL(t, ts.URL)
 	if _, err := c.Tools(context.Background()); err != nil {
 		t.Fatal(err)
 	}
