@@ -17,7 +17,6 @@ import (
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/oauth/store"
 	"github.com/luagent/luagent/runtime/trace"
-	"github.com/luagent/luagent/runtime/transport"
 )
 
 // The verbs that connect to one saved server once, through the hub, and
@@ -102,7 +101,6 @@ func connectOne(name string, f connectFlags, stderr io.Writer) (*hub.Hub, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	transport.WithholdEnv(cfg.KeyVars()...) // the models' keys are luagent's own
 	entry := cfg.Server(name)
 	if entry == nil {
 		return nil, nil, notFound(name)

@@ -29,7 +29,6 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
-	"github.com/luagent/luagent/runtime/transport"
 	"github.com/luagent/luagent/stdlib"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -105,7 +104,6 @@ func CatalogModels(home string) (map[string]llm.ModelConfig, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	transport.WithholdEnv(c.KeyVars()...) // servers started from now on do not get them
 	out := make(map[string]llm.ModelConfig, len(c.Models))
 	for _, m := range c.Models {
 		out[m.Name] = llm.ModelConfig{Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model}

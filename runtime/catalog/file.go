@@ -12,6 +12,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/privfile"
+	"github.com/luagent/luagent/runtime/transport"
 )
 
 // maxFile bounds what Load reads: a catalog is small.
@@ -25,6 +26,11 @@ func Path(home string) string { return filepath.Join(home, "config.json") }
 // the file cannot be read, is not valid JSON, has a newer version, breaks a
 // rule — is an error of kind invalid that names the file and says what to
 // do, never an empty catalog.
+//
+// The variables its models read their keys from (KeyVars) are luagent's
+// own credentials from then on: no server started later inherits them
+// (transport.WithholdEnv). Every reader of the catalog that may start a
+// server loads it here, so no caller has to remember.
 func Load(path string) (*Config, error) {
 	c, _, err := Read(path)
 	if err != nil {
@@ -33,6 +39,7 @@ func Load(path string) (*Config, error) {
 	if err := c.Validate(); err != nil {
 		return nil, inFile(path, err)
 	}
+	transport.WithholdEnv(c.KeyVars()...)
 	return c, nil
 }
 

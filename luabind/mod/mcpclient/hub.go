@@ -14,7 +14,6 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/oauth/store"
-	"github.com/luagent/luagent/runtime/transport"
 )
 
 // The hub from Lua: the live connections of a catalog (runtime/hub).
@@ -76,7 +75,6 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 		var cfg *catalog.Config
 		if cfg, err = catalog.Load(o.Path); err == nil {
 			servers, strategy = cfg.Servers, cfg.InitStrategy
-			transport.WithholdEnv(cfg.KeyVars()...) // the models' keys are luagent's own
 		}
 	}
 	if err != nil {
@@ -269,7 +267,6 @@ func (m *module) hubNatives(L *lua.LState, t *lua.LTable) {
 			var cfg *catalog.Config
 			if cfg, err = catalog.Load(hb.path); err == nil {
 				servers = cfg.Servers
-				transport.WithholdEnv(cfg.KeyVars()...)
 			}
 		default:
 			L.ArgError(2, "this hub has no catalog file: pass the new servers table")
