@@ -221,7 +221,8 @@ local function connect_options(t)
     elseif type(inherit) == "table" then
       local names = {}
       for i = 1, #inherit do
-        if type(inherit[i]) ~= "string" or not inherit[i]:match("^[%a_][%w_]*$") then return nil, bad end
+        -- Go checks the names, by the catalog's rule (transport.InheritableName).
+        if type(inherit[i]) ~= "string" then return nil, bad end
         names[i] = inherit[i]
       end
       o.Command.Inherit = { Names = names }

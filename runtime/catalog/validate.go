@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/runtime/transport"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -140,7 +141,7 @@ func (s *Server) validate(p *problems) {
 		at("inheritEnv", inheritEnvRule)
 	}
 	for i, k := range s.InheritEnv.Names {
-		if !inheritNameOK(k) {
+		if !transport.InheritableName(k) {
 			at(fmt.Sprintf("inheritEnv[%d]", i), "must be a variable's name, without =, spaces or control characters")
 		} else if slices.Contains(s.InheritEnv.Names[:i], k) {
 			at(fmt.Sprintf("inheritEnv[%d]", i), k+" appears twice; keep one")
@@ -190,21 +191,6 @@ func (s *Server) validate(p *problems) {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
-
-// inheritNameOK: inheritEnv names variables that exist, so it takes what
-// systems name them (Windows' ProgramFiles(x86) too), not only the
-// portable names env may set.
-func inheritNameOK(k string) bool {
-	if k == "" || len(k) > 256 {
-		return false
-	}
-	for _, r := range k {
-		if r == '=' || r <= ' ' || r == 0x7f {
-			return false
-		}
-	}
-	return true
-}
 
 // logLevels are MCP's log levels (runtime/mcp.LogLevels; a test keeps them
 // equal): the catalog stays below the MCP client in the layering.

@@ -76,6 +76,23 @@ func WithholdEnv(names ...string) {
 	}
 }
 
+// InheritableName reports whether k may name a variable to inherit
+// (Inherit.Names, a catalog entry's inheritEnv): what systems name the
+// variables that exist, Windows' ProgramFiles(x86) too, so not only the
+// portable names an env may set, but no '=', blank or control character.
+// The one rule for such names.
+func InheritableName(k string) bool {
+	if k == "" || len(k) > 256 {
+		return false
+	}
+	for _, r := range k {
+		if r == '=' || r <= ' ' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // buildEnv is a server's environment: the variables of base (luagent's,
 // os.Environ) that inherit lets through, then extra, which wins.
 func buildEnv(base []string, extra map[string]string, inherit Inherit) ([]string, error) {
@@ -89,7 +106,7 @@ func buildEnv(base []string, extra map[string]string, inherit Inherit) ([]string
 		}
 	}
 	for _, k := range inherit.Names {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
+		if !InheritableName(k) {
 			return nil, fmt.Errorf("invalid variable name %q in inheritEnv", k)
 		}
 	}

@@ -125,7 +125,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 	}
 	env, err := buildEnv(os.Environ(), cmd.Env, cmd.Inherit)
 	if err != nil {
-		return nil, errs.Errorf(errs.Invalid, "", "cannot start server %q: %v; check env= in its configuration", name, err)
+		return nil, errs.Errorf(errs.Invalid, "", "cannot start server %q: %v; check env= and inheritEnv= in its configuration", name, err)
 	}
 	if opts.MaxMessage <= 0 {
 		opts.MaxMessage = DefaultMaxMessage
