@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Hidden stands for a secret of a URL (or of a catalog entry) shown to a
@@ -135,7 +136,11 @@ func unescaped(s string) string {
 // urlInText is a URL as text quotes it: a scheme, then anything but
 // white space, quotes and angle brackets (how errors and logs delimit
 // one: Post "https://...": ..., <https://...>).
-var urlInText = regexp.MustCompile("[A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'<>`]+")
+// Compiled on first use: every luagent process imports this package, few
+// mask a URL in text.
+var urlInText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("[A-Za-z][A-Za-z0-9+.-]*://[^\\s\"'<>`]+")
+})
 
 // URLsIn is text with each URL in it shown as URL shows it, for text
 // that may quote one without saying where (a library's error, a
@@ -144,7 +149,7 @@ func URLsIn(text string) string {
 	if !strings.Contains(text, "://") {
 		return text
 	}
-	return urlInText.ReplaceAllStringFunc(text, func(u string) string {
+	return urlInText().ReplaceAllStringFunc(text, func(u string) string {
 		// A URL ending a sentence or a parenthesis keeps its punctuation
 		// out of the masking (a query value would otherwise be hidden
 		// with it, and the text read wrong).

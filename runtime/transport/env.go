@@ -117,7 +117,7 @@ func buildEnv(base []string, extra map[string]string, inherit Inherit) ([]string
 		if !ok || k == "" {
 			continue // Windows' "=C:=C:\dir" entries have no name
 		}
-		if _, set := extra[k]; set || extraHas(extra, k) {
+		if inExtra(extra, k) {
 			continue
 		}
 		if keep(k, v) {
@@ -136,18 +136,17 @@ func inheritFilter(inherit Inherit) func(k, v string) bool {
 		w := WithheldEnv()
 		return func(k, _ string) bool { return !containsEnv(w, k) }
 	}
-	var names []string
+	var minimal []string
 	if inherit.Minimal {
-		names = MinimalEnv()
+		minimal = MinimalEnv()
 	}
-	names = append(names, inherit.Names...)
 	return func(k, v string) bool {
-		if !containsEnv(names, k) {
-			return false
+		if containsEnv(inherit.Names, k) {
+			return true
 		}
 		// As the SDKs do: a value starting with "()" is an exported shell
 		// function, which a minimal environment does not pass on.
-		return !(inherit.Minimal && strings.HasPrefix(v, "()") && containsEnv(MinimalEnv(), k) && !containsEnv(inherit.Names, k))
+		return containsEnv(minimal, k) && !strings.HasPrefix(v, "()")
 	}
 }
 
@@ -159,9 +158,10 @@ func containsEnv(list []string, k string) bool {
 	return slices.Contains(list, k)
 }
 
-func extraHas(extra map[string]string, k string) bool {
-	if runtime.GOOS != "windows" {
-		return false
+// inExtra reports whether extra sets k (on Windows, in any case).
+func inExtra(extra map[string]string, k string) bool {
+	if _, ok := extra[k]; ok || runtime.GOOS != "windows" {
+		return ok
 	}
 	for e := range extra {
 		if strings.EqualFold(e, k) {
