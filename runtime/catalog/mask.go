@@ -30,7 +30,7 @@ func (c *Config) Masked() *Config {
 // parameter or variable the server will be given.
 func (s *Server) Masked() *Server {
 	n := *s
-	n.URL = maskURL(s.URL, nil)
+	n.URL = secret.MaskURL(s.URL, nil)
 	n.Args = maskArgs(s.Args, nil)
 	if s.Env != nil {
 		n.Env = make(map[string]EnvValue, len(s.Env))
@@ -104,7 +104,7 @@ func maskWord(a string, found *[]string) string {
 		return name + ": " + hidden(strings.TrimSpace(v), found)
 	}
 	if strings.Contains(a, "://") {
-		return maskURL(a, found)
+		return secret.MaskURL(a, found)
 	}
 	return a
 }
@@ -120,10 +120,6 @@ func hidden(v string, found *[]string) string {
 	}
 	return Hidden
 }
-
-// maskURL is the one masking of URLs (secret.MaskURL): a URL's password
-// and secret query and fragment parameters.
-func maskURL(raw string, found *[]string) string { return secret.MaskURL(raw, found) }
 
 // SecretsIn returns the values Masked hides in s — literal env values,
 // header values, the oauth client secret and the secrets of its URL and
@@ -143,7 +139,7 @@ func SecretsIn(s *Server) []string {
 	if s.OAuth != nil && s.OAuth.ClientSecret != "" {
 		found = append(found, s.OAuth.ClientSecret)
 	}
-	maskURL(s.URL, &found)
+	secret.MaskURL(s.URL, &found)
 	maskArgs(s.Args, &found)
 	return found
 }
@@ -154,7 +150,7 @@ func SecretsIn(s *Server) []string {
 // program's file). Env values are not part of it.
 func (s *Server) Shown() string {
 	if s.URL != "" {
-		return visible.Line(maskURL(s.URL, nil))
+		return visible.Line(secret.MaskURL(s.URL, nil))
 	}
 	parts := []string{shellWord(s.Command)}
 	for _, a := range maskArgs(s.Args, nil) {

@@ -88,7 +88,7 @@ func (h *HTTP) fallBackToSSE(init []byte) error {
 		return fmt.Errorf("its endpoint %q is not a URL", secret.URL(ep))
 	}
 	abs := base.ResolveReference(ref)
-	if abs.Scheme != base.Scheme || abs.Host != base.Host {
+	if origin.Of(abs) != origin.Of(base) {
 		// The endpoint must be on the same origin (2024-11-05 security).
 		return fmt.Errorf("its endpoint %s is on another origin", secret.URL(abs.String()))
 	}
