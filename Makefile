@@ -1,5 +1,5 @@
 # luagent — see README.md. Every target works on a fresh machine with Go.
-# The longer recipes are scripts in scripts/; test/ holds the pinned peers,
+# The longer recipes are scripts in scripts/, which also holds the pinned peers,
 # judges, fixtures and tests they use.
 GO      ?= go
 BIN     ?= bin/luagent
@@ -10,7 +10,7 @@ NPM     ?= npm
 .PHONY: build test demo bench bench-patterns bench-ask fuzz lint clean peers judges conformance nginx fresh-check release
 
 # Static (CGO_ENABLED=0): nothing here needs cgo, and a start without ld.so
-# and libc is 0.7 ms faster (BENCHMARKS.md, W4). -race tests still use cgo.
+# and libc is 0.7 ms faster (scripts/bench/BENCHMARKS.md, W4). -race tests still use cgo.
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/luagent
 
@@ -19,8 +19,8 @@ build:
 test: lint peers judges nginx build
 	@GO="$(GO)" scripts/test.sh $(BIN) $(PKGS)
 
-# The official conformance judges (pinned, test/conformance) against the
-# fixture served over HTTP; expected failures in test/conformance/expected-failures.yml.
+# The official conformance judges (pinned, scripts/conformance) against the
+# fixture served over HTTP; expected failures in scripts/conformance/expected-failures.yml.
 conformance: build judges
 	scripts/conformance.sh $(BIN)
 
@@ -31,12 +31,12 @@ bench: bench-patterns bench-ask
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $(PKGS)
 
 # Lua string patterns against reference Lua 5.1 (Debian's lua5.1, installed
-# when missing), rounds interleaved (BENCHMARKS.md).
+# when missing), rounds interleaved (scripts/bench/BENCHMARKS.md).
 bench-patterns: build
 	@scripts/install-deb.sh lua5.1
 	scripts/bench-patterns.sh $(BIN) 5
 
-# One-shot `luagent ask` against mcphost on the same job (BENCHMARKS.md):
+# One-shot `luagent ask` against mcphost on the same job (scripts/bench/BENCHMARKS.md):
 # server-everything from `make peers`, a local model stand-in, mcphost built
 # from the Go module proxy into $MCPHOST_DIR (default /tmp/mcphost; or
 # MCPHOST=path) by scripts/build-mcphost.sh, skipped with a note when it
@@ -52,8 +52,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzPattern -fuzztime=$(FUZZTIME) ./luabind/vm/
 	$(GO) test -run='^$$' -fuzz=FuzzComplete -fuzztime=$(FUZZTIME) ./luabind/host/
 	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=$(FUZZTIME) ./runtime/jsonrpc/
-	$(GO) test -run='^$$' -fuzz=FuzzMembers -fuzztime=$(FUZZTIME) ./internal/jsonscan/
-	$(GO) test -run='^$$' -fuzz=FuzzAppendString -fuzztime=$(FUZZTIME) ./internal/jsonscan/
+	$(GO) test -run='^$$' -fuzz=FuzzMembers -fuzztime=$(FUZZTIME) ./runtime/jsonscan/
+	$(GO) test -run='^$$' -fuzz=FuzzAppendString -fuzztime=$(FUZZTIME) ./runtime/jsonscan/
 	$(GO) test -run='^$$' -fuzz=FuzzReadFraming -fuzztime=$(FUZZTIME) ./runtime/transport/
 	$(GO) test -run='^$$' -fuzz=FuzzAcceptsJSON -fuzztime=$(FUZZTIME) ./runtime/mcp/
 	$(GO) test -run='^$$' -fuzz=FuzzHTTPAddr -fuzztime=$(FUZZTIME) ./cmd/luagent/
@@ -62,8 +62,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzExampleArguments -fuzztime=$(FUZZTIME) ./runtime/llm/
 	$(GO) test -run='^$$' -fuzz=FuzzFrontmatter -fuzztime=$(FUZZTIME) ./runtime/skills/
 	$(GO) test -run='^$$' -fuzz=FuzzReader -fuzztime=$(FUZZTIME) ./runtime/sse/
-	$(GO) test -run='^$$' -fuzz=FuzzText -fuzztime=$(FUZZTIME) ./internal/visible/
-	$(GO) test -run='^$$' -fuzz=FuzzURL -fuzztime=$(FUZZTIME) ./internal/secret/
+	$(GO) test -run='^$$' -fuzz=FuzzText -fuzztime=$(FUZZTIME) ./runtime/visible/
+	$(GO) test -run='^$$' -fuzz=FuzzURL -fuzztime=$(FUZZTIME) ./runtime/secret/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -83,18 +83,18 @@ fresh-check:
 release:
 	GO="$(GO)" scripts/release.sh
 
-# The npm MCP servers the interop tests talk to (test/peers/package-lock.json)
+# The npm MCP servers the interop tests talk to (scripts/peers/package-lock.json)
 # and the TypeScript SDK v2 client that drives luagent's servers
-# (test/tsclient/package-lock.json, with its own Node 24); the judges
-# (test/conformance/{legacy,modern}). scripts/install-npm.sh runs `npm ci`
+# (scripts/tsclient/package-lock.json, with its own Node 24); the judges
+# (scripts/conformance/{legacy,modern}). scripts/install-npm.sh runs `npm ci`
 # only where node_modules/.installed is missing or older than the lock file.
 peers:
-	@NPM="$(NPM)" scripts/install-npm.sh test/peers test/tsclient
+	@NPM="$(NPM)" scripts/install-npm.sh scripts/peers scripts/tsclient
 
 judges:
-	@NPM="$(NPM)" scripts/install-npm.sh test/conformance/legacy test/conformance/modern
+	@NPM="$(NPM)" scripts/install-npm.sh scripts/conformance/legacy scripts/conformance/modern
 
-# nginx for test/scaleout (replicas behind a round-robin proxy): Debian's
+# nginx for scripts/scaleout (replicas behind a round-robin proxy): Debian's
 # package, installed when missing (with sudo when not root);
 # LUAGENT_SKIP_NGINX=1 skips both the install and that test.
 nginx:

@@ -2,7 +2,7 @@
 -- read_text_file tool.
 --   luagent run examples/filesystem.lua [FILE]    (default: this script)
 -- The server is started with npx unless MCP_FS_SERVER names another command
--- (the tests point it at the pinned copy in test/peers).
+-- (the tests point it at the pinned copy in scripts/peers).
 local file = arg[1] or arg[0]
 -- The server is allowed the file's folder; it resolves relative paths
 -- against that folder, so the call names the file within it.

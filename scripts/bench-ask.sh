@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# One-shot `luagent ask` against mcphost (BENCHMARKS.md, "One-shot `luagent
+# One-shot `luagent ask` against mcphost (scripts/bench/BENCHMARKS.md, "One-shot `luagent
 # ask` against mcphost"; issue 15, benchmark (b)).
 #   scripts/bench-ask.sh [luagent binary] [rounds]     (make bench-ask)
 #
-# The job: one prompt; the model (test/bench/fakeopenai, a Chat Completions
+# The job: one prompt; the model (scripts/bench/fakeopenai, a Chat Completions
 # stand-in on 127.0.0.1 that answers at once) first asks for
 # server-everything's echo with {"message":"hi"}, then answers "done: hi".
 # Each client starts its catalog's stdio servers, runs the turns and exits.
 # (Offered 65 tools by five servers, luagent offers its mcp_search_tools
 # meta-tool instead, so there the model searches first: three turns.) Jobs, rotated every round so that none always runs first:
-#   bare1, bare5      a minimal client (test/bench/measure mcp): 1 or 5 copies
+#   bare1, bare5      a minimal client (scripts/bench/measure mcp): 1 or 5 copies
 #                     of server-everything started at once, initialize and
 #                     tools/list each, one echo call, stdin closed, exits waited
 #   luagent1, mcphost1, luagent5, mcphost5
@@ -27,7 +27,7 @@ trap 'echo "bench-ask.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
 cd "$(dirname "$0")/.."
 bin=${1:-bin/luagent}
 rounds=${2:-11}
-everything=$PWD/test/peers/node_modules/.bin/mcp-server-everything
+everything=$PWD/scripts/peers/node_modules/.bin/mcp-server-everything
 [ -x "$bin" ] || { echo "bench-ask.sh: no luagent at $bin (make build)" >&2; exit 1; }
 [ -x "$everything" ] || { echo "bench-ask.sh: no $everything (make peers)" >&2; exit 1; }
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
@@ -57,8 +57,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "bench-ask.sh: interrupted" >&2; exit 130' INT TERM
 
-go build -o "$work/fakeopenai" ./test/bench/fakeopenai
-go build -o "$work/measure" ./test/bench/measure
+go build -o "$work/fakeopenai" ./scripts/bench/fakeopenai
+go build -o "$work/measure" ./scripts/bench/measure
 measure=$work/measure
 
 # The model stand-in: its URL on a fifo, its stdin held open on fd 9.
@@ -217,7 +217,7 @@ if [ -n "$mcphost" ]; then
 else
 	echo "mcphost: skipped (not built; MCPHOST=path or scripts/build-mcphost.sh)"
 fi
-echo "server:  $everything ($(sed -n 's/.*"version": "\(.*\)".*/\1/p' test/peers/node_modules/@modelcontextprotocol/server-everything/package.json | head -1)), node $(node --version)"
+echo "server:  $everything ($(sed -n 's/.*"version": "\(.*\)".*/\1/p' scripts/peers/node_modules/@modelcontextprotocol/server-everything/package.json | head -1)), node $(node --version)"
 echo "machine: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "rounds:  $rounds (median [min–max])"
 echo

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Lua string patterns: luagent against reference Lua 5.1 (BENCHMARKS.md,
-# "Lua string patterns"). Runs test/bench/patterns.lua under each, rounds
+# Lua string patterns: luagent against reference Lua 5.1 (scripts/bench/BENCHMARKS.md,
+# "Lua string patterns"). Runs scripts/bench/patterns.lua under each, rounds
 # interleaved, and prints the median seconds per case and the ratio.
 #   scripts/bench-patterns.sh [luagent binary] [rounds]   (make bench-patterns)
 # Needs lua5.1 (scripts/install-deb.sh lua5.1) and a built luagent
@@ -15,8 +15,8 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 i=0
 while [ $i -lt "$rounds" ]; do
-	lua5.1 test/bench/patterns.lua | sed 's/^/lua5.1\t/' >>"$out"
-	"$bin" run test/bench/patterns.lua | sed 's/^/luagent\t/' >>"$out"
+	lua5.1 scripts/bench/patterns.lua | sed 's/^/lua5.1\t/' >>"$out"
+	"$bin" run scripts/bench/patterns.lua | sed 's/^/luagent\t/' >>"$out"
 	i=$((i + 1))
 done
 awk -F'\t' '

@@ -15,10 +15,10 @@
 # scenarios each revision requires (and its unscored non-auth ones), and on
 # 2026-07-28 the skills extension's four client scenarios (sep-2640-client-*,
 # in no requirements file), which pass only when their check says SUCCESS.
-# Scenarios known not to pass are in test/conformance/expected-failures.yml (a reason each);
+# Scenarios known not to pass are in scripts/conformance/expected-failures.yml (a reason each);
 # any other failure, or a listed scenario that passes, fails the run.
 # The judges, their expected-failures.yml and their README are in
-# test/conformance.
+# scripts/conformance.
 # Usage: scripts/conformance.sh [BIN]   (from anywhere; BIN default bin/luagent)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,9 +45,9 @@ echo "conformance: judging $URL"
 status=0
 leg() { # leg NAME JUDGE ARGS...
   local name=$1 judge=$2; shift 2
-  if PATH="$PWD/test/conformance/$judge/node_modules/.bin:$PATH" \
+  if PATH="$PWD/scripts/conformance/$judge/node_modules/.bin:$PATH" \
       conformance server --url "$URL" "$@" \
-      --expected-failures test/conformance/expected-failures.yml >"$LOG/$name.txt" 2>&1; then
+      --expected-failures scripts/conformance/expected-failures.yml >"$LOG/$name.txt" 2>&1; then
     echo "conformance: $name: $(grep -c '^✓' "$LOG/$name.txt") scenarios passed ($(grep -c '^✗' "$LOG/$name.txt") expected failures)"
   else
     status=1
@@ -68,16 +68,16 @@ client_leg() { # client_leg NAME JUDGE SPEC SCENARIOS...
   local passed=0 expected=0 failed=()
   # One baseline for both judges; lines marked judge-0.1.16-passes are
   # failures on 0.2 only.
-  local baseline=test/conformance/expected-failures.yml
+  local baseline=scripts/conformance/expected-failures.yml
   if [ "$judge" = legacy ]; then
     baseline=$LOG/expected-failures-0.1.16.yml
-    grep -v 'judge-0.1.16-passes' test/conformance/expected-failures.yml >"$baseline"
+    grep -v 'judge-0.1.16-passes' scripts/conformance/expected-failures.yml >"$baseline"
   fi
   for s in "$@"; do
     local args=(--scenario "$s")
     # (--force: the unscored extensions run only when forced one by one.)
     [ -n "$spec" ] && args+=(--spec-version "$spec" --force)
-    if PATH="$PWD/test/conformance/$judge/node_modules/.bin:$PATH" \
+    if PATH="$PWD/scripts/conformance/$judge/node_modules/.bin:$PATH" \
         conformance client --command "$CLIENT" "${args[@]}" \
         --expected-failures "$baseline" >"$LOG/client.txt" 2>&1 &&
         succeeded "$s" "$LOG/client.txt"; then
@@ -116,7 +116,7 @@ succeeded() { # succeeded SCENARIO OUTPUT
 server_skills="sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory"
 skills_passed=0 skills_failed=()
 for s in $server_skills; do
-  if PATH="$PWD/test/conformance/modern/node_modules/.bin:$PATH" \
+  if PATH="$PWD/scripts/conformance/modern/node_modules/.bin:$PATH" \
       conformance server --url "$URL" --scenario "$s" --spec-version 2026-07-28 --force >"$LOG/skills.txt" 2>&1 &&
       succeeded "$s" "$LOG/skills.txt"; then
     skills_passed=$((skills_passed + 1))
@@ -136,9 +136,9 @@ fi
 skills="sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter"
 # Scenario lists from the judges themselves: 0.1.16 lists its client
 # scenarios; 0.2's requirements files name what each revision requires.
-legacy_client=$(PATH="$PWD/test/conformance/legacy/node_modules/.bin:$PATH" conformance list --client | sed -n 's/^  - \([^ ]*\).*/\1/p')
+legacy_client=$(PATH="$PWD/scripts/conformance/legacy/node_modules/.bin:$PATH" conformance list --client | sed -n 's/^  - \([^ ]*\).*/\1/p')
 required() { # required REVISION: the scored client scenarios, then the unscored ones (extensions too)
-  local f=test/conformance/modern/node_modules/@modelcontextprotocol/conformance/requirements/$1.yaml
+  local f=scripts/conformance/modern/node_modules/@modelcontextprotocol/conformance/requirements/$1.yaml
   sed -n '/^client:/,/^$/s/^  - //p' "$f"
   awk '/^  - scenario:/{s=$3} /^    leg: client/{c=1} /^    reason:/{if (c) print s; c=0}' "$f"
 }

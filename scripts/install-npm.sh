@@ -3,8 +3,8 @@
 # package-lock.json), then a stamp, DIR/node_modules/.installed, so that a
 # later run skips a folder whose stamp is newer than both files.
 # Usage: scripts/install-npm.sh DIR...    (NPM names the npm command)
-#   make peers:  test/peers test/tsclient
-#   make judges: test/conformance/legacy test/conformance/modern
+#   make peers:  scripts/peers scripts/tsclient
+#   make judges: scripts/conformance/legacy scripts/conformance/modern
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm=${NPM:-npm}

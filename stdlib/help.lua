@@ -22,7 +22,7 @@ modules (globals, no require needed):
 keys: Tab completes, Ctrl-C cancels the running line, Ctrl-D exits
 commands: /help (this text), /mcp (the catalog's servers: the manager, as in chat;
   their status when not on a terminal), /exit
-docs: README.md (the tour and the Lua reference) and docs/;
+docs: README.md (the tour and the Lua reference) and stdlib/doc/;
   `luagent --help` for the command line (luagent ask "..." asks an agent, luagent chat talks with one)]]
 
 local function names(t)

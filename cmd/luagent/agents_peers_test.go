@@ -13,17 +13,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/peers"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // luagent mcp-server --agent-file examples/agents.lua driven by the TS SDK
-// v2 client (test/tsclient/drive.mjs) in both eras over stdio: the tools
+// v2 client (scripts/tsclient/drive.mjs) in both eras over stdio: the tools
 // have the prompt schema, a call answers with progress messages, and a
 // call aborted at its second progress (the timer's first step: its call
 // is under way) stops the agent's tool call
 // (notifications/cancelled to the timer server, in the trace).
 func TestAgentsServedToTSClient(t *testing.T) {
-	node, driver := peers.TSClient(t)
+	node, driver := testkit.TSClient(t)
 	agents, _ := filepath.Abs("../../examples/agents.lua")
 	for _, era := range []string{"modern", "legacy"} {
 		t.Run(era, func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestAgentsServedToTSClient(t *testing.T) {
 // rounds while the agent's run waits parked (one run: the agent starts
 // once per call, in the trace).
 func TestAgentsServedElicitationToTSClient(t *testing.T) {
-	node, driver := peers.TSClient(t)
+	node, driver := testkit.TSClient(t)
 	// The TS client gives its server only a few environment variables:
 	// the asking server's path is written into a copy of the agent file.
 	server, _ := filepath.Abs("testdata/ask_server.lua")
@@ -163,7 +163,7 @@ func TestAgentsServedElicitationToTSClient(t *testing.T) {
 // served over HTTP, in both eras. (The CLI shows neither progress nor a
 // way to cancel; the Go SDK and TS client tests cover those.)
 func TestAgentsServedToInspector(t *testing.T) {
-	node, cli := peers.Inspector(t)
+	node, cli := testkit.Inspector(t)
 	agents, _ := filepath.Abs("../../examples/agents.lua")
 	url := startAgentsHTTP(t, newLogWatch(), nil, "serve", agents, "--http", "127.0.0.1:0/mcp")
 	for _, era := range []string{"legacy", "modern"} {

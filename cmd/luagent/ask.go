@@ -11,12 +11,12 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/luagent/luagent/internal/secret"
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/chat"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/secret"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
 // askOptions are `luagent ask`'s.

@@ -118,7 +118,7 @@ func TestTTYChatMCPManager(t *testing.T) {
 	tt.send("/mcp\r")
 	s := tt.waitScreen("MCP servers — 2/2 servers ready", "NAME STATUS TRANSPORT TOOLS",
 		"› slow ● ready stdio 1", "srv ● ready stdio 4", "enter inspect · a add · r restart")
-	if os.Getenv("CHAT_DUMP") != "" { // the text captures of docs/chat.md
+	if os.Getenv("CHAT_DUMP") != "" { // the text captures of stdlib/doc/chat.md
 		t.Logf("list:\n%s", s)
 	}
 

@@ -122,7 +122,7 @@ func TestTTYChatMeta(t *testing.T) {
 	if strings.Contains(tt.output(), metaSecret) || strings.Contains(tt.output(), metaArgSecret) {
 		t.Errorf("the secret was printed:\n%s", tt.output())
 	}
-	if os.Getenv("CHAT_DUMP") != "" { // the text capture of docs/chat.md
+	if os.Getenv("CHAT_DUMP") != "" { // the text capture of stdlib/doc/chat.md
 		t.Log(tt.output())
 	}
 	if sessions, _ := filepath.Glob(filepath.Join(home, "sessions", "*.json")); len(sessions) == 1 {

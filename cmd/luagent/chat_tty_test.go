@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/peers"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // `luagent chat` under a pseudo-terminal, as a person types: the real
@@ -379,7 +379,7 @@ end }
 
 func TestTTYChatProgressFromServerEverything(t *testing.T) {
 	home := t.TempDir()
-	cmd, args := peers.Everything(t)
+	cmd, args := testkit.Everything(t)
 	cfg := map[string]any{"version": 1, "mcpServers": map[string]any{"everything": map[string]any{"command": cmd, "args": args}}}
 	b, _ := json.Marshal(cfg)
 	writeFile(t, home, "config.json", string(b))
@@ -509,7 +509,7 @@ func TestTTYChatElicitation(t *testing.T) {
 	m = tt.wait(m, "allowed by the user, edited", "sampled mock: a limerick about coffee", "\r\n> ")
 	tt.send("\x04")
 	tt.exited()
-	if os.Getenv("CHAT_DUMP") != "" { // the text captures of docs/chat.md
+	if os.Getenv("CHAT_DUMP") != "" { // the text captures of stdlib/doc/chat.md
 		t.Log(tt.output())
 	}
 }

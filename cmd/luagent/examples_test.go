@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luagent/luagent/internal/peers"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // Every example runs, exits 0 and prints something. Examples that talk to
@@ -18,7 +18,7 @@ func TestExamples(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no examples found")
 	}
-	fsCmd, fsArgs := peers.Filesystem(t, "")
+	fsCmd, fsArgs := testkit.Filesystem(t, "")
 	env := []string{"MCP_FS_SERVER=" + strings.Join(append([]string{fsCmd}, fsArgs[:len(fsArgs)-1]...), " ")}
 	// No luagent on PATH: an example that starts luagent uses arg[-1].
 	env = append(env, "PATH="+withoutLuagent(os.Getenv("PATH")))
@@ -86,7 +86,7 @@ c:close()`
 }
 
 func TestFilesystemExampleReadsTheFile(t *testing.T) {
-	fsCmd, fsArgs := peers.Filesystem(t, "")
+	fsCmd, fsArgs := testkit.Filesystem(t, "")
 	env := []string{"MCP_FS_SERVER=" + strings.Join(append([]string{fsCmd}, fsArgs[:len(fsArgs)-1]...), " ")}
 	r := luagent(t, "", env, "run", "../../examples/filesystem.lua", "../../examples/hello.lua")
 	if r.code != 0 || !strings.Contains(r.stdout, "-- The smallest script") || !strings.Contains(r.stdout, "secure-filesystem-server") {

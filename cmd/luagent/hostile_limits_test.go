@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // Each limit of serve --http, enforced: set small by its flag, a client
@@ -241,7 +241,7 @@ func plainBin(t *testing.T) string {
 	if b := os.Getenv("LUAGENT_TEST_BIN"); b != "" {
 		return b
 	}
-	return testbin.Build(t, "cmd/luagent")
+	return testkit.Build(t, "cmd/luagent")
 }
 
 func servePlain(t *testing.T, args ...string) *httpServer {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/proctest"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // Nothing luagent starts outlives it: each test starts a catalog server
@@ -65,7 +65,7 @@ func readPid(file string) (int, error) {
 }
 
 // serverPid waits for the server to have started and written its pid.
-func serverPid(t *testing.T, pidFile string) int { return proctest.PidFile(t, pidFile) }
+func serverPid(t *testing.T, pidFile string) int { return testkit.PidFile(t, pidFile) }
 
 // startLuagent starts the binary in the background with LUAGENT_HOME=home.
 func startLuagent(t *testing.T, home string, args ...string) (*exec.Cmd, *bytes.Buffer) {
@@ -150,7 +150,7 @@ print(#h:status())
 				cmd.Process.Signal(tc.signal)
 			}
 			exitWithin(t, cmd, out, 20*time.Second)
-			proctest.GroupGone(t, pg)
+			testkit.GroupGone(t, pg)
 			if t.Failed() {
 				t.Logf("luagent said:\n%s", out)
 			}
@@ -166,12 +166,12 @@ func TestServersEndWhenLuagentIsKilled(t *testing.T) {
 	cmd, out := startLuagent(t, home, "run", script)
 	pg := serverPid(t, pidFile)
 	// The server's own child must be running too before the kill.
-	if !proctest.Poll(10*time.Second, func() bool { return len(proctest.GroupMembers(pg)) >= 2 }) {
-		t.Fatalf("the server's child never started: %v", proctest.GroupMembers(pg))
+	if !testkit.Poll(10*time.Second, func() bool { return len(testkit.GroupMembers(pg)) >= 2 }) {
+		t.Fatalf("the server's child never started: %v", testkit.GroupMembers(pg))
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	exitWithin(t, cmd, out, 10*time.Second)
-	proctest.GroupGone(t, pg)
+	testkit.GroupGone(t, pg)
 }
 
 // A server that never answers is killed at once at exit: luagent does not
@@ -190,5 +190,5 @@ while not io.open(arg[1]) do task.sleep(0.005) end
 	if took := time.Since(start); took > 1900*time.Millisecond {
 		t.Errorf("luagent took %v to exit: it waited for a server that never started", took)
 	}
-	proctest.GroupGone(t, pg)
+	testkit.GroupGone(t, pg)
 }

@@ -9,13 +9,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // --log-http sends the trace to a collector; the run's output is the same
 // with or without one, and a dead collector neither fails nor hangs it.
 func TestLogHTTP(t *testing.T) {
-	fake := testbin.Build(t, "internal/testserver/fake")
+	fake := testkit.Build(t, "runtime/testkit/servers/fake")
 	code := "local c = mcp.connect{command = '" + fake + "', args = {'-era', 'legacy'}, env = {API_TOKEN = 'hunter2-secret'}}\n" +
 		"print(c:call('echo', {message = 'traced'}).content[1].text)\nc:close()"
 

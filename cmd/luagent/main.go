@@ -23,7 +23,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/luabind/host"
 	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
@@ -32,6 +31,7 @@ import (
 	"github.com/luagent/luagent/runtime/httpauth"
 	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/otlp"
+	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/runtime/transport"
 	"golang.org/x/term"
@@ -263,7 +263,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// goroutine switch. serve --http keeps every P: its workers are Lua
 	// states that run at once, and net/http parses requests beside them.
 	// Blocking syscalls still get threads of their own; GOMAXPROCS set by
-	// the user wins (BENCHMARKS.md).
+	// the user wins (scripts/bench/BENCHMARKS.md).
 	if os.Getenv("GOMAXPROCS") == "" && !(o.serve && o.http != "") {
 		runtime.GOMAXPROCS(1)
 	}
@@ -409,7 +409,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// A server's heap is small and turns over fast (about 4 KB of
 			// garbage a call, little kept): at Go's default GOGC=100 the
 			// collector took ~15% of the CPU under load; 200 gave 28-40%
-			// more calls/s at 16 clients over HTTP for a few MB (BENCHMARKS.md,
+			// more calls/s at 16 clients over HTTP for a few MB (scripts/bench/BENCHMARKS.md,
 			// W3) and ~7% fewer instructions a stdio call (W2 profile).
 			// A process-wide choice, so made here; GOGC set by the user wins.
 			debug.SetGCPercent(200)

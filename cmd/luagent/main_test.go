@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // These tests run the real binary, as a user would.
@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	args := []string{"build", "-o", bin}
 	if raceEnabled {
 		args = append(args, "-race")
-		testbin.QuickRaceExit()
+		testkit.QuickRaceExit()
 	}
 	build := exec.Command("go", append(args, ".")...)
 	build.Stderr = os.Stderr
@@ -371,7 +371,7 @@ func TestBackgroundTasksFinishBeforeExit(t *testing.T) {
 }
 
 func TestTraceFlags(t *testing.T) {
-	fake := testbin.Build(t, "internal/testserver/fake")
+	fake := testkit.Build(t, "runtime/testkit/servers/fake")
 	dir := t.TempDir()
 	tr := filepath.Join(dir, "trace.jsonl")
 	code := "local c = mcp.connect{command = '" + fake + "', args = {'-era', 'legacy'}, env = {API_TOKEN = 'hunter2-secret'}}\n" +

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luagent/luagent/internal/secret"
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/host"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/oauth/store"
+	"github.com/luagent/luagent/runtime/secret"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
 // mcpCommands are the `luagent mcp SUBCOMMAND [ARGS...]` commands. Each

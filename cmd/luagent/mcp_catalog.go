@@ -13,11 +13,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/transport"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
 // The verbs that read and edit the saved catalog ($LUAGENT_HOME/config.json):

@@ -11,12 +11,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/oauth/store"
 	"github.com/luagent/luagent/runtime/trace"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
 // The verbs that connect to one saved server once, through the hub, and

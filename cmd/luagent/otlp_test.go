@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luagent/luagent/internal/otlptest"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // luagent --otlp: one ask over a real (fake) server and the OpenAI wire
@@ -16,13 +16,13 @@ func TestOTLPAsk(t *testing.T) {
 	home, _ := askHome(t)
 	var log wireLog
 	ep := openAIEndpoint(t, &log)
-	rcv := otlptest.New(t)
+	rcv := testkit.NewOTLP(t)
 	r := luagent(t, "", openAIEnv(home, ep.URL, "sk-good-SECRET"), "--otlp", rcv.URL, "ask", "--model", "openai:gpt-test", "please", "echo", "hi")
 	if r.code != 0 || r.stdout != "the server said pong:hi\n" {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
-	byName := map[string][]otlptest.Span{}
-	byID := map[string]otlptest.Span{}
+	byName := map[string][]testkit.OTLPSpan{}
+	byID := map[string]testkit.OTLPSpan{}
 	for _, s := range rcv.Spans() {
 		byName[s.Name] = append(byName[s.Name], s)
 		byID[s.SpanID] = s
@@ -34,7 +34,7 @@ func TestOTLPAsk(t *testing.T) {
 		}
 		return out
 	}
-	one := func(name string) otlptest.Span {
+	one := func(name string) testkit.OTLPSpan {
 		t.Helper()
 		if len(byName[name]) == 0 {
 			t.Fatalf("no span %q; got %v", name, names())
@@ -47,7 +47,7 @@ func TestOTLPAsk(t *testing.T) {
 	}
 	tool := one("execute_tool srv__echo")
 	call := one("tools/call echo")
-	chain := []otlptest.Span{call, tool, byID[tool.Parent], agent}
+	chain := []testkit.OTLPSpan{call, tool, byID[tool.Parent], agent}
 	if call.Parent != tool.SpanID || byID[tool.Parent].Name != "turn 1" || byID[tool.Parent].Parent != agent.SpanID {
 		t.Errorf("parent chain broken: %+v", chain)
 	}

@@ -8,17 +8,17 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/luagent/luagent/internal/testserver/scripted"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // modernOneTool is a 2026-07-28 server named mail with one tool, send;
 // tools/call is answered by call (after counting it).
 func modernOneTool(t *testing.T, call func(w http.ResponseWriter, id string)) (string, *atomic.Int32) {
 	var runs atomic.Int32
-	s := scripted.Modern(t, "mail", func(w http.ResponseWriter, r scripted.Request) {
+	s := testkit.ScriptedModern(t, "mail", func(w http.ResponseWriter, r testkit.ScriptedRequest) {
 		switch r.Method {
 		case "tools/list":
-			scripted.Tools(w, r.ID, `{"name":"send","inputSchema":{"type":"object"}}`)
+			testkit.ScriptedTools(w, r.ID, `{"name":"send","inputSchema":{"type":"object"}}`)
 		case "tools/call":
 			runs.Add(1)
 			call(w, string(r.ID))

@@ -56,10 +56,10 @@ environment:
   LUAGENT_HOME  replaces ~/.luagent (init.lua, lua/ modules, history, credentials/)
   LUA_PATH      more require patterns (";;" stands for the defaults); require finds luagent's
                 built-in modules first, then FILE's own folder (run, serve, --agent FILE; the
-                REPL and -e search no folder), ~/.luagent/lua/, LUA_PATH (docs/modules.md)
+                REPL and -e search no folder), ~/.luagent/lua/, LUA_PATH (stdlib/doc/modules.md)
   LUAGENT_LOG   log level: debug, info, warn, error
 
-More: README.md (the tour and the Lua reference) and docs/.
+More: README.md (the tour and the Lua reference) and stdlib/doc/.
 `
 
 const askUsage = `usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] PROMPT...
@@ -172,7 +172,7 @@ arg[1..]=ARGS and arg[-1]=this luagent binary's path; ... holds ARGS too.
 
 A first line #!/usr/bin/env -S luagent run makes a script executable.
 
---sandbox runs FILE as untrusted code (docs/sandbox.md): no files,
+--sandbox runs FILE as untrusted code (stdlib/doc/sandbox.md): no files,
 processes, network or environment; json, inspect, task, log, string, table,
 math; a time limit, an instruction budget and a memory ceiling. --grant env,
 --grant mcp (connect, hub) and --grant agent add those modules.
@@ -196,7 +196,7 @@ options:
   --handler-timeout SECONDS  stop a request's handler after this long (default 60)
   --init                     run ~/.luagent/init.lua first
   --sandbox                  run FILE as untrusted code: mcp.server but no files, processes,
-                             network or environment; limits per request (docs/sandbox.md)
+                             network or environment; limits per request (stdlib/doc/sandbox.md)
   --grant MODULE             with --sandbox: also give env, mcp (connect, hub) or agent
 options of serve --http:
   --allow-origin ORIGIN      accept browser requests from ORIGIN too
@@ -207,7 +207,7 @@ options of serve --http:
   --grace SECONDS            time requests in flight get to finish on SIGTERM (default 5)
   --tls-cert FILE --tls-key FILE
                              serve HTTPS (and HTTP/2) with this PEM certificate and key
-limits of serve --http (what one client may hold; docs/http-server.md):
+limits of serve --http (what one client may hold; stdlib/doc/http-server.md):
   --max-conns N              connections open at once (default 1024; more wait)
   --max-sessions N           2025-11-25 sessions; a new one ends the least recently used (default 1000)
   --session-idle SECONDS     end a session unused this long (default 1800)
@@ -248,7 +248,7 @@ Credentials (OAuth):
                              (the exact URL; nothing is revoked at the authorization server)
 
 luagent mcp VERB --help prints a verb's usage. Credentials are stored under
-~/.luagent/credentials/ (LUAGENT_HOME replaces ~/.luagent). docs/catalog.md
+~/.luagent/credentials/ (LUAGENT_HOME replaces ~/.luagent). stdlib/doc/catalog.md
 describes config.json.
 `
 

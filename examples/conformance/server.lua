@@ -1,7 +1,7 @@
 -- The MCP conformance suite's fixture, as a luagent server: the tools,
 -- resources and prompts the official judges (@modelcontextprotocol/conformance
 -- 0.1.16 and 0.2.0-alpha.12) call, in both protocol eras. What each one must
--- do is written down, scenario by scenario, in docs/conformance-fixture.md;
+-- do is written down, scenario by scenario, in stdlib/doc/conformance-fixture.md;
 -- texts and payloads follow the suite's reference everything-server.
 --
 --   luagent serve examples/conformance/server.lua

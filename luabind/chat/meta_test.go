@@ -12,7 +12,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/chat"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/sched"
@@ -20,6 +19,7 @@ import (
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 const metaSecret = "sk-meta-SECRET-77"
@@ -51,7 +51,7 @@ func (quietUI) Approve(context.Context, ragent.Call) chat.Approval { return chat
 // echo server "one", with its Lua side.
 func metaSession(t *testing.T) (*chat.Session, *chat.Lua, string) {
 	t.Helper()
-	echo := testbin.Build(t, "internal/testserver/echo")
+	echo := testkit.Build(t, "runtime/testkit/servers/echo")
 	home := t.TempDir()
 	path := catalog.Path(home)
 	if err := os.WriteFile(path, fmt.Appendf(nil, `{"version": 1, "mcpServers": {"one": {"command": %q}}}`, echo), 0o600); err != nil {

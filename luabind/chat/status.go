@@ -6,9 +6,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
 // StatusLine sums up the servers: "3/5 servers ready, 1 connecting, 1

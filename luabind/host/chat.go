@@ -11,14 +11,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/luagent/luagent/internal/secret"
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/chat"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/secret"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
 // ChatConfig configures Host.Chat.

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/luagent/luagent/internal/luaname"
+	"github.com/luagent/luagent/runtime/luaname"
 	lua "github.com/yuin/gopher-lua"
 )
 

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/codemode"
 	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	catalogmod "github.com/luagent/luagent/luabind/mod/catalog"
@@ -29,6 +28,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
+	"github.com/luagent/luagent/runtime/visible"
 	"github.com/luagent/luagent/stdlib"
 	lua "github.com/yuin/gopher-lua"
 )

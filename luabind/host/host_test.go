@@ -6,17 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/testkit"
 	lua "github.com/yuin/gopher-lua"
 )
 
-func newHost(t *testing.T, cfg host.Config) (*host.Host, *syncbuf.Buffer) {
+func newHost(t *testing.T, cfg host.Config) (*host.Host, *testkit.Buffer) {
 	t.Helper()
-	out := &syncbuf.Buffer{}
+	out := &testkit.Buffer{}
 	cfg.Home = t.TempDir()
 	cfg.Clean = true
 	cfg.Stdout, cfg.Stderr = out, out

@@ -12,10 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/visible"
 	"github.com/peterh/liner"
 	lua "github.com/yuin/gopher-lua"
 )

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/vm"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // hostile writes, in dir, an inspect.lua and a help.lua that would run
@@ -56,7 +56,7 @@ func TestNoScriptFolderSearchesNoFolder(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(home, "init.lua"), []byte(tt.init), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out := &syncbuf.Buffer{}
+			out := &testkit.Buffer{}
 			h := host.New(host.Config{Home: home, Stdout: out, Stderr: out})
 			defer h.Close()
 			h.RunInit(context.Background())
@@ -70,7 +70,7 @@ func TestNoScriptFolderSearchesNoFolder(t *testing.T) {
 		})
 	}
 	t.Run("-e", func(t *testing.T) {
-		out := &syncbuf.Buffer{}
+		out := &testkit.Buffer{}
 		h := host.New(host.Config{Home: t.TempDir(), Clean: true, Stdout: out, Stderr: out})
 		defer h.Close()
 		code := h.Run(context.Background(), host.Script{Src: []byte("help() print(inspect({4})) print(pcall(require, 'mymod'))"), Name: "-e"})
@@ -88,7 +88,7 @@ func TestScriptFolderIsSearchedForUserModules(t *testing.T) {
 	dir := t.TempDir()
 	hostile(t, dir)
 	t.Chdir(t.TempDir())
-	out := &syncbuf.Buffer{}
+	out := &testkit.Buffer{}
 	h := host.New(host.Config{Home: t.TempDir(), Clean: true, ScriptDir: dir, Stdout: out, Stderr: out})
 	defer h.Close()
 	code := h.Run(context.Background(), host.Script{Src: []byte("print(require('mymod')) print(inspect({5})) help()"), Name: filepath.Join(dir, "main.lua")})
@@ -101,7 +101,7 @@ func TestScriptFolderIsSearchedForUserModules(t *testing.T) {
 func TestSandboxHostSearchesNoFiles(t *testing.T) {
 	dir := t.TempDir()
 	hostile(t, dir)
-	out := &syncbuf.Buffer{}
+	out := &testkit.Buffer{}
 	h := host.New(host.Config{Home: t.TempDir(), Clean: true, ScriptDir: dir, Profile: vm.Sandbox, Stdout: out, Stderr: out})
 	defer h.Close()
 	h.Run(context.Background(), host.Script{Src: []byte("print(pcall(require, 'mymod')) print(inspect({6}))"), Name: "s.lua"})

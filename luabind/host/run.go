@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/visible"
 	lua "github.com/yuin/gopher-lua"
 )
 

@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/runtime/testkit"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -109,9 +109,9 @@ func runCase(ctx context.Context, h *host.Host, c testCase) *sched.Task {
 	return t
 }
 
-func newHost(t *testing.T, path string, o Options) (*host.Host, *syncbuf.Buffer) {
+func newHost(t *testing.T, path string, o Options) (*host.Host, *testkit.Buffer) {
 	cfg := o.Config
-	out := &syncbuf.Buffer{}
+	out := &testkit.Buffer{}
 	if cfg.Home == "" {
 		cfg.Home = t.TempDir()
 		cfg.Clean = true

@@ -142,8 +142,8 @@ func TestPatternLinear(t *testing.T) {
 	}
 }
 
-// BenchmarkPattern runs the cases of test/bench/patterns.lua (1 MB
-// subjects) through the compat builtins; BENCHMARKS.md compares the
+// BenchmarkPattern runs the cases of scripts/bench/patterns.lua (1 MB
+// subjects) through the compat builtins; scripts/bench/BENCHMARKS.md compares the
 // script under luagent and under lua5.1.
 func BenchmarkPattern(b *testing.B) {
 	L := compatState(b)

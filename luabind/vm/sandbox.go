@@ -25,7 +25,7 @@ import (
 // rawset, t[k] = v with a computed key, table constructors, load,
 // coroutine.create/wrap, os.date. What every instruction allocates a
 // constant of (a closure, a field set by name) is bounded by the
-// instruction budget instead. See docs/sandbox.md.
+// instruction budget instead. See stdlib/doc/sandbox.md.
 type Limits struct {
 	// Time is the wall-clock limit; past it the run fails with kind timeout.
 	Time time.Duration

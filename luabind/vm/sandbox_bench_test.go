@@ -9,7 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// go test ./luabind/vm -run '^$' -bench Sandbox -benchmem (BENCHMARKS.md).
+// go test ./luabind/vm -run '^$' -bench Sandbox -benchmem (scripts/bench/BENCHMARKS.md).
 
 // unlimited keeps the limits out of the way of b.N iterations.
 var unlimited = vm.Limits{Time: 1 << 50, Instructions: 1 << 60, MemoryBytes: 1 << 50}

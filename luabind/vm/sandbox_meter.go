@@ -8,7 +8,7 @@ import (
 )
 
 // Approximate costs the meter charges (bytes), measured on gopher-lua
-// v1.1.2 (amd64) with this package's state options; see docs/sandbox.md.
+// v1.1.2 (amd64) with this package's state options; see stdlib/doc/sandbox.md.
 const (
 	costTable     = 112 // an empty table
 	costSlot      = 32  // an array element (16 bytes, and the array doubles)

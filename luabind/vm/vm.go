@@ -14,7 +14,7 @@
 //     in the VM and in every built-in that can grow or loop (sandbox*.go).
 //
 // What the sandbox guarantees and what it approximates is in
-// docs/sandbox.md.
+// stdlib/doc/sandbox.md.
 package vm
 
 import (

@@ -5,8 +5,8 @@ import (
 	"path"
 	"slices"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // Binding pins one argument of the tools it matches: the model does not

@@ -9,11 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/luagent/luagent/internal/jsonscan"
-	"github.com/luagent/luagent/internal/luaname"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/luaname"
 )
 
 // Code mode: the model is offered run_lua {code}, a Lua snippet that calls

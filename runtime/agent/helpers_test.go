@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // step is one scripted model turn.
@@ -110,7 +110,7 @@ func toolNames(req *llm.Request) []string {
 
 // luaServer is an entry running testdata/NAME.lua with luagent serve.
 func luaServer(t testing.TB, name string) *catalog.Server {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	script, _ := filepath.Abs("testdata/" + name + ".lua")
 	return &catalog.Server{Name: name, Enabled: true, Command: bin, Args: []string{"serve", script}, StartupTimeout: 30 * time.Second}
 }

@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/peers"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // The loop over the npm reference server (server-everything): its echo
 // is called by qualified name and the answer reaches the model; its
 // resources are offered through the meta-tools.
 func TestEverything(t *testing.T) {
-	cmd, args := peers.Everything(t)
+	cmd, args := testkit.Everything(t)
 	h := startHub(t, hub.Options{}, &catalog.Server{Name: "everything", Enabled: true, Command: cmd, Args: args, StartupTimeout: time.Minute})
 	echo := tc("everything__echo", `{"message":"through the agent"}`)
 	m := script(calls(echo), answer("ok"))

@@ -11,11 +11,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // ping is a local tool that answers at once.
@@ -118,7 +118,7 @@ func TestModelError(t *testing.T) {
 // reads and says on stderr when its slow call was cancelled).
 func TestCancelMidTool(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "wire.log")
-	fake := testbin.Build(t, "internal/testserver/fake")
+	fake := testkit.Build(t, "runtime/testkit/servers/fake")
 	gone := make(chan struct{})
 	h := startHub(t, hub.Options{OnStderr: func(_, line string) {
 		if strings.Contains(line, "slow cancelled") {

@@ -8,24 +8,24 @@ import (
 	"testing"
 	"time"
 
-	peer "github.com/luagent/luagent/internal/testserver/scripted"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // breaksAfterRunning is a 2026-07-28 server with one tool, send, that
 // runs (counted) and whose reply stream then breaks before the answer.
 func breaksAfterRunning(t *testing.T) (string, *atomic.Int32) {
 	var runs atomic.Int32
-	s := peer.Modern(t, "mail", func(w http.ResponseWriter, r peer.Request) {
+	s := testkit.ScriptedModern(t, "mail", func(w http.ResponseWriter, r testkit.ScriptedRequest) {
 		switch r.Method {
 		case "tools/list":
-			peer.Tools(w, r.ID, `{"name":"send","description":"Send an email","inputSchema":{"type":"object"}}`)
+			testkit.ScriptedTools(w, r.ID, `{"name":"send","description":"Send an email","inputSchema":{"type":"object"}}`)
 		case "tools/call":
 			runs.Add(1)
-			peer.BreakStream(w)
+			testkit.BreakStream(w)
 		default:
 			w.WriteHeader(400)
 		}

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/peers"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // samplingModel answers server-everything's sampling request (its system
@@ -36,7 +36,7 @@ func (m *samplingModel) Stream(ctx context.Context, req *llm.Request, on func(ll
 // policy allows it; the default policy asks, so without --yes or a person
 // the server is refused, with the reason.
 func TestSamplingThroughTheAgent(t *testing.T) {
-	cmd, args := peers.Everything(t)
+	cmd, args := testkit.Everything(t)
 	h := startHub(t, hub.Options{}, &catalog.Server{Name: "everything", Enabled: true, Command: cmd, Args: args,
 		StartupTimeout: time.Minute, Sampling: true})
 	if _, ok := h.Tool("everything__trigger-sampling-request"); !ok {
@@ -121,7 +121,7 @@ func TestSamplingOnSampleWins(t *testing.T) {
 // Without "sampling": true the capability is not advertised, and a
 // server that asks anyway is refused.
 func TestSamplingNeedsTheEntrysConsent(t *testing.T) {
-	cmd, args := peers.Everything(t)
+	cmd, args := testkit.Everything(t)
 	h := startHub(t, hub.Options{}, &catalog.Server{Name: "everything", Enabled: true, Command: cmd, Args: args, StartupTimeout: time.Minute})
 	h.SetSampler(New(Config{Model: script(answer("x"))}).Sample)
 	if _, ok := h.Tool("everything__trigger-sampling-request"); ok {

@@ -10,17 +10,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/skilltest"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/skills"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // skillsServer is the skilltest fixture as the catalog entry "docs".
 func skillsServer(t testing.TB) (*catalog.Server, string) {
-	cmd, args, log := skilltest.Server(t)
+	cmd, args, log := testkit.SkillServer(t)
 	return &catalog.Server{Name: "docs", Enabled: true, Command: cmd, Args: args, StartupTimeout: 30 * time.Second}, log
 }
 
@@ -39,7 +39,7 @@ func wireHas(t testing.TB, log, method string) bool {
 func TestSkillsLoadedByTheModel(t *testing.T) {
 	srv, log := skillsServer(t)
 	h := startHub(t, hub.Options{}, srv)
-	src := skills.Join(&skills.Local{Dirs: skills.LocalDirs(skilltest.Home(t), "")}, h.SkillSource())
+	src := skills.Join(&skills.Local{Dirs: skills.LocalDirs(testkit.SkillHome(t), "")}, h.SkillSource())
 
 	pdf, notes := tc(ToolLoadSkill, `{"name":"docs__pdf-processing"}`), tc(ToolLoadSkill, `{"name":"notes"}`)
 	forms, tmpl := tc(ToolReadSkillFile, `{"name":"docs__pdf-processing","path":"references/FORMS.md"}`), tc(ToolReadSkillFile, `{"name":"notes","path":"templates/meeting.md"}`)
@@ -124,7 +124,7 @@ func TestSkillsLoadedByTheModel(t *testing.T) {
 func TestSkillsOffered(t *testing.T) {
 	srv, _ := skillsServer(t)
 	h := startHub(t, hub.Options{}, srv)
-	local := &skills.Local{Dirs: skills.LocalDirs(skilltest.Home(t), "")}
+	local := &skills.Local{Dirs: skills.LocalDirs(testkit.SkillHome(t), "")}
 	tests := []struct {
 		name  string
 		cfg   Config

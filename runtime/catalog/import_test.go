@@ -60,7 +60,7 @@ func codexList(vars ...string) string {
 }
 
 // The fixtures under testdata/import are written from each host's
-// documented format (see docs/catalog.md, "Import").
+// documented format (see stdlib/doc/catalog.md, "Import").
 func TestImport(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	project, _ := filepath.Abs(filepath.Join("testdata", "import", "project"))

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/luagent/luagent/internal/secret"
-	"github.com/luagent/luagent/internal/visible"
+	"github.com/luagent/luagent/runtime/secret"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
 // Hidden stands for a secret in a catalog shown to a person.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // maxTimeout bounds startupTimeoutSeconds and requestTimeoutSeconds: a day.

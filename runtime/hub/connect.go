@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth"
+	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/transport"
 )
 

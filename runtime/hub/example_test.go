@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // A hub over two saved servers: one works, one is disabled. Wait is for
 // one-shot use; an interactive host would Subscribe and go on at once.
 func Example() {
-	bin := testbin.Build(exampleT{}, "cmd/luagent")
+	bin := testkit.Build(exampleT{}, "cmd/luagent")
 	script, _ := filepath.Abs("testdata/alpha.lua")
 	h := hub.New([]*catalog.Server{
 		{Name: "alpha", Enabled: true, Command: bin, Args: []string{"serve", script}},

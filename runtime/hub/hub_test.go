@@ -12,16 +12,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth/store"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // luaServer is an entry running testdata/alpha.lua with luagent serve.
 func luaServer(t testing.TB, name string) *catalog.Server {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	script, _ := filepath.Abs("testdata/alpha.lua")
 	return &catalog.Server{Name: name, Enabled: true, Command: bin, Args: []string{"serve", script}, StartupTimeout: 30 * time.Second}
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/peers"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // The hub over the npm reference servers (stdio) and the Go SDK over
@@ -20,9 +20,9 @@ import (
 func TestInterop(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello from the filesystem\n"), 0o644)
-	ecmd, eargs := peers.Everything(t)
-	fcmd, fargs := peers.Filesystem(t, root)
-	gosdk := peers.GoSDKHTTP(t, "modern", true)
+	ecmd, eargs := testkit.Everything(t)
+	fcmd, fargs := testkit.Filesystem(t, root)
+	gosdk := testkit.GoSDKHTTP(t, "modern", true)
 	h := New([]*catalog.Server{
 		{Name: "everything", Enabled: true, Command: ecmd, Args: eargs, StartupTimeout: time.Minute},
 		{Name: "fs", Enabled: true, Command: fcmd, Args: fargs, StartupTimeout: time.Minute},

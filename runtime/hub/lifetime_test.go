@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/proctest"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
-// readPidFile is proctest.PidFile, and kills the server's group when the
+// readPidFile is testkit.PidFile, and kills the server's group when the
 // test ends (a failing test must not leave it behind).
 func readPidFile(t *testing.T, file string) int {
 	t.Helper()
-	pid := proctest.PidFile(t, file)
+	pid := testkit.PidFile(t, file)
 	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) })
 	return pid
 }
@@ -32,8 +32,8 @@ func TestCloseEndsStartInProgress(t *testing.T) {
 	h := New([]*catalog.Server{shServer("hang", fmt.Sprintf("echo $$ > %s; sleep 1000 & sleep 1000", pidFile), time.Hour)}, Options{})
 	h.Start()
 	pg := readPidFile(t, pidFile)
-	if !proctest.Poll(10*time.Second, func() bool { return len(proctest.GroupMembers(pg)) >= 2 }) {
-		t.Fatalf("the server's child never started: %v", proctest.GroupMembers(pg))
+	if !testkit.Poll(10*time.Second, func() bool { return len(testkit.GroupMembers(pg)) >= 2 }) {
+		t.Fatalf("the server's child never started: %v", testkit.GroupMembers(pg))
 	}
 	t0 := time.Now()
 	h.Close()
@@ -44,7 +44,7 @@ func TestCloseEndsStartInProgress(t *testing.T) {
 	// moments later (longer on a loaded machine). Well within the grace
 	// (2 s before even SIGTERM) a waited-for close would take.
 	var left []string
-	if !proctest.Poll(time.Second, func() bool { left = proctest.GroupMembers(pg); return len(left) == 0 }) {
+	if !testkit.Poll(time.Second, func() bool { left = testkit.GroupMembers(pg); return len(left) == 0 }) {
 		t.Errorf("the server's group still runs after Close: %v", left)
 	}
 	if st := h.Status()[0]; st.Status != Stopped {
@@ -81,7 +81,7 @@ func TestStartOnlyNamed(t *testing.T) {
 	// Start() (all) afterwards starts the rest; alpha keeps its connection.
 	c, _ := h.Client("alpha")
 	h.Start()
-	if !proctest.Poll(20*time.Second, func() bool { _, err := os.Stat(marker); return err == nil }) {
+	if !testkit.Poll(20*time.Second, func() bool { _, err := os.Stat(marker); return err == nil }) {
 		t.Fatal("Start() did not start the remaining server")
 	}
 	if c2, _ := h.Client("alpha"); c2 != c {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/testkit"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -22,7 +22,7 @@ import (
 // not a status, an error or an event.
 func TestSecretEnv(t *testing.T) {
 	const secret = "s3cr3t-VALUE-91f2"
-	var jsonl, human, logs syncbuf.Buffer
+	var jsonl, human, logs testkit.Buffer
 	rec := &trace.Recorder{}
 	alpha := luaServer(t, "alpha")
 	alpha.Env = map[string]catalog.EnvValue{"API_TOKEN": {Param: "token"}, "PLAIN": {FromEnv: "HUB_TEST_SECRET"}}
@@ -32,7 +32,7 @@ func TestSecretEnv(t *testing.T) {
 	missing.Env = map[string]catalog.EnvValue{"API_TOKEN": {Param: "absent"}}
 	gone := &catalog.Server{Name: "gone", Enabled: true, Command: "/nonexistent/server", Env: map[string]catalog.EnvValue{"API_TOKEN": {Value: secret}}}
 
-	var evs syncbuf.Buffer
+	var evs testkit.Buffer
 	h := New([]*catalog.Server{alpha, crash, missing, gone}, Options{
 		Params:    catalog.Params{"token": secret},
 		LookupEnv: func(k string) (string, bool) { return secret + "-env", k == "HUB_TEST_SECRET" },
@@ -105,7 +105,7 @@ func TestSecretEnv(t *testing.T) {
 // the value — a parameter's and a literal's alike.
 func TestSecretEnvMaskedInStderr(t *testing.T) {
 	const secret = "s3cr3t-STDERR-5e0a"
-	var jsonl, human, lines syncbuf.Buffer
+	var jsonl, human, lines testkit.Buffer
 	crash := shServer("crash", `echo "crash: token $API_TOKEN rejected" >&2; exit 4`, 10*time.Second)
 	crash.Env = map[string]catalog.EnvValue{"API_TOKEN": {Param: "token"}}
 	lit := shServer("lit", `echo "lit: key $KEY" >&2; exit 5`, 10*time.Second)

@@ -9,16 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/skilltest"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/skills"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // skillsServer is an entry serving the skilltest fixture, logging what it
 // receives.
 func skillsServer(t testing.TB, name, protocol string) (*catalog.Server, string) {
-	cmd, args, log := skilltest.Server(t)
+	cmd, args, log := testkit.SkillServer(t)
 	return &catalog.Server{Name: name, Enabled: true, Protocol: protocol, Command: cmd, Args: args, StartupTimeout: 30 * time.Second}, log
 }
 

@@ -16,8 +16,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // ID is a request id: a JSON number or string, kept as its JSON text so it

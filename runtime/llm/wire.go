@@ -10,14 +10,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/origin"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // The two providers speak their APIs on net/http directly: the official
 // SDKs cost `luagent serve` 42–44% of its cold start just by being
-// linked (BENCHMARKS.md, "runtime/llm without the SDKs").
+// linked (scripts/bench/BENCHMARKS.md, "runtime/llm without the SDKs").
 
 // Backoff between retries when the server sends no retry-after: 0.5 s,
 // 1 s, 2 s, ... up to 8 s (and never over MaxRetryWait), each less a

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/oauth/store"
 	"github.com/luagent/luagent/runtime/origin"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // OAuthOptions turn on authorization for an HTTP server that answers 401:

@@ -13,10 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luagent/luagent/internal/jsonscan"
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
+	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/runtime/transport"
 )

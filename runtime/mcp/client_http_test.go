@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testserver/scripted"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // modernHTTP is a scripted 2026-07-28 server: discover is answered, other
 // methods by call (the n-th POST of that method, from 1). posts lists a
 // method's POSTs as "ID Mcp-Param-Region".
 func modernHTTP(t *testing.T, call func(w http.ResponseWriter, r *http.Request, method string, n int, id json.RawMessage)) (url string, posts func(method string) []string) {
-	s := scripted.Modern(t, "scripted", func(w http.ResponseWriter, r scripted.Request) {
+	s := testkit.ScriptedModern(t, "scripted", func(w http.ResponseWriter, r testkit.ScriptedRequest) {
 		call(w, r.HTTP, r.Method, r.N, r.ID)
 	})
 	ForgetEra()

@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/runtime/testkit"
 	"github.com/luagent/luagent/runtime/transport"
 )
 
-// fakeServer is the scripted server (internal/testserver/fake) with a wire
+// fakeServer is the scripted server (runtime/testkit/servers/fake) with a wire
 // log of what it received.
 func fakeServer(t testing.TB, args ...string) (transport.Command, string) {
 	t.Helper()
 	log := filepath.Join(t.TempDir(), "wire.log")
-	return transport.Command{Path: testbin.Build(t, "internal/testserver/fake"), Args: append([]string{"-log", log}, args...)}, log
+	return transport.Command{Path: testkit.Build(t, "runtime/testkit/servers/fake"), Args: append([]string{"-log", log}, args...)}, log
 }
 
 // wire reads the lines the fake server received.

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/trace"
 )
 

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/luagent/luagent/internal/testserver/scripted"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // brokenTools is a 2026-07-28 server whose tools run (each execution is
@@ -24,7 +24,7 @@ func brokenTools(t *testing.T) (url string, runs func(tool string) int, posts fu
 		switch method {
 		case "tools/list":
 			if nth == 1 {
-				scripted.BreakStream(w)
+				testkit.BreakStream(w)
 				return
 			}
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"resultType":"complete","tools":[`+
@@ -39,7 +39,7 @@ func brokenTools(t *testing.T) (url string, runs func(tool string) int, posts fu
 			first := n[tool] == 1
 			mu.Unlock()
 			if first {
-				scripted.BreakStream(w)
+				testkit.BreakStream(w)
 				return
 			}
 			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":`+okResult+`}`)
@@ -214,9 +214,9 @@ func TestHTTPClientLegacyBrokenStreamIsNeverResent(t *testing.T) {
 // call was never delivered, so its error is kind process ("cannot
 // reach"), not unknown_outcome.
 func TestHTTPClientUndeliveredCallIsNotUnknown(t *testing.T) {
-	ts := scripted.Modern(t, "s", func(w http.ResponseWriter, r scripted.Request) {
+	ts := testkit.ScriptedModern(t, "s", func(w http.ResponseWriter, r testkit.ScriptedRequest) {
 		if r.Method == "tools/list" {
-			scripted.Tools(w, r.ID, `{"name":"mutate","inputSchema":{"type":"object"}}`)
+			testkit.ScriptedTools(w, r.ID, `{"name":"mutate","inputSchema":{"type":"object"}}`)
 		}
 	})
 	ForgetEra()

@@ -13,8 +13,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // Tool arguments are checked against the tool's inputSchema before they are

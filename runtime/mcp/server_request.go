@@ -14,9 +14,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -52,7 +52,7 @@ type Request struct {
 
 	// Modern input rounds (MRTR), set on the first ask or retry: most
 	// calls never have one, and the fields kept inline put a Request in
-	// a larger size class (BENCHMARKS.md, W2 profile).
+	// a larger size class (scripts/bench/BENCHMARKS.md, W2 profile).
 	inMu sync.Mutex
 	in   *requestInputs
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // Every call allocates a Request; past 416 bytes it lands in the 448 or
-// 480-byte size class, which the W2 profile (BENCHMARKS.md) measured as
+// 480-byte size class, which the W2 profile (scripts/bench/BENCHMARKS.md) measured as
 // part of a per-call regression. Rare fields go in side structs (tr, in).
 func TestRequestSizeClass(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) != 8 {

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // Server-side tasks: a tool registered with task support ("optional" or

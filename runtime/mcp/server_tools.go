@@ -8,9 +8,9 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // ToolHandler serves the calls of one tool. Like a ServerHandler it must

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // Tasks run a tool call asynchronously on the server; the client follows the

@@ -1,7 +1,7 @@
 // Package mcphttp serves an mcp.Server over Streamable HTTP, both protocol
 // eras on one endpoint.
 //
-// Every POST is routed by what it carries (docs/conformance-fixture.md §8.3):
+// Every POST is routed by what it carries (stdlib/doc/conformance-fixture.md §8.3):
 // a 2026-07-28 request — an MCP-Protocol-Version header that is not a legacy
 // version, or the _meta envelope in the body — is served on its own, its
 // answer written as JSON, or as an SSE stream when progress or log messages
@@ -26,8 +26,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/mcp"
 )
 

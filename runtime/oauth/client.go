@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // clientInfo is the OAuth client the flow uses at one authorization server.

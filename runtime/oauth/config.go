@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // Config configures a Flow for one MCP server.

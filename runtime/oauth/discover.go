@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // maxBody caps any metadata, registration or token response.

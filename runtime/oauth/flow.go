@@ -13,8 +13,8 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // MaxStepUps is how many step-up re-authorizations (403

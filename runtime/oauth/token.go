@@ -14,8 +14,8 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // Token endpoint requests are golang.org/x/oauth2's: the authorization

@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/luagent/luagent/internal/secret"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // exporter sends spans as OTLP/HTTP with the JSON encoding (the OTLP
@@ -23,7 +23,7 @@ import (
 // span ids, 64-bit integers as decimal strings). The SDK's own OTLP/HTTP
 // exporter speaks protobuf and links protobuf, gRPC and grpc-gateway
 // into the binary: 9.5 MB more for every luagent start, measured when
-// this was written (BENCHMARKS.md, "Trace export"), for a flag most runs
+// this was written (scripts/bench/BENCHMARKS.md, "Trace export"), for a flag most runs
 // do not use. Collectors accept both encodings on /v1/traces.
 type exporter struct {
 	url     string

@@ -6,15 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/otlptest"
 	"github.com/luagent/luagent/runtime/otlp"
+	"github.com/luagent/luagent/runtime/testkit"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
 // The events of one agent run, in the order runtime/agent and the MCP
 // client emit them, become a tree of spans with the conventions' names.
 func TestSpansAndParents(t *testing.T) {
-	rcv := otlptest.New(t)
+	rcv := testkit.NewOTLP(t)
 	s, err := otlp.New(rcv.URL, otlp.Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestSpansAndParents(t *testing.T) {
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	one := func(name string) otlptest.Span {
+	one := func(name string) testkit.OTLPSpan {
 		t.Helper()
 		got := rcv.Named(name)
 		if len(got) != 1 {
@@ -58,7 +58,7 @@ func TestSpansAndParents(t *testing.T) {
 		t.Errorf("%d spans, want 6 (tools/call's JSON-RPC twin and non-span events left out)", n)
 	}
 	for _, c := range []struct {
-		child, parent otlptest.Span
+		child, parent testkit.OTLPSpan
 	}{{tu, agent}, {chat, tu}, {tool, tu}, {mcp, tool}} {
 		if c.child.Parent != c.parent.SpanID || c.child.TraceID != agent.TraceID {
 			t.Errorf("%s: parent %s trace %s, want parent %s (%s) in trace %s", c.child.Name, c.child.Parent, c.child.TraceID, c.parent.SpanID, c.parent.Name, agent.TraceID)
@@ -74,7 +74,7 @@ func TestSpansAndParents(t *testing.T) {
 		mcp.Name:   {"mcp.method.name": "tools/call", "gen_ai.tool.name": "read"},
 		tl.Name:    {"mcp.method.name": "tools/list", "jsonrpc.request.id": "1"},
 	}
-	for _, sp := range []otlptest.Span{agent, chat, tool, mcp, tl} {
+	for _, sp := range []testkit.OTLPSpan{agent, chat, tool, mcp, tl} {
 		for k, v := range want[sp.Name] {
 			if sp.Attrs[k] != v {
 				t.Errorf("%s: %s = %q, want %q", sp.Name, k, sp.Attrs[k], v)
@@ -97,7 +97,7 @@ func TestSpansAndParents(t *testing.T) {
 
 // Starts whose end never comes are bounded, and Close ends the open ones.
 func TestOpenSpansAreBounded(t *testing.T) {
-	rcv := otlptest.New(t)
+	rcv := testkit.NewOTLP(t)
 	s, err := otlp.New(rcv.URL, otlp.Options{})
 	if err != nil {
 		t.Fatal(err)

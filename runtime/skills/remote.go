@@ -14,8 +14,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/luagent/luagent/internal/jsonscan"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 )
 
 // Client is what Remote needs of an MCP client; *mcp.Client has both.

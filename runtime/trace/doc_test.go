@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// docs/trace.md is the events' reference: every kind and every member of
+// stdlib/doc/trace.md is the events' reference: every kind and every member of
 // the JSON shape is in it.
 func TestDocsListEveryKindAndMember(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/trace.md")
@@ -29,7 +29,7 @@ func TestDocsListEveryKindAndMember(t *testing.T) {
 	}
 	for _, m := range append(kinds, members...) {
 		if name := string(m[1]); !strings.Contains(string(doc), "`"+name+"`") {
-			t.Errorf("docs/trace.md does not mention `%s`", name)
+			t.Errorf("stdlib/doc/trace.md does not mention `%s`", name)
 		}
 	}
 }

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luagent/luagent/internal/secret"
-	"github.com/luagent/luagent/internal/visible"
+	"github.com/luagent/luagent/runtime/secret"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
 // Kind says what happened.

@@ -44,7 +44,7 @@ var (
 // settings of its model providers: no server inherits them unless its
 // entry names them (in Command.Env or Inherit.Names). This is the one
 // list; WithholdEnv adds names only known at run time (a configured
-// model's apiKeyEnv, serve --auth-env), and docs/catalog.md lists it.
+// model's apiKeyEnv, serve --auth-env), and stdlib/doc/catalog.md lists it.
 var withheld = struct {
 	sync.Mutex
 	names []string

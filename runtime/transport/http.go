@@ -16,10 +16,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/luagent/luagent/internal/jsonscan"
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/origin"
+	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/sse"
 	"github.com/luagent/luagent/runtime/trace"
 )

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luagent/luagent/internal/jsonscan"
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonscan"
 	"github.com/luagent/luagent/runtime/origin"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // The deprecated HTTP+SSE transport (2024-11-05), for servers that refuse

@@ -303,7 +303,7 @@ function Conn:close() end
 -- The catalog's live servers: mcp.hub
 -----------------------------------------------------------------------------
 
----An entry of config.json (its camelCase names: docs/catalog.md).
+---An entry of config.json (its camelCase names: stdlib/doc/catalog.md).
 ---@class mcp.ServerEntry
 ---@field command? string
 ---@field args? string[]

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/testkit"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -143,7 +143,7 @@ func TestStubsMatchModules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &syncbuf.Buffer{}
+	out := &testkit.Buffer{}
 	// ScriptDir away from this folder: require would find the stubs here
 	// before the embedded inspect and help.
 	h := host.New(host.Config{Home: dir, Clean: true, ScriptDir: dir, Stdout: out, Stderr: out})

@@ -3,13 +3,13 @@ package manager
 import (
 	"slices"
 
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/chat"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
 // What the manager shows of a server is made visible as it comes in
-// (internal/visible): the server's names, titles, descriptions, schema
+// (runtime/visible): the server's names, titles, descriptions, schema
 // words, instructions and stderr cannot drive the terminal, and only the
 // manager's own styling writes escapes. Errors show through chat.OneLine,
 // which does the same.

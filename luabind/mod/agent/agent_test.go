@@ -6,17 +6,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/luagent/luagent/internal/skilltest"
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/luatest"
+	"github.com/luagent/luagent/runtime/testkit"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // The agent module from Lua: the mock and Lua-function models over a Lua
 // MCP server (testdata/server.lua served by the real binary).
 func TestLua(t *testing.T) {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	server, err := filepath.Abs("testdata/server.lua")
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +29,7 @@ func TestLua(t *testing.T) {
 // The default hub starts only an agent's servers (testdata/default_hub.lua):
 // the catalog's other server would leave a marker file.
 func TestDefaultHubStartsOnlyAgentServers(t *testing.T) {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	server, err := filepath.Abs("testdata/server.lua")
 	if err != nil {
 		t.Fatal(err)
@@ -52,10 +51,10 @@ func TestDefaultHubStartsOnlyAgentServers(t *testing.T) {
 // Skills from Lua: a local one in the host's home and a server's, through
 // agent.new's skills option (testdata/skills.lua).
 func TestSkills(t *testing.T) {
-	cmd, _, _ := skilltest.Server(t)
-	luatest.RunFile(t, "testdata/skills.lua", luatest.Options{Config: host.Config{Home: skilltest.Home(t), Clean: true}, Setup: func(t *testing.T, h *host.Host) {
+	cmd, _, _ := testkit.SkillServer(t)
+	luatest.RunFile(t, "testdata/skills.lua", luatest.Options{Config: host.Config{Home: testkit.SkillHome(t), Clean: true}, Setup: func(t *testing.T, h *host.Host) {
 		h.L.SetGlobal("SKILLS", lua.LString(cmd))
-		h.L.SetGlobal("SKILLS_DIR", lua.LString(skilltest.Dir()))
+		h.L.SetGlobal("SKILLS_DIR", lua.LString(testkit.SkillDir()))
 	}})
 }
 

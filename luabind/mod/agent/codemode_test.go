@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/peers"
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/luatest"
+	"github.com/luagent/luagent/runtime/testkit"
 	"github.com/luagent/luagent/runtime/trace"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -33,9 +32,9 @@ func (e *events) Emit(ev trace.Event) {
 // snippet run in a fresh sandbox. TRACE() hands the test the trace so far
 // (agent tool calls with their spans, the hub's notifications).
 func TestCodeMode(t *testing.T) {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	server, _ := filepath.Abs("testdata/codemode_server.lua")
-	cmd, args := peers.Everything(t)
+	cmd, args := testkit.Everything(t)
 	ev := &events{}
 	luatest.RunFile(t, "testdata/codemode.lua", luatest.Options{Config: host.Config{Clean: true, Trace: ev}, Setup: func(t *testing.T, h *host.Host) {
 		h.L.SetGlobal("LUAGENT", lua.LString(bin))

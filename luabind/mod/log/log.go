@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luagent/luagent/internal/visible"
 	"github.com/luagent/luagent/luabind/vm"
+	"github.com/luagent/luagent/runtime/visible"
 	lua "github.com/yuin/gopher-lua"
 )
 

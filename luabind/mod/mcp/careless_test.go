@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // startServer runs `luagent serve [args] script` for the raw-wire tests.
 func startServer(t *testing.T, script string, args ...string) *wireServer {
 	t.Helper()
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	cmd := exec.Command(bin, append(append([]string{"serve"}, args...), script)...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

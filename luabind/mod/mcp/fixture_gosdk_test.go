@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/runtime/testkit"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,7 +18,7 @@ import (
 // the SDK answering elicitation, sampling and roots (requests in
 // 2025-11-25, input_required rounds in 2026-07-28).
 func TestFixtureWithGoSDKClient(t *testing.T) {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	server, _ := filepath.Abs(fixturePath)
 	for _, mode := range []string{"stdio/modern", "stdio/legacy", "http/modern", "http/legacy"} {
 		transport, era, _ := strings.Cut(mode, "/")

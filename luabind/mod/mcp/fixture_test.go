@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // The conformance fixture (examples/conformance/server.lua) driven on the
 // wire over stdio, checking what the official judges check
-// (docs/conformance-fixture.md §7), in both eras. The judges themselves talk
+// (stdlib/doc/conformance-fixture.md §7), in both eras. The judges themselves talk
 // Streamable HTTP; these transcripts pin the same behaviour on stdio.
 
 const fixturePath = "../../../examples/conformance/server.lua"
@@ -39,7 +39,7 @@ type fixtureWire struct {
 
 func startFixture(t *testing.T) *fixtureWire {
 	t.Helper()
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	server, _ := filepath.Abs(fixturePath)
 	cmd := exec.Command(bin, "serve", server)
 	in, _ := cmd.StdinPipe()
@@ -268,7 +268,7 @@ func get(v any, path ...any) any {
 	return v
 }
 
-// Constants of the fixture (docs/conformance-fixture.md §4.1).
+// Constants of the fixture (stdlib/doc/conformance-fixture.md §4.1).
 const (
 	fixturePNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 	fixtureWAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="

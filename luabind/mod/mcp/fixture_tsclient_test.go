@@ -10,18 +10,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luagent/luagent/internal/peers"
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // The conformance fixture driven by the official TypeScript SDK v2 client
-// (@modelcontextprotocol/client 2.4.0 on Node 24, test/tsclient/drive.mjs) in
+// (@modelcontextprotocol/client 2.4.0 on Node 24, scripts/tsclient/drive.mjs) in
 // both eras, over stdio and Streamable HTTP: every tool, resource and
 // prompt; elicitation over two rounds, sampling and roots answered by the
 // SDK's handlers.
 func TestFixtureWithTSClient(t *testing.T) {
-	node, driver := peers.TSClient(t)
-	bin := testbin.Build(t, "cmd/luagent")
+	node, driver := testkit.TSClient(t)
+	bin := testkit.Build(t, "cmd/luagent")
 	server, _ := filepath.Abs(fixturePath)
 
 	type op map[string]any

@@ -21,19 +21,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/peers"
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // The official MCP Inspector CLI (@modelcontextprotocol/inspector 2.12.0 on
-// the Node 24 of test/tsclient) drives the conformance fixture over
+// the Node 24 of scripts/tsclient) drives the conformance fixture over
 // Streamable HTTP, once per protocol era. Every request goes through a
 // recording proxy, so the test fails if the inspector quietly spoke the
 // other era: legacy must initialize a 2025-11-25 session, modern must never
 // initialize and must send 2026-07-28 on every request.
 func TestInspectorCLI(t *testing.T) {
-	node, cli := peers.Inspector(t)
-	bin := testbin.Build(t, "cmd/luagent")
+	node, cli := testkit.Inspector(t)
+	bin := testkit.Build(t, "cmd/luagent")
 	server, _ := filepath.Abs(fixturePath)
 
 	for _, era := range []string{"legacy", "modern"} {

@@ -180,7 +180,7 @@ func adder(add func(L *lua.LState, s *luaServer, key string, def json.RawMessage
 // other is given to shape(r, msg), which returns a table: the whole
 // result, or followed by true, the structured content (which runtime/mcp
 // also sends as text). Shaping here, not in a Lua wrapper around fn, keeps
-// a frame and a closure call off every call (BENCHMARKS.md, W2 profile).
+// a frame and a closure call off every call (scripts/bench/BENCHMARKS.md, W2 profile).
 func addTool(L *lua.LState, s *luaServer, name string, def json.RawMessage, fn *lua.LFunction) error {
 	task := "tool " + name // once, not per call
 	shape := L.OptFunction(6, nil)

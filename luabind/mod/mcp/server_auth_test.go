@@ -15,10 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/syncbuf"
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/luatest"
+	"github.com/luagent/luagent/runtime/testkit"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -30,7 +29,7 @@ import (
 // env added and returns the endpoint's URL, everything it printed on stderr
 // so far, and stop: SIGTERM, then wait until the process has exited and its
 // stderr is read to the end (the process is killed with the test anyway).
-func serveAuth(t *testing.T, bin string, env []string, argv ...string) (url string, out *syncbuf.Buffer, stop func()) {
+func serveAuth(t *testing.T, bin string, env []string, argv ...string) (url string, out *testkit.Buffer, stop func()) {
 	t.Helper()
 	cmd := exec.Command(bin, argv...)
 	cmd.Env = append(os.Environ(), env...)
@@ -53,7 +52,7 @@ func serveAuth(t *testing.T, bin string, env []string, argv ...string) (url stri
 		}
 		wait()
 	}
-	out = &syncbuf.Buffer{}
+	out = &testkit.Buffer{}
 	urls := make(chan string, 1)
 	go func() {
 		defer close(ended)
@@ -196,7 +195,7 @@ func runAuthClientLua(t *testing.T, bin, url, token, luaURL string) {
 const testToken = "tok-Secret.42~Zq"
 
 func TestServeAuth(t *testing.T) {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	servers, _ := filepath.Abs("testdata/servers")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	// The token server runs with -v and --trace too: neither may show it.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
+	"github.com/luagent/luagent/runtime/testkit"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -55,7 +55,7 @@ func (n *notified) waitUntil(done func() bool) {
 
 // The Lua server driven by the Go SDK v1.8.0 client, in both eras.
 func TestServerWithGoSDKClient(t *testing.T) {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	server, _ := filepath.Abs("testdata/servers/everything.lua")
 	for _, era := range []string{"modern", "legacy"} {
 		t.Run(era, func(t *testing.T) {

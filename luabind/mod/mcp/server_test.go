@@ -4,16 +4,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/luatest"
+	"github.com/luagent/luagent/runtime/testkit"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // TestServer drives Lua servers (luagent serve) with luagent's own client,
 // over stdio and over Streamable HTTP.
 func TestServer(t *testing.T) {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	servers, _ := filepath.Abs("testdata/servers")
 	t.Run("stdio", func(t *testing.T) {
 		luatest.RunFile(t, "testdata/server.lua", luatest.Options{Setup: func(t *testing.T, h *host.Host) {

@@ -7,23 +7,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/luagent/luagent/internal/skilltest"
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/luatest"
+	"github.com/luagent/luagent/runtime/testkit"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // TestServerTasksSkills: a Lua server's task tools and skills
 // (s:tool{task=}, s:skill, s:skills_dir) with luagent's own client.
 func TestServerTasksSkills(t *testing.T) {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	servers, _ := filepath.Abs("testdata/servers")
 	setup := func(url string) luatest.Options {
 		return luatest.Options{Setup: func(t *testing.T, h *host.Host) {
 			h.L.SetGlobal("LUAGENT", lua.LString(bin))
 			h.L.SetGlobal("SERVERS", lua.LString(servers))
-			h.L.SetGlobal("SKILLS_DIR", lua.LString(skilltest.Dir()))
+			h.L.SetGlobal("SKILLS_DIR", lua.LString(testkit.SkillDir()))
 			if url != "" {
 				h.L.SetGlobal("HTTP_URL", lua.LString(url))
 			}
@@ -31,7 +30,7 @@ func TestServerTasksSkills(t *testing.T) {
 	}
 	t.Run("stdio", func(t *testing.T) { luatest.RunFile(t, "testdata/tasks_skills_server.lua", setup("")) })
 	t.Run("http", func(t *testing.T) {
-		t.Setenv("SKILLS_DIR", skilltest.Dir()) // the server's, inherited
+		t.Setenv("SKILLS_DIR", testkit.SkillDir()) // the server's, inherited
 		url := serveHTTP(t, bin, filepath.Join(servers, "tasks_skills.lua"))
 		luatest.RunFile(t, "testdata/tasks_skills_server.lua", setup(url))
 	})
@@ -40,7 +39,7 @@ func TestServerTasksSkills(t *testing.T) {
 // A sandboxed server publishes skills from text, never from files: the
 // reading half of s:skill is not in a sandbox's mcp.
 func TestSandboxSkillsReadNoFiles(t *testing.T) {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	dir := t.TempDir()
 	script := filepath.Join(dir, "s.lua")
 	for _, tc := range []struct{ name, line, want string }{

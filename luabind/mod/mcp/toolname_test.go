@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/testbin"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/testkit"
 	"github.com/luagent/luagent/runtime/transport"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,7 +19,7 @@ const ctlTool = "a\u0001b" // a control character in a tool's name
 // luagent's client and by the Go SDK, in both eras: the name goes out as
 // JSON (\u0001), not as Go's quoting (\x01), which no peer parses.
 func TestControlCharacterToolName(t *testing.T) {
-	bin := testbin.Build(t, "cmd/luagent")
+	bin := testkit.Build(t, "cmd/luagent")
 	server, _ := filepath.Abs("testdata/servers/careless.lua")
 	for _, era := range []string{"legacy", "modern"} {
 		t.Run("luagent/"+era, func(t *testing.T) {

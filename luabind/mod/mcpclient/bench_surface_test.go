@@ -4,19 +4,19 @@ import (
 	"context"
 	"testing"
 
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/testkit"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // The client surface's own cost from Lua, per call, against the fake
-// server (internal/testserver/fake, legacy era): what the Lua wrappers and
+// server (runtime/testkit/servers/fake, legacy era): what the Lua wrappers and
 // gopher-luar add or save where values cross (conn:info, hub:status,
 // hub:tools are answered locally; conn:read and conn:tools are a round
 // trip through the generic waiter). Run with -benchmem on this tree and on
 // the one before issue 16's binding change, in one session.
 func benchSurface(b *testing.B, body string) {
-	fake := testbin.Build(b, "internal/testserver/fake")
+	fake := testkit.Build(b, "runtime/testkit/servers/fake")
 	h := host.New(host.Config{Home: b.TempDir(), Clean: true})
 	defer h.Close()
 	fn, err := h.Load([]byte(`

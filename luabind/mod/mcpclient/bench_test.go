@@ -10,11 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/cputime"
-	"github.com/luagent/luagent/internal/peers"
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/cputime"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/testkit"
 	"github.com/luagent/luagent/runtime/transport"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	lua "github.com/yuin/gopher-lua"
@@ -26,17 +25,17 @@ import (
 // Besides ns/op, each reports the client process's CPU per call (the
 // server is another process, so its CPU is not counted).
 
-// echoServer is the server all clients call: internal/testserver/echo, which
+// echoServer is the server all clients call: runtime/testkit/servers/echo, which
 // answers with as little work as it can, so the clients' own costs show;
 // BENCH_SERVER=gosdk picks the Go SDK test server instead.
 func echoServer(b *testing.B) (string, []string) {
 	switch os.Getenv("BENCH_SERVER") {
 	case "gosdk":
-		return peers.GoSDKServer(b, "modern")
+		return testkit.GoSDKServer(b, "modern")
 	case "lua":
-		return testbin.Build(b, "cmd/luagent"), []string{"serve", filepath.Join(testbin.Root(), "examples", "echo.lua")}
+		return testkit.Build(b, "cmd/luagent"), []string{"serve", filepath.Join(testkit.Root(), "examples", "echo.lua")}
 	}
-	return testbin.Build(b, "internal/testserver/echo"), nil
+	return testkit.Build(b, "runtime/testkit/servers/echo"), nil
 }
 
 func report(b *testing.B, start time.Time, cpu0 time.Duration) {

@@ -10,13 +10,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/errs"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/oauth/store"
+	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/skills"
 	lua "github.com/yuin/gopher-lua"
 )

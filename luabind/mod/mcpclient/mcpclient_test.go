@@ -5,37 +5,35 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/luagent/luagent/internal/peers"
-	"github.com/luagent/luagent/internal/skilltest"
-	"github.com/luagent/luagent/internal/testbin"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/luatest"
+	"github.com/luagent/luagent/runtime/testkit"
 	lua "github.com/yuin/gopher-lua"
 )
 
 func TestLua(t *testing.T) {
-	fake := testbin.Build(t, "internal/testserver/fake")
-	skills, _, _ := skilltest.Server(t)
+	fake := testkit.Build(t, "runtime/testkit/servers/fake")
+	skills, _, _ := testkit.SkillServer(t)
 	luatest.RunDir(t, "testdata", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
 		h.L.SetGlobal("FAKE", lua.LString(fake))
 		h.L.SetGlobal("SKILLS", lua.LString(skills))
-		h.L.SetGlobal("SKILLS_DIR", lua.LString(skilltest.Dir()))
+		h.L.SetGlobal("SKILLS_DIR", lua.LString(testkit.SkillDir()))
 	}})
 }
 
 // Interop with real peers: the npm reference servers and the Go SDK v1.8.0.
 func TestInterop(t *testing.T) {
-	ecmd, eargs := peers.Everything(t)
+	ecmd, eargs := testkit.Everything(t)
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello from the filesystem\n"), 0o644)
-	fcmd, fargs := peers.Filesystem(t, root)
-	gcmd, gargs := peers.GoSDKServer(t, "modern")
-	_, lgargs := peers.GoSDKServer(t, "legacy")
-	_, slargs := peers.GoSDKServer(t, "sdk-legacy")
-	everythingHTTP := peers.EverythingHTTP(t)
-	everythingSSE := peers.EverythingSSE(t)
-	gosdkStateful := peers.GoSDKHTTP(t, "legacy", false)
-	gosdkStateless := peers.GoSDKHTTP(t, "modern", true)
+	fcmd, fargs := testkit.Filesystem(t, root)
+	gcmd, gargs := testkit.GoSDKServer(t, "modern")
+	_, lgargs := testkit.GoSDKServer(t, "legacy")
+	_, slargs := testkit.GoSDKServer(t, "sdk-legacy")
+	everythingHTTP := testkit.EverythingHTTP(t)
+	everythingSSE := testkit.EverythingSSE(t)
+	gosdkStateful := testkit.GoSDKHTTP(t, "legacy", false)
+	gosdkStateless := testkit.GoSDKHTTP(t, "modern", true)
 	luatest.RunFile(t, "testdata/interop.lua", luatest.Options{Setup: func(t *testing.T, h *host.Host) {
 		set := func(name, cmd string, args []string) {
 			tb := h.L.CreateTable(0, 2)

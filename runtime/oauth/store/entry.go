@@ -13,10 +13,10 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/luagent/luagent/internal/secret"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/privfile"
+	"github.com/luagent/luagent/runtime/secret"
 )
 
 // Entry is one credential file: a server URL's in a Store, or the legacy

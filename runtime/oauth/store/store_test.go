@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/internal/syncbuf"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/privfile"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 const testURL = "https://mcp.example.com/mcp"
@@ -33,9 +33,9 @@ func cred(access, refresh string) *oauth.Credential {
 
 // newStore is a store in a fresh folder (two levels down, so Save makes
 // the parents) whose warnings go to the returned buffer.
-func newStore(t *testing.T) (*Store, *syncbuf.Buffer) {
+func newStore(t *testing.T) (*Store, *testkit.Buffer) {
 	t.Helper()
-	var w syncbuf.Buffer
+	var w testkit.Buffer
 	s := New(filepath.Join(t.TempDir(), "credentials", "mcp"))
 	s.Warn = &w
 	return s, &w

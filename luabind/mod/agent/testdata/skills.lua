@@ -1,5 +1,5 @@
 -- agent.new{skills = ...}: the local skills (HOME/skills/notes) and the
--- hub's servers' (internal/testserver/skills: pdf-processing, and evil,
+-- hub's servers' (runtime/testkit/servers/skills: pdf-processing, and evil,
 -- tampered), offered to a Lua-function model.
 
 local function the_hub()

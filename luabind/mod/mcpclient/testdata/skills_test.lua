@@ -1,5 +1,5 @@
 -- Skills over the skills extension: conn:skills, conn:load_skill,
--- conn:read_skill_file and the hub's, against internal/testserver/skills
+-- conn:read_skill_file and the hub's, against runtime/testkit/servers/skills
 -- (pdf-processing, and evil, whose SKILL.md is tampered with).
 local function server(protocol)
   return { name = "docs", command = SKILLS, args = { "-dir", SKILLS_DIR, "-tamper", "evil" }, protocol = protocol }
