@@ -11,7 +11,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/catalog"

@@ -11,9 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/luabind/chatlua"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -56,7 +57,7 @@ const ChatBanner = "luagent chat — model %s. /help lists the commands; end a l
 // lines (history in Home/chat_history, Tab completion); otherwise it
 // reads plain lines, approval answers included. It returns the exit code.
 func (h *Host) Chat(ctx context.Context, in io.Reader, interactive bool, c ChatConfig) int {
-	t := &chatTerm{h: h, cfg: c, mask: secret.NewMasker(c.Secrets), tty: interactive, lua: chat.NewLua(h.Loop), prompts: map[string][]string{}, running: map[string]int{}}
+	t := &chatTerm{h: h, cfg: c, mask: secret.NewMasker(c.Secrets), tty: interactive, lua: chatlua.NewLua(h.Loop), prompts: map[string][]string{}, running: map[string]int{}}
 	if interactive {
 		t.rd = t.newReader()
 	} else {
@@ -79,7 +80,7 @@ type chatTerm struct {
 	mask *secret.Masker // cfg.Secrets
 	tty  bool
 	rd   LineReader
-	lua  *chat.Lua
+	lua  *chatlua.Lua
 	s    *chat.Session
 	out  io.Writer
 	errw io.Writer
@@ -150,7 +151,7 @@ func (t *chatTerm) fail(err error) {
 
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
-	o := chat.BuildOptions{AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
+	o := chatlua.BuildOptions{AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
 	if t.cfg.AgentFile != "" {
 		src, err := os.ReadFile(t.cfg.AgentFile)
 		if err != nil {
@@ -626,7 +627,7 @@ func (h *Host) replMCP(ctx context.Context, tty bool, op *atomic.Pointer[context
 		fmt.Fprint(h.cfg.Stdout, chat.MCPList(nil, nil))
 		return
 	}
-	hb, err := chat.NewLua(h.Loop).DefaultHub(ctx)
+	hb, err := chatlua.NewLua(h.Loop).DefaultHub(ctx)
 	if err != nil {
 		fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", visible.Text(err.Error()))
 		return

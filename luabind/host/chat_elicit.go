@@ -6,7 +6,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/runtime/chat"
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/oauth"
 )

@@ -12,8 +12,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/luagent/luagent/luabind/chat"
-	"github.com/luagent/luagent/luabind/host/manager"
+	"github.com/luagent/luagent/runtime/chat"
+	"github.com/luagent/luagent/runtime/tui/manager"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"

@@ -1,4 +1,7 @@
-package chat
+// Package chatlua is the Lua side of a chat session (runtime/chat): it
+// builds the session's agent, the /model and /meta agents, and evaluates
+// /lua lines in the host's Lua state.
+package chatlua
 
 import (
 	"context"

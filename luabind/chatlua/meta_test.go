@@ -1,4 +1,4 @@
-package chat_test
+package chatlua_test
 
 import (
 	"bytes"
@@ -12,11 +12,12 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/luabind/chatlua"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/sched"
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/testkit"
@@ -49,7 +50,7 @@ func (quietUI) Approve(context.Context, ragent.Call) chat.Approval { return chat
 
 // metaSession is a chat session over a real host whose catalog holds the
 // echo server "one", with its Lua side.
-func metaSession(t *testing.T) (*chat.Session, *chat.Lua, string) {
+func metaSession(t *testing.T) (*chat.Session, *chatlua.Lua, string) {
 	t.Helper()
 	echo := testkit.Build(t, "runtime/testkit/servers/echo")
 	home := t.TempDir()
@@ -76,8 +77,8 @@ func metaSession(t *testing.T) (*chat.Session, *chat.Lua, string) {
 		}
 		loaded <- fn
 	})
-	l := chat.NewLua(h.Loop)
-	ag, err := l.Build(context.Background(), chat.BuildOptions{AgentFn: <-loaded, AgentFile: "meta_agent.lua"})
+	l := chatlua.NewLua(h.Loop)
+	ag, err := l.Build(context.Background(), chatlua.BuildOptions{AgentFn: <-loaded, AgentFile: "meta_agent.lua"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestMetaSaveDeclinedThenConfirmed(t *testing.T) {
 	build := func(ctx context.Context) (a chat.Agent, err error) {
 		builds++
 		defer func() { last = a }()
-		return l.BuildMeta(ctx, chat.MetaOptions{Path: path,
+		return l.BuildMeta(ctx, chatlua.MetaOptions{Path: path,
 			Confirm: func(_ context.Context, text string) bool { out.add(text); return answer },
 			Saved: func(name, op string) string {
 				saved = append(saved, op+" "+name)
@@ -221,7 +222,7 @@ func TestMetaBuildFails(t *testing.T) {
 	if errs.KindOf(err) != errs.Invalid {
 		t.Errorf("a failed build: %v", err)
 	}
-	if _, err := l.BuildMeta(context.Background(), chat.MetaOptions{Path: path}); err != nil {
+	if _, err := l.BuildMeta(context.Background(), chatlua.MetaOptions{Path: path}); err != nil {
 		t.Errorf("BuildMeta: %v", err)
 	}
 }
