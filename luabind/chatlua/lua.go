@@ -6,114 +6,109 @@ package chatlua
 import (
 	"context"
 	"encoding/json"
+	"os"
 
 	lua "github.com/yuin/gopher-lua"
 
 	agentmod "github.com/luagent/luagent/luabind/mod/agent"
+	"github.com/luagent/luagent/luabind/preload"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
-// Lua is the session's Lua state: the agent is built in it and /lua lines
-// run in it. Its loop must be running (sched.Loop.Run on some goroutine)
-// while these are called, from any other goroutine.
+// Lua is the session's Lua state (chat.Lua): the agent is built in it and
+// /lua lines run in it, by the functions of stdlib/chat.lua. Its loop must
+// be running (sched.Loop.Run on some goroutine) while these are called,
+// from any other goroutine.
 type Lua struct {
-	lp    *sched.Loop
-	agent lua.LValue // the stdlib agent value (loop goroutine only)
+	lp      *sched.Loop
+	load    func(src []byte, name string) (*lua.LFunction, error)
+	agentFn *lua.LFunction // LoadAgent's (loop goroutine only)
+	agent   lua.LValue     // the stdlib agent value (loop goroutine only)
+	mod     *lua.LTable    // require("luagent.chat")
 }
 
-// NewLua returns the session's side of a loop.
-func NewLua(lp *sched.Loop) *Lua { return &Lua{lp: lp} }
+var _ chat.Lua = (*Lua)(nil)
 
-// BuildOptions say which agent a session has.
-type BuildOptions struct {
-	// AgentFn is --agent's compiled file (it returns agent.new{...});
-	// nil builds the default agent over the user's catalog.
-	AgentFn   *lua.LFunction
-	AgentFile string
-	// Model overrides the agent's ("" keeps it: for the default agent,
-	// LUAGENT_MODEL, else the catalog's, else mock).
-	Model string
-	Yes   bool
-	// CodeMode offers the model run_lua instead of the tools (--code-mode).
-	CodeMode bool
-	// Elicit answers the servers' elicitation requests (nil: the hub
-	// does not offer elicitation). It runs on its own goroutine.
-	Elicit func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)
+// NewLua returns the session's side of a loop; load compiles an --agent
+// file (host.LoadAgentFile: Lua, or an agents-exe JSON file).
+func NewLua(lp *sched.Loop, load func(src []byte, name string) (*lua.LFunction, error)) *Lua {
+	return &Lua{lp: lp, load: load}
 }
 
-// buildChunk makes the agent: --agent's with --model and --yes applied
-// (as luagent ask does), or a default one on the shared default hub.
-const buildChunk = `
-local fn, file, model, yes, elicit, code_mode = ...
-if elicit then agent.default_hub_options{ on_elicit = elicit } end
-local a
-if fn then
-  a = fn()
-  if type(a) == "table" and not agent.is(a) and agent.is(a[1]) then a = a[1] end
-  if not agent.is(a) then
-    error({ kind = "invalid", message = file .. " must return an agent (return agent.new{...})" }, 0)
-  end
-  local changes = {}
-  if model then changes.model = model end
-  if yes then changes.yes = true end
-  if code_mode then changes.code_mode = true end
-  if next(changes) then a = a:with(changes) end
-else
-  a = agent.new{ name = "chat", model = model, yes = yes or nil, code_mode = code_mode or nil }
-end
-return a
-`
-
-const withChunk = `
-local a, model = ...
-return a:with{ model = model }
-`
-
-// evalChunk runs one line, as an expression when it is one (so "1+1"
-// shows 2), and renders what it returns: tables through inspect.
-const evalChunk = `
-local code = ...
-local f, err = loadstring("return " .. code, "lua")
-if not f then f, err = loadstring(code, "lua") end
-if not f then error({ kind = "syntax", message = err }, 0) end
-local function render(...)
-  local out = {}
-  for i = 1, select("#", ...) do
-    local v = select(i, ...)
-    local mt = getmetatable(v)
-    if type(v) == "table" and not (type(mt) == "table" and mt.__tostring) then
-      out[i] = inspect(v)
-    else
-      out[i] = tostring(v)
-    end
-  end
-  return table.concat(out, "\t")
-end
-return render(f())
-`
-
-// Build makes the session's agent.
-func (l *Lua) Build(ctx context.Context, o BuildOptions) (*agentmod.Handle, error) {
-	var h *agentmod.Handle
-	err := l.run(ctx, "chat", buildChunk, func(L *lua.LState) []lua.LValue {
-		args := []lua.LValue{lua.LNil, lua.LString(o.AgentFile), lua.LNil, lua.LBool(o.Yes), lua.LNil, lua.LBool(o.CodeMode)}
-		if o.Elicit != nil {
-			args[4] = l.elicitFn(o.Elicit)
+// LoadAgent reads and compiles an --agent file for Build.
+func (l *Lua) LoadAgent(file string) error {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
 		}
-		if o.AgentFn != nil {
-			args[0] = o.AgentFn
+		return errs.Errorf(errs.NotFound, "", "cannot read %s: %v", visible.Line(file), err)
+	}
+	done := make(chan error, 1)
+	l.lp.Post(func() {
+		fn, err := l.load(src, file)
+		l.agentFn = fn
+		done <- err
+	})
+	return <-done
+}
+
+// Build makes the session's agent (stdlib/chat.lua's build).
+func (l *Lua) Build(ctx context.Context, o chat.BuildOptions) (chat.Agent, error) {
+	var h *agentmod.Handle
+	name := o.Name
+	if name == "" {
+		name = "chat"
+	}
+	err := l.run(ctx, name, "build", func(L *lua.LState) []lua.LValue {
+		t := L.CreateTable(0, 10)
+		t.RawSetString("name", lua.LString(name))
+		if o.AgentFile != "" && l.agentFn != nil {
+			t.RawSetString("agent_fn", l.agentFn)
+			t.RawSetString("agent_file", lua.LString(o.AgentFile))
 		}
 		if o.Model != "" {
-			args[2] = lua.LString(o.Model)
+			t.RawSetString("model", lua.LString(o.Model))
 		}
-		return args
+		if len(o.Servers) > 0 {
+			st := L.CreateTable(len(o.Servers), 0)
+			for _, s := range o.Servers {
+				st.Append(lua.LString(s))
+			}
+			t.RawSetString("servers", st)
+		}
+		if o.Yes {
+			t.RawSetString("yes", lua.LTrue)
+		}
+		if o.CodeMode {
+			t.RawSetString("code_mode", lua.LTrue)
+		}
+		if o.OwnHub {
+			t.RawSetString("own_hub", lua.LTrue)
+		}
+		if o.Warn != nil {
+			warn := o.Warn
+			t.RawSetString("warn", L.NewFunction(func(L *lua.LState) int {
+				warn(L.CheckString(1))
+				return 0
+			}))
+		}
+		if o.Elicit != nil {
+			t.RawSetString("elicit", l.elicitFn(o.Elicit))
+		}
+		return []lua.LValue{t}
 	}, func(L *lua.LState, rs []lua.LValue) error {
 		return l.keep(rs, &h)
 	})
-	return h, err
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // elicitFn is the on_elicit a hub calls with a request's params and the
@@ -145,14 +140,17 @@ func (l *Lua) elicitFn(answer func(ctx context.Context, server string, params js
 
 // WithModel makes the agent again with another model (its policy, hooks
 // and tools kept); the session moves the conversation over.
-func (l *Lua) WithModel(ctx context.Context, model string) (*agentmod.Handle, error) {
+func (l *Lua) WithModel(ctx context.Context, model string) (chat.Agent, error) {
 	var h *agentmod.Handle
-	err := l.run(ctx, "/model", withChunk, func(L *lua.LState) []lua.LValue {
+	err := l.run(ctx, "/model", "with_model", func(L *lua.LState) []lua.LValue {
 		return []lua.LValue{l.agent, lua.LString(model)}
 	}, func(L *lua.LState, rs []lua.LValue) error {
 		return l.keep(rs, &h)
 	})
-	return h, err
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 func (l *Lua) keep(rs []lua.LValue, h **agentmod.Handle) error {
@@ -171,7 +169,7 @@ func (l *Lua) keep(rs []lua.LValue, h **agentmod.Handle) error {
 // its value ("" for none).
 func (l *Lua) Eval(ctx context.Context, code string) (string, error) {
 	var out string
-	err := l.run(ctx, "/lua", evalChunk, func(L *lua.LState) []lua.LValue {
+	err := l.run(ctx, "/lua", "eval", func(L *lua.LState) []lua.LValue {
 		return []lua.LValue{lua.LString(code)}
 	}, func(L *lua.LState, rs []lua.LValue) error {
 		if len(rs) > 0 {
@@ -186,7 +184,7 @@ func (l *Lua) Eval(ctx context.Context, code string) (string, error) {
 // made, and its servers started in the background, on first use.
 func (l *Lua) DefaultHub(ctx context.Context) (*hub.Hub, error) {
 	var h *hub.Hub
-	err := l.run(ctx, "/mcp", `return agent.default_hub()`, nil, func(L *lua.LState, rs []lua.LValue) error {
+	err := l.run(ctx, "/mcp", "default_hub", nil, func(L *lua.LState, rs []lua.LValue) error {
 		if len(rs) > 0 {
 			if ud, ok := rs[0].(*lua.LUserData); ok {
 				if hh, ok := ud.Value.(interface{ Hub() *hub.Hub }); ok {
@@ -200,16 +198,16 @@ func (l *Lua) DefaultHub(ctx context.Context) (*hub.Hub, error) {
 	return h, err
 }
 
-// run compiles src, runs it as a task with args(L) and hands its results
-// to read, both on the loop goroutine; it waits for the task, and
-// interrupts it when ctx ends.
-func (l *Lua) run(ctx context.Context, name, src string, args func(L *lua.LState) []lua.LValue, read func(L *lua.LState, rs []lua.LValue) error) error {
+// run runs stdlib/chat.lua's function fname as a task with args(L) and
+// hands its results to read, both on the loop goroutine; it waits for the
+// task, and interrupts it when ctx ends.
+func (l *Lua) run(ctx context.Context, name, fname string, args func(L *lua.LState) []lua.LValue, read func(L *lua.LState, rs []lua.LValue) error) error {
 	done := make(chan error, 1)
 	var task *sched.Task
 	started := make(chan struct{})
 	l.lp.Post(func() {
 		L := l.lp.L
-		fn, err := L.LoadString(src)
+		fn, err := l.function(L, fname)
 		if err != nil {
 			done <- errs.Wrap(errs.Internal, "chat", err)
 			close(started)
@@ -239,4 +237,28 @@ func (l *Lua) run(ctx context.Context, name, src string, args func(L *lua.LState
 		}
 		return <-done
 	}
+}
+
+// function is stdlib/chat.lua's function name, the module loaded on first
+// use as luagent.chat (and /meta's as luagent.meta): a user's chat.lua or
+// meta.lua must not stand in for them.
+func (l *Lua) function(L *lua.LState, name string) (*lua.LFunction, error) {
+	if l.mod == nil {
+		preload.Embedded(L, "luagent.chat", "chat")
+		preload.Embedded(L, "luagent.meta", "meta")
+		if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString("luagent.chat")); err != nil {
+			return nil, errs.Wrap(errs.Internal, "chat", err)
+		}
+		mod, ok := L.Get(-1).(*lua.LTable)
+		L.Pop(1)
+		if !ok {
+			return nil, errs.New(errs.Internal, "chat", "luagent.chat is not a module table")
+		}
+		l.mod = mod
+	}
+	fn, ok := l.mod.RawGetString(name).(*lua.LFunction)
+	if !ok {
+		return nil, errs.Errorf(errs.Internal, "chat", "luagent.chat has no function %s", name)
+	}
+	return fn, nil
 }

@@ -6,8 +6,8 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	agentmod "github.com/luagent/luagent/luabind/mod/agent"
-	"github.com/luagent/luagent/luabind/preload"
 	"github.com/luagent/luagent/luabind/sched"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -18,35 +18,10 @@ import (
 // (MetaOptions.Confirm); after one, only the server it changed starts,
 // stops or restarts.
 
-// MetaOptions configure the catalog agent.
-type MetaOptions struct {
-	// Path is the catalog's file.
-	Path string
-	// Confirm shows a change (exactly the lines of the file that change,
-	// secrets as <hidden>) and says whether the person wants it saved;
-	// ctx ends when the turn is cancelled. It runs on a goroutine of its
-	// own while the agent's tool call waits.
-	Confirm func(ctx context.Context, text string) bool
-	// Saved runs after a confirmed change was written (op: add, replace,
-	// remove, enable, disable); what it returns the model is told.
-	Saved func(name, op string) string
-}
-
-// metaChunk builds the catalog agent with the main agent's model (nil:
-// the default one, as for the main agent).
-const metaChunk = `
-local main, path, confirm, saved = ...
-local meta = require("luagent.meta")
-local model = main and main._opts and main._opts.model
-return meta.new{ model = model, catalog = mcp.catalog(path), confirm = confirm, on_saved = saved }
-`
-
 // BuildMeta makes the catalog agent on the current agent's model.
-func (l *Lua) BuildMeta(ctx context.Context, o MetaOptions) (*agentmod.Handle, error) {
+func (l *Lua) BuildMeta(ctx context.Context, o chat.MetaOptions) (chat.Agent, error) {
 	var h *agentmod.Handle
-	err := l.run(ctx, "/meta", metaChunk, func(L *lua.LState) []lua.LValue {
-		// Not require("meta"): a user's meta.lua must not stand in for it.
-		preload.Embedded(L, "luagent.meta", "meta")
+	err := l.run(ctx, "/meta", "meta", func(L *lua.LState) []lua.LValue {
 		main := l.agent
 		if main == nil {
 			main = lua.LNil
@@ -63,7 +38,10 @@ func (l *Lua) BuildMeta(ctx context.Context, o MetaOptions) (*agentmod.Handle, e
 		h = got
 		return nil
 	})
-	return h, err
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
 }
 
 // confirmFn is meta's confirm(text, op, name): the tool call waits while

@@ -5,12 +5,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	lua "github.com/yuin/gopher-lua"
 
 	"github.com/luagent/luagent/luabind/chatlua"
 	"github.com/luagent/luagent/luabind/host"
@@ -69,16 +68,15 @@ func metaSession(t *testing.T) (*chat.Session, *chatlua.Lua, string) {
 		<-stopped
 		h.Close()
 	})
-	loaded := make(chan *lua.LFunction, 1)
-	h.Loop.Post(func() {
-		fn, err := h.Load(fmt.Appendf(nil, metaModel, echo, metaSecret), "meta_agent.lua")
-		if err != nil {
-			t.Error(err)
-		}
-		loaded <- fn
-	})
-	l := chatlua.NewLua(h.Loop)
-	ag, err := l.Build(context.Background(), chatlua.BuildOptions{AgentFn: <-loaded, AgentFile: "meta_agent.lua"})
+	file := filepath.Join(home, "meta_agent.lua")
+	if err := os.WriteFile(file, fmt.Appendf(nil, metaModel, echo, metaSecret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := chatlua.NewLua(h.Loop, h.LoadAgentFile)
+	if err := l.LoadAgent(file); err != nil {
+		t.Fatal(err)
+	}
+	ag, err := l.Build(context.Background(), chat.BuildOptions{AgentFile: file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +128,7 @@ func TestMetaSaveDeclinedThenConfirmed(t *testing.T) {
 	build := func(ctx context.Context) (a chat.Agent, err error) {
 		builds++
 		defer func() { last = a }()
-		return l.BuildMeta(ctx, chatlua.MetaOptions{Path: path,
+		return l.BuildMeta(ctx, chat.MetaOptions{Path: path,
 			Confirm: func(_ context.Context, text string) bool { out.add(text); return answer },
 			Saved: func(name, op string) string {
 				saved = append(saved, op+" "+name)
@@ -222,7 +220,7 @@ func TestMetaBuildFails(t *testing.T) {
 	if errs.KindOf(err) != errs.Invalid {
 		t.Errorf("a failed build: %v", err)
 	}
-	if _, err := l.BuildMeta(context.Background(), chatlua.MetaOptions{Path: path}); err != nil {
+	if _, err := l.BuildMeta(context.Background(), chat.MetaOptions{Path: path}); err != nil {
 		t.Errorf("BuildMeta: %v", err)
 	}
 }

@@ -57,7 +57,7 @@ const ChatBanner = "luagent chat — model %s. /help lists the commands; end a l
 // lines (history in Home/chat_history, Tab completion); otherwise it
 // reads plain lines, approval answers included. It returns the exit code.
 func (h *Host) Chat(ctx context.Context, in io.Reader, interactive bool, c ChatConfig) int {
-	t := &chatTerm{h: h, cfg: c, mask: secret.NewMasker(c.Secrets), tty: interactive, lua: chatlua.NewLua(h.Loop), prompts: map[string][]string{}, running: map[string]int{}}
+	t := &chatTerm{h: h, cfg: c, mask: secret.NewMasker(c.Secrets), tty: interactive, lua: chatlua.NewLua(h.Loop, h.LoadAgentFile), prompts: map[string][]string{}, running: map[string]int{}}
 	if interactive {
 		t.rd = t.newReader()
 	} else {
@@ -151,20 +151,9 @@ func (t *chatTerm) fail(err error) {
 
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
-	o := chatlua.BuildOptions{AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
+	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
 	if t.cfg.AgentFile != "" {
-		src, err := os.ReadFile(t.cfg.AgentFile)
-		if err != nil {
-			fmt.Fprintf(t.errw, "luagent: cannot read %s: %v\n", visible.Line(t.cfg.AgentFile), errors.Unwrap(err))
-			return ExitError
-		}
-		done := make(chan error, 1)
-		t.h.Loop.Post(func() {
-			fn, err := t.h.LoadAgentFile(src, t.cfg.AgentFile)
-			o.AgentFn = fn
-			done <- err
-		})
-		if err := <-done; err != nil {
+		if err := t.lua.LoadAgent(t.cfg.AgentFile); err != nil {
 			fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(err.Error()))
 			return ExitError
 		}
@@ -627,7 +616,7 @@ func (h *Host) replMCP(ctx context.Context, tty bool, op *atomic.Pointer[context
 		fmt.Fprint(h.cfg.Stdout, chat.MCPList(nil, nil))
 		return
 	}
-	hb, err := chatlua.NewLua(h.Loop).DefaultHub(ctx)
+	hb, err := chatlua.NewLua(h.Loop, h.LoadAgentFile).DefaultHub(ctx)
 	if err != nil {
 		fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", visible.Text(err.Error()))
 		return

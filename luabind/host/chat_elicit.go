@@ -6,8 +6,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/luagent/luagent/runtime/chat"
 	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/oauth"
 )
 

@@ -12,11 +12,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/luagent/luagent/runtime/chat"
-	"github.com/luagent/luagent/runtime/tui/manager"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/tui/manager"
 )
 
 // mcpManager is /mcp on a terminal: the full-screen manager

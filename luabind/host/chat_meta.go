@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/luagent/luagent/luabind/chatlua"
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/chat"
@@ -51,7 +50,7 @@ func (t *chatTerm) meta(ctx context.Context, request string) {
 	v := t.metaView()
 	path := catalog.Path(t.h.cfg.Home)
 	build := func(ctx context.Context) (chat.Agent, error) {
-		a, err := t.lua.BuildMeta(ctx, chatlua.MetaOptions{Path: path, Confirm: v.confirm,
+		a, err := t.lua.BuildMeta(ctx, chat.MetaOptions{Path: path, Confirm: v.confirm,
 			Saved: func(name, op string) string { return t.metaSaved(path, name, op) }})
 		if err != nil {
 			return nil, err

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/luagent/luagent/runtime/chat"
 	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/chat"
 )
 
 // How a chat shows a turn: the answer streams as it comes; each tool call
