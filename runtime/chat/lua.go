@@ -3,6 +3,9 @@ package chat
 import (
 	"context"
 	"encoding/json"
+
+	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/errs"
 )
 
 // Lua is what a session needs of a Lua state: its agent built there (the
@@ -62,4 +65,45 @@ type MetaOptions struct {
 	// Saved runs after a confirmed change was written (op: add, replace,
 	// remove, enable, disable); what it returns the model is told.
 	Saved func(name, op string) string
+}
+
+func (s *Session) lua(what string) (Lua, error) {
+	if s.o.Lua == nil {
+		return nil, errs.Errorf(errs.Invalid, "chat", "%s needs Lua, and this session has none", what)
+	}
+	return s.o.Lua, nil
+}
+
+// SetModel makes the agent again on model (Lua.WithModel) and goes on
+// with the conversation on it.
+func (s *Session) SetModel(ctx context.Context, model string) (Agent, error) {
+	l, err := s.lua("/model")
+	if err != nil {
+		return nil, err
+	}
+	a, err := l.WithModel(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	s.SetAgent(a)
+	return a, nil
+}
+
+// Eval runs one line of Lua (/lua CODE) and returns its value as text.
+func (s *Session) Eval(ctx context.Context, code string) (string, error) {
+	l, err := s.lua("/lua")
+	if err != nil {
+		return "", err
+	}
+	return l.Eval(ctx, code)
+}
+
+// Meta is /meta REQUEST: MetaTurn with the catalog agent Lua.BuildMeta
+// makes.
+func (s *Session) Meta(ctx context.Context, request string, o MetaOptions, onEvent func(ragent.Event)) (string, error) {
+	l, err := s.lua("/meta")
+	if err != nil {
+		return "", err
+	}
+	return s.MetaTurn(ctx, request, func(ctx context.Context) (Agent, error) { return l.BuildMeta(ctx, o) }, onEvent)
 }

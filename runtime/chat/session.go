@@ -50,6 +50,9 @@ type Options struct {
 	File string
 	// AgentFile is --agent's file, kept in the saved conversation.
 	AgentFile string
+	// Lua is the Lua side the agent was built by: /model, /lua and /meta
+	// use it (nil: they fail saying so).
+	Lua Lua
 }
 
 // Session is one conversation with an agent.

@@ -186,7 +186,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 		return exitError
 	}
 	hb := ag.Agent().Hub()
-	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, File: file, AgentFile: t.cfg.AgentFile})
+	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, File: file, AgentFile: t.cfg.AgentFile, Lua: t.lua})
 	if t.cfg.ModelNote != "" {
 		fmt.Fprintln(t.errw, t.cfg.ModelNote)
 	}
@@ -272,12 +272,11 @@ func (t *chatTerm) resumeModel(ctx context.Context, saved string) {
 	if saved == "" || t.cfg.ModelGiven || t.cfg.AgentFile != "" || saved == modelName(t.s.Agent()) {
 		return
 	}
-	ag, err := t.lua.WithModel(ctx, saved)
+	ag, err := t.s.SetModel(ctx, saved)
 	if err != nil {
 		t.say("the conversation was with %s, which is not available here (%s): going on with %s", saved, chat.OneLine(err.Error(), 200), modelName(t.s.Agent()))
 		return
 	}
-	t.s.SetAgent(ag)
 	t.say("model: %s (the one the conversation was saved with)", modelName(ag))
 }
 
@@ -377,13 +376,12 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 			return true
 		}
 		octx, done := t.op(ctx, time.Minute)
-		ag, err := t.lua.WithModel(octx, c.Args[0])
+		ag, err := t.s.SetModel(octx, c.Args[0])
 		done()
 		if err != nil {
 			t.fail(err)
 			return true
 		}
-		t.s.SetAgent(ag)
 		t.say("model: %s (the conversation goes on)", modelName(ag))
 	case "clear":
 		if !t.s.Empty() {
@@ -412,7 +410,7 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 			return true
 		}
 		octx, done := t.op(ctx, 24*time.Hour)
-		out, err := t.lua.Eval(octx, c.Rest)
+		out, err := t.s.Eval(octx, c.Rest)
 		done()
 		if err != nil {
 			t.fail(err)

@@ -57,15 +57,9 @@ func (t *chatTerm) meta(ctx context.Context, request string) {
 	}
 	v := t.metaView()
 	path := catalog.Path(t.cfg.Home)
-	build := func(ctx context.Context) (chat.Agent, error) {
-		a, err := t.lua.BuildMeta(ctx, chat.MetaOptions{Path: path, Confirm: v.confirm,
-			Saved: func(name, op string) string { return t.metaSaved(path, name, op) }})
-		if err != nil {
-			return nil, err
-		}
-		return a, nil
-	}
-	_, err := t.s.MetaTurn(ctx, request, build, v.event)
+	o := chat.MetaOptions{Path: path, Confirm: v.confirm,
+		Saved: func(name, op string) string { return t.metaSaved(path, name, op) }}
+	_, err := t.s.Meta(ctx, request, o, v.event)
 	t.mu.Lock()
 	v.r.Finish()
 	t.mu.Unlock()
