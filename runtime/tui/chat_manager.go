@@ -20,7 +20,7 @@ import (
 )
 
 // mcpManager is /mcp on a terminal: the full-screen manager
-// (luabind/host/manager), between two prompts (the line editor is not
+// (runtime/tui/manager), between two prompts (the line editor is not
 // reading then). It returns when the manager closes (q, Esc), and prints
 // what the manager did, one line per action, and the status line if it
 // changed. What the session printed meanwhile is held, so it does not
