@@ -159,7 +159,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		r := render.New(render.Options{Text: stdout, Tools: stderr, Shown: shown, Quiet: a.json})
 		ag, err := lu.Build(ctx, bo)
 		if err != nil {
-			return askFailed(stderr, shown, err, "ask")
+			return askFailed(ctx, stderr, shown, err, "ask")
 		}
 		var mu sync.Mutex // events come from the turn's goroutines
 		_, tr, err := ag.Ask(ctx, prompt, func(e ragent.Event) {
@@ -169,14 +169,14 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		})
 		mu.Lock()
 		defer mu.Unlock()
-		if a.json && tr != nil {
+		if a.json && tr != nil && ctx.Err() == nil { // interrupted: nothing more, as a script
 			printTranscript(stdout, stderr, mask, tr)
 		}
 		if !a.json {
 			r.Finish()
 		}
 		if err != nil {
-			return askFailed(stderr, shown, err, "")
+			return askFailed(ctx, stderr, shown, err, "")
 		}
 		return host.ExitOK
 	})
@@ -185,7 +185,10 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 // askFailed prints why the ask failed, in one line with its kind, and
 // returns the exit code. A failure the builder raised is its message
 // alone (op is the builder's name).
-func askFailed(stderr io.Writer, shown func(string) string, err error, op string) int {
+func askFailed(ctx context.Context, stderr io.Writer, shown func(string) string, err error, op string) int {
+	if ctx.Err() != nil {
+		return host.ExitError // interrupted: RunGo says so
+	}
 	kind := errs.KindOf(err)
 	if kind == errs.Unknown {
 		kind = errs.Runtime

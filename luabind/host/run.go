@@ -87,7 +87,8 @@ func (h *Host) Run(ctx context.Context, s Script) int {
 // RunGo runs fn on a goroutine of its own while the loop runs (fn calls
 // into Lua through the loop: luagent ask builds and runs its agent so),
 // and returns fn's exit code. SIGINT and SIGTERM cancel fn's context and
-// the loop's tasks, as they interrupt a script (Run): the code is then
+// the loop's tasks, as they interrupt a script (Run): RunGo then says so
+// ("luagent: interrupted by SIGINT"; fn need not) and the code is
 // ExitInterrupted or ExitTerminated.
 func (h *Host) RunGo(ctx context.Context, fn func(ctx context.Context) int) int {
 	fctx, cancel := context.WithCancelCause(ctx)
@@ -112,6 +113,7 @@ func (h *Host) RunGo(ctx context.Context, fn func(ctx context.Context) int) int 
 	h.Loop.Run(ctx, sched.UntilStopped)
 	h.Loop.FlushUnobserved()
 	if interrupted.Load() {
+		fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", context.Cause(fctx).Error())
 		return sigCode
 	}
 	return code
