@@ -1,20 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"time"
+	"sync"
 
-	lua "github.com/yuin/gopher-lua"
+	ragent "github.com/luagent/luagent/runtime/agent"
 
-	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/luabind/chatlua"
 	"github.com/luagent/luagent/luabind/host"
-	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/chat"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/render"
 	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/visible"
 )
@@ -101,51 +104,9 @@ func askModel(flag string, getenv func(string) string, cfg *catalog.Config) (spe
 	return "mock", "luagent: no model configured (--model, LUAGENT_MODEL or \"model\" in config.json); answering with the offline mock model"
 }
 
-// askChunk runs in the host: it builds (or loads) the agent, streams its
-// answer to the Go sink and hands the outcome to the Go done function.
-const askChunk = `
-local o = luagent_ask
-luagent_ask = nil
-local function build()
-local a
-if o.agent_fn then
-  -- --server: the agents the file makes on the catalog's hub start only
-  -- those servers.
-  if o.servers then agent.default_hub_options{ start = o.servers } end
-  a = o.agent_fn()
-  if type(a) == "table" and not agent.is(a) and agent.is(a[1]) then a = a[1] end
-  if not agent.is(a) then
-    error({ kind = "invalid", message = o.agent_file .. " must return an agent (return agent.new{...})" }, 0)
-  end
-  local changes = {}
-  if o.model then changes.model = o.model end
-  if o.servers then changes.servers = o.servers end
-  if o.yes then changes.yes = true end
-  if o.code_mode then changes.code_mode = true end
-  if next(changes) then a = a:with(changes) end
-else
-  local h = mcp.hub{ start = o.servers } -- --server: only those are spawned
-  for _, s in ipairs(h:status()) do
-    if s.status == "failed" then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
-  end
-  a = agent.new{ name = "ask", model = o.model, hub = h, servers = o.servers, yes = o.yes, code_mode = o.code_mode }
-end
-return a
-end
-local built, a = task.pcall(build)
-if not built then
-  o.fail(a)
-  return
-end
-local ok, text, transcript = task.pcall(a.stream, a, o.prompt, o.sink)
-if ok then
-  o.done(text, transcript)
-else
-  o.fail(text)
-end
-`
-
-// runAsk is `luagent ask`.
+// runAsk is `luagent ask`: the agent built as chat builds it
+// (stdlib/chat.lua, through luabind/chatlua), its turn shown by
+// runtime/render: the answer on stdout, tool activity on stderr.
 func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := o.ask
 	prompt := strings.Join(a.prompt, " ")
@@ -176,65 +137,92 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 			}
 		}
 	}
-	L := h.L
-	t := L.CreateTable(0, 10)
-	t.RawSetString("prompt", lua.LString(prompt))
-	if a.agent != "" {
-		src, err := os.ReadFile(a.agent)
-		if err != nil {
-			fmt.Fprintf(stderr, "luagent: cannot read %s: %v\n", a.agent, unwrapPathError(err))
-			return host.ExitError
-		}
-		fn, err := h.LoadAgentFile(src, a.agent)
-		if err != nil {
-			fmt.Fprintf(stderr, "luagent: %v\n", err)
-			return host.ExitError
-		}
-		t.RawSetString("agent_fn", fn)
-		t.RawSetString("agent_file", lua.LString(a.agent))
-		if a.model != "" {
-			t.RawSetString("model", lua.LString(a.model))
-		}
-	} else {
+	mask := secret.NewMasker(secrets())
+	shown := func(s string) string { return visible.Text(mask.String(s)) }
+	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
+		OwnHub: true, Warn: func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) }}
+	if a.agent == "" {
 		spec, note := askModel(a.model, os.Getenv, cfg)
 		if note != "" {
 			fmt.Fprintln(stderr, note)
 		}
-		t.RawSetString("model", lua.LString(spec))
+		bo.Model = spec
 	}
-	if len(a.servers) > 0 {
-		st := L.CreateTable(len(a.servers), 0)
-		for i, s := range a.servers {
-			st.RawSetInt(i+1, lua.LString(s))
+	return h.RunGo(context.Background(), func(ctx context.Context) int {
+		lu := chatlua.NewLua(h.Loop, h.LoadAgentFile)
+		if a.agent != "" {
+			if err := lu.LoadAgent(a.agent); err != nil {
+				fmt.Fprintf(stderr, "luagent: %s\n", visible.Text(err.Error()))
+				return host.ExitError
+			}
 		}
-		t.RawSetString("servers", st)
+		r := render.New(render.Options{Text: stdout, Tools: stderr, Shown: shown, Quiet: a.json})
+		ag, err := lu.Build(ctx, bo)
+		if err != nil {
+			return askFailed(ctx, stderr, shown, err, "ask")
+		}
+		var mu sync.Mutex // events come from the turn's goroutines
+		_, tr, err := ag.Ask(ctx, prompt, func(e ragent.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			r.Event(e)
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		if a.json && tr != nil && ctx.Err() == nil { // interrupted: nothing more, as a script
+			printTranscript(stdout, stderr, mask, tr)
+		}
+		if !a.json {
+			r.Finish()
+		}
+		if err != nil {
+			return askFailed(ctx, stderr, shown, err, "")
+		}
+		return host.ExitOK
+	})
+}
+
+// askFailed prints why the ask failed, in one line with its kind, and
+// returns the exit code. A failure the builder raised is its message
+// alone (op is the builder's name).
+func askFailed(ctx context.Context, stderr io.Writer, shown func(string) string, err error, op string) int {
+	if ctx.Err() != nil {
+		return host.ExitError // interrupted: RunGo says so
 	}
-	if a.yes {
-		t.RawSetString("yes", lua.LTrue)
+	kind := errs.KindOf(err)
+	if kind == errs.Unknown {
+		kind = errs.Runtime
 	}
-	if a.code {
-		t.RawSetString("code_mode", lua.LTrue)
+	msg := err.Error()
+	if e, ok := err.(*errs.Error); ok && op != "" && e.Op == op {
+		msg = e.Msg
 	}
-	p := &askPrinter{out: stdout, err: stderr, json: a.json, mask: secret.NewMasker(secrets())}
-	t.RawSetString("sink", L.NewFunction(p.event))
-	t.RawSetString("warn", L.NewFunction(func(L *lua.LState) int {
-		fmt.Fprintln(stderr, "luagent: "+p.shown(L.CheckString(1)))
-		return 0
-	}))
-	code := host.ExitOK
-	t.RawSetString("done", L.NewFunction(func(L *lua.LState) int {
-		p.finish(L.Get(2))
-		return 0
-	}))
-	t.RawSetString("fail", L.NewFunction(func(L *lua.LState) int {
-		code = p.failure(L, L.Get(1))
-		return 0
-	}))
-	L.SetGlobal("luagent_ask", t)
-	if rc := h.Run(context.Background(), host.Script{Src: []byte(askChunk), Name: "ask", Arg0: "ask"}); rc != host.ExitOK {
-		return rc
+	fmt.Fprintf(stderr, "luagent: %s: %s\n", kind, shown(render.OneLine(msg, 400)))
+	return host.ExitError
+}
+
+// printTranscript is ask --json's output: the transcript, keys sorted,
+// the providers' keys masked.
+func printTranscript(stdout, stderr io.Writer, mask *secret.Masker, tr *ragent.Transcript) {
+	raw, err := json.Marshal(tr)
+	var v any
+	if err == nil {
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		err = d.Decode(&v)
 	}
-	return code
+	var b bytes.Buffer
+	if err == nil {
+		e := json.NewEncoder(&b)
+		e.SetEscapeHTML(false) // a result's "<secret>" reads as itself
+		e.SetIndent("", "  ")
+		err = e.Encode(v)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "luagent: the transcript: %v\n", err)
+		return
+	}
+	io.WriteString(stdout, mask.String(b.String()))
 }
 
 func hasServer(cfg *catalog.Config, name string) bool {
@@ -256,171 +244,3 @@ func secrets() []string {
 	}
 	return out
 }
-
-// askPrinter streams the answer to stdout and tool activity to stderr.
-type askPrinter struct {
-	out, err io.Writer
-	json     bool
-	mask     *secret.Masker // the providers' keys
-	lastNL   bool           // the answer printed so far ends with a newline
-	printed  bool
-}
-
-func (p *askPrinter) redact(s string) string { return p.mask.String(s) }
-
-// shown is s for the terminal: the keys masked and its control
-// characters visible, as everything a server or the model says is shown
-// (only luagent's own styling may write escapes).
-func (p *askPrinter) shown(s string) string { return visible.Text(p.redact(s)) }
-
-func field(t *lua.LTable, k string) string {
-	if t == nil {
-		return ""
-	}
-	return lua.LVAsString(t.RawGetString(k))
-}
-
-// oneLine folds white space and shortens s to n runes.
-var oneLine = chat.OneLine
-
-func (p *askPrinter) event(L *lua.LState) int {
-	ev := L.CheckTable(1)
-	call, _ := ev.RawGetString("call").(*lua.LTable)
-	name := field(call, "tool")
-	if s := field(call, "server"); s != "" {
-		name = s + " › " + name
-	} else if name == "" {
-		name = field(call, "name")
-	}
-	ind := "" // a call a run_lua snippet made shows under run_lua's line
-	if field(call, "parent") != "" {
-		ind = "  "
-	}
-	switch field(ev, "type") {
-	case "text":
-		if p.json {
-			break
-		}
-		s := field(ev, "text")
-		if s != "" {
-			io.WriteString(p.out, p.shown(s))
-			p.printed, p.lastNL = true, strings.HasSuffix(s, "\n")
-		}
-	case "tool_start":
-		p.breakLine()
-		args := ""
-		if call != nil {
-			if b, err := value.Encode(call.RawGetString("arguments"), value.EncodeOptions{}); err == nil && string(b) != "{}" && string(b) != "[]" {
-				args = " " + oneLine(string(b), 100)
-			}
-		}
-		fmt.Fprintf(p.err, "%s%s\n", ind, p.shown(name+args))
-	case "approval":
-		if field(call, "kind") == "sampling" {
-			// A server asking the user's model is worth a line either way.
-			fmt.Fprintln(p.err, p.shown(fmt.Sprintf("  %s asks the model (sampling): %s: %s", field(call, "server"), field(ev, "decision"), field(ev, "reason"))))
-			break
-		}
-		if d := field(ev, "decision"); d != "allow" {
-			fmt.Fprintf(p.err, "%s  %s: %s\n", ind, d, p.shown(field(ev, "reason")))
-		}
-	case "tool_progress":
-		pr := field(ev, "progress")
-		if tot := field(ev, "total"); tot != "" && tot != "nil" {
-			pr += "/" + tot
-		}
-		msg := ""
-		if m := field(ev, "message"); m != "" && m != "nil" {
-			msg = " " + oneLine(m, 80)
-		}
-		fmt.Fprintf(p.err, "%s  … %s%s\n", ind, pr, p.shown(msg))
-	case "tool_end":
-		dur := ""
-		if d, ok := ev.RawGetString("duration").(lua.LNumber); ok {
-			dur = " " + roundDuration(time.Duration(float64(d)*float64(time.Second))).String()
-		}
-		if e, ok := ev.RawGetString("error").(*lua.LTable); ok {
-			fmt.Fprintf(p.err, "%s  ✗%s %s\n", ind, dur, p.shown(oneLine(field(e, "message"), 100)))
-			break
-		}
-		res, _ := ev.RawGetString("result").(*lua.LTable)
-		mark, text := "✓", resultText(res)
-		if res != nil && lua.LVAsBool(res.RawGetString("isError")) {
-			mark = "✗"
-		}
-		fmt.Fprintf(p.err, "%s  %s%s %s\n", ind, mark, dur, p.shown(oneLine(text, 100)))
-	}
-	return 0
-}
-
-func resultText(res *lua.LTable) string {
-	if res == nil {
-		return ""
-	}
-	content, _ := res.RawGetString("content").(*lua.LTable)
-	var parts []string
-	if content != nil {
-		for i := 1; i <= content.Len(); i++ {
-			b, _ := content.RawGetInt(i).(*lua.LTable)
-			if t := field(b, "type"); t == "text" {
-				parts = append(parts, field(b, "text"))
-			} else if t != "" {
-				parts = append(parts, "["+t+"]")
-			}
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// breakLine ends a line of answer text before tool activity interleaves.
-func (p *askPrinter) breakLine() {
-	if p.printed && !p.lastNL {
-		io.WriteString(p.out, "\n")
-		p.lastNL = true
-	}
-}
-
-func (p *askPrinter) finish(transcript lua.LValue) {
-	if p.json {
-		p.printJSON(transcript)
-		return
-	}
-	if p.printed && !p.lastNL {
-		io.WriteString(p.out, "\n")
-	}
-}
-
-func (p *askPrinter) printJSON(transcript lua.LValue) {
-	b, err := value.Encode(transcript, value.EncodeOptions{Indent: "  "})
-	if err != nil {
-		fmt.Fprintf(p.err, "luagent: the transcript: %v\n", err)
-		return
-	}
-	var check any
-	if json.Unmarshal(b, &check) == nil {
-		fmt.Fprintln(p.out, p.redact(string(b)))
-	}
-}
-
-// failure prints why the ask failed, in one line with its kind, and
-// returns the exit code.
-func (p *askPrinter) failure(L *lua.LState, e lua.LValue) int {
-	kind, msg := "error", lua.LVAsString(e)
-	if t, ok := e.(*lua.LTable); ok {
-		if k := field(t, "kind"); k != "" {
-			kind = k
-		}
-		msg = field(t, "message")
-		if tr := t.RawGetString("transcript"); p.json && tr != lua.LNil {
-			p.printJSON(tr)
-		}
-	}
-	if p.printed && !p.lastNL && !p.json {
-		io.WriteString(p.out, "\n")
-	}
-	fmt.Fprintf(p.err, "luagent: %s: %s\n", kind, p.shown(oneLine(msg, 400)))
-	return host.ExitError
-}
-
-// roundDuration keeps two or three significant digits: 1.2s, 15ms, 340µs.
-var roundDuration = chat.RoundDuration

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -363,5 +366,44 @@ func TestAskConfiguredModel(t *testing.T) {
 		if strings.Contains(r.stdout+r.stderr, "SECRET") {
 			t.Errorf("%v: the key was printed", args)
 		}
+	}
+}
+
+// A signal during ask's turn ends it as it ends a script: one line
+// saying so, exit 130 or 143, and (--json) no transcript.
+func TestAskInterrupted(t *testing.T) {
+	agentFile := filepath.Join(t.TempDir(), "slow.lua")
+	writeFile(t, filepath.Dir(agentFile), "slow.lua", `return agent.new{ model = function()
+  io.stderr:write("thinking\n")
+  task.sleep(30)
+  return { text = "late" }
+end }`)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+		name string
+	}{{syscall.SIGINT, 130, "SIGINT"}, {syscall.SIGTERM, 143, "SIGTERM"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, "ask", "--json", "--agent", agentFile, "hi")
+			cmd.Env = append(os.Environ(), "LUAGENT_HOME="+t.TempDir())
+			var out bytes.Buffer
+			errw := newLogWatch()
+			cmd.Stdout, cmd.Stderr = &out, errw
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if !errw.waitFor("thinking") {
+				cmd.Process.Kill()
+				t.Fatalf("the model did not start:\n%s", errw)
+			}
+			cmd.Process.Signal(tc.sig)
+			cmd.Wait()
+			if code := cmd.ProcessState.ExitCode(); code != tc.code {
+				t.Errorf("exit %d, want %d", code, tc.code)
+			}
+			if want := "thinking\nluagent: interrupted by " + tc.name + "\n"; errw.String() != want || out.Len() != 0 {
+				t.Errorf("stderr %q (want %q), stdout %q", errw, want, out.String())
+			}
+		})
 	}
 }

@@ -31,3 +31,32 @@ func TestLayering(t *testing.T) {
 		}
 	}
 }
+
+// The front half's rules: no cmd file imports gopher-lua (the CLI reaches
+// Lua through luabind), and the UI (runtime/chat, tui, render) never
+// imports a transport or JSON-RPC itself: it sees servers through the hub.
+func TestLayeringFront(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}: {{join .Imports \" \"}}", "github.com/luagent/luagent/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/luagent/luagent/"
+	ui := []string{"runtime/chat", "runtime/tui", "runtime/render"}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, ": ")
+		rel := strings.TrimPrefix(pkg, mod)
+		isUI := false
+		for _, u := range ui {
+			isUI = isUI || rel == u || strings.HasPrefix(rel, u+"/")
+		}
+		for _, d := range strings.Fields(imports) {
+			drel := strings.TrimPrefix(d, mod)
+			switch {
+			case strings.HasPrefix(rel, "cmd/") && d == "github.com/yuin/gopher-lua":
+				t.Errorf("%s imports %s: the CLI reaches Lua through luabind", rel, d)
+			case isUI && (strings.HasPrefix(drel, "runtime/transport") || drel == "runtime/jsonrpc"):
+				t.Errorf("%s imports %s: the UI sees servers through the hub", rel, d)
+			}
+		}
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
+	"github.com/luagent/luagent/runtime/tui"
 	"github.com/luagent/luagent/runtime/visible"
 	"github.com/luagent/luagent/stdlib"
 	lua "github.com/yuin/gopher-lua"
@@ -83,8 +84,8 @@ type Config struct {
 // Host is one Lua state with its loop and standard modules.
 type Host struct {
 	cfg    Config
-	out    *swapWriter
-	errw   *swapWriter
+	out    *tui.SwapWriter
+	errw   *tui.SwapWriter
 	L      *lua.LState
 	Loop   *sched.Loop
 	served *lua.FunctionProto // the script serve runs (for workers)
@@ -134,7 +135,7 @@ func New(cfg Config) *Host {
 		cfg.Exit = os.Exit
 	}
 	go warmSignals()
-	out, errw := &swapWriter{w: cfg.Stdout}, &swapWriter{w: cfg.Stderr}
+	out, errw := tui.NewSwapWriter(cfg.Stdout), tui.NewSwapWriter(cfg.Stderr)
 	cfg.Stdout, cfg.Stderr = out, errw
 	var paths []string
 	if cfg.Profile == vm.Full {

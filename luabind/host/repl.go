@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/tui"
 	"github.com/luagent/luagent/runtime/visible"
 	"github.com/peterh/liner"
 	lua "github.com/yuin/gopher-lua"
@@ -28,19 +28,6 @@ const (
 	contPrompt = ">> "
 )
 
-// LineReader reads REPL input: a terminal with line editing, or plain lines
-// from a pipe.
-type LineReader interface {
-	// ReadLine returns the next line; io.EOF ends the session and
-	// ErrAborted means Ctrl-C at the prompt (clear the pending input).
-	ReadLine(prompt string) (string, error)
-	AddHistory(chunk string)
-	Close() error
-}
-
-// ErrAborted is Ctrl-C at the prompt.
-var ErrAborted = errors.New("aborted")
-
 // REPL runs the interactive loop until end of input and returns the exit
 // code. Lines that are expressions print their values (tables through
 // inspect); an incomplete chunk continues on the next line; Ctrl-C cancels
@@ -48,12 +35,12 @@ var ErrAborted = errors.New("aborted")
 // history in Home/history and Tab completion; otherwise it reads plain
 // lines and prints no prompts, so a pipe can drive it.
 func (h *Host) REPL(ctx context.Context, in io.Reader, interactive bool) int {
-	var rd LineReader
+	var rd tui.LineReader
 	if interactive {
 		rd = h.newLineEditor("history", h.completeFromLoop)
 		fmt.Fprintln(h.cfg.Stdout, Banner)
 	} else {
-		rd = newPlainReader(in)
+		rd = tui.NewPlainReader(in)
 	}
 	defer rd.Close()
 
@@ -85,7 +72,7 @@ func (h *Host) REPL(ctx context.Context, in io.Reader, interactive bool) int {
 				p = contPrompt
 			}
 			line, err := rd.ReadLine(p)
-			if errors.Is(err, ErrAborted) {
+			if errors.Is(err, tui.ErrAborted) {
 				buf = nil
 				continue
 			}
@@ -209,87 +196,11 @@ func (h *Host) renderResults(vals []lua.LValue) string {
 	return strings.Join(parts, "\t")
 }
 
-// plainReader reads lines without prompts or editing.
-type plainReader struct{ sc *bufio.Scanner }
-
-// newPlainReader reads in's lines, up to 16 MB each.
-func newPlainReader(in io.Reader) *plainReader {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	return &plainReader{sc: sc}
-}
-
-func (p *plainReader) ReadLine(string) (string, error) {
-	if p.sc.Scan() {
-		return p.sc.Text(), nil
-	}
-	if err := p.sc.Err(); err != nil {
-		return "", err
-	}
-	return "", io.EOF
-}
-func (p *plainReader) AddHistory(string) {}
-func (p *plainReader) Close() error      { return nil }
-
-// lineEditor is the terminal reader: liner with history and completion.
-type lineEditor struct {
-	st      *liner.State
-	file    string
-	tw      *termWriters
-	history int
-}
-
-// newLineEditor is the terminal reader of the REPL and of chat: history
+// newLineEditor is the REPL's terminal reader (tui.NewLineEditor): history
 // in Home/history (its file's name there), Tab completing through
 // complete, and the host's output made prompt-aware.
-func (h *Host) newLineEditor(history string, complete liner.WordCompleter) *lineEditor {
-	st := liner.NewLiner()
-	st.SetCtrlCAborts(true)
-	st.SetTabCompletionStyle(liner.TabPrints)
-	st.SetWordCompleter(complete)
-	file := filepath.Join(h.cfg.Home, history)
-	if f, err := os.Open(file); err == nil {
-		st.ReadHistory(f)
-		f.Close()
-	}
-	tw := newTermWriters(h.out.w, h.errw.w)
-	h.out.Set(tw.out)
-	h.errw.Set(tw.err)
-	return &lineEditor{st: st, file: file, tw: tw}
-}
-
-func (e *lineEditor) ReadLine(p string) (string, error) {
-	e.tw.prompting.Store(true)
-	line, err := e.st.Prompt(p)
-	e.tw.prompting.Store(false)
-	if errors.Is(err, liner.ErrPromptAborted) {
-		return "", ErrAborted
-	}
-	if err == io.EOF {
-		// Ctrl-D leaves the cursor after the prompt; what is printed on
-		// the way out (the shell's prompt, chat's "saved ...") starts on a
-		// line of its own, as after Ctrl-C's ^C.
-		io.WriteString(e.tw.out, "\n")
-	}
-	return line, err
-}
-
-func (e *lineEditor) AddHistory(chunk string) {
-	e.st.AppendHistory(chunk)
-	e.history++
-}
-
-// Close saves the history (private: it may hold tokens typed at the
-// prompt) and restores the terminal.
-func (e *lineEditor) Close() error {
-	if e.history > 0 {
-		os.MkdirAll(filepath.Dir(e.file), 0o700)
-		if f, err := os.OpenFile(e.file, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600); err == nil {
-			e.st.WriteHistory(f)
-			f.Close()
-		}
-	}
-	return e.st.Close()
+func (h *Host) newLineEditor(history string, complete liner.WordCompleter) tui.LineReader {
+	return tui.NewLineEditor(filepath.Join(h.cfg.Home, history), complete, h.out, h.errw)
 }
 
 // completeFromLoop asks the loop goroutine (the only one that may read the

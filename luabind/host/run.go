@@ -84,6 +84,41 @@ func (h *Host) Run(ctx context.Context, s Script) int {
 	return code
 }
 
+// RunGo runs fn on a goroutine of its own while the loop runs (fn calls
+// into Lua through the loop: luagent ask builds and runs its agent so),
+// and returns fn's exit code. SIGINT and SIGTERM cancel fn's context and
+// the loop's tasks, as they interrupt a script (Run): RunGo then says so
+// ("luagent: interrupted by SIGINT"; fn need not) and the code is
+// ExitInterrupted or ExitTerminated.
+func (h *Host) RunGo(ctx context.Context, fn func(ctx context.Context) int) int {
+	fctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var interrupted atomic.Bool
+	sigCode := ExitInterrupted
+	stopSignals := h.onSignals(func(sig os.Signal) {
+		if sig == syscall.SIGTERM {
+			sigCode = ExitTerminated
+		}
+		interrupted.Store(true)
+		err := errs.New(errs.Cancelled, "", "interrupted by "+signalName(sig))
+		cancel(err)
+		h.Loop.Cancel(err)
+	})
+	defer stopSignals()
+	code := ExitOK
+	go func() {
+		defer h.Loop.Post(h.Loop.Stop)
+		code = fn(fctx)
+	}()
+	h.Loop.Run(ctx, sched.UntilStopped)
+	h.Loop.FlushUnobserved()
+	if interrupted.Load() {
+		fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", context.Cause(fctx).Error())
+		return sigCode
+	}
+	return code
+}
+
 // Executable is the running luagent binary's absolute path (arg[-1]), so
 // a script can start luagent servers without luagent on PATH; os.Args[0]
 // when the system cannot say.

@@ -3,7 +3,7 @@ package chat_test
 import (
 	"testing"
 
-	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/runtime/chat"
 )
 
 // OneLine shows a server's or a model's text on one line: white space

@@ -1,4 +1,4 @@
-package host
+package tui
 
 import (
 	"bytes"
@@ -12,15 +12,15 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/luagent/luagent/luabind/chat"
-	"github.com/luagent/luagent/luabind/host/manager"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/tui/manager"
 )
 
 // mcpManager is /mcp on a terminal: the full-screen manager
-// (luabind/host/manager), between two prompts (the line editor is not
+// (runtime/tui/manager), between two prompts (the line editor is not
 // reading then). It returns when the manager closes (q, Esc), and prints
 // what the manager did, one line per action, and the status line if it
 // changed. What the session printed meanwhile is held, so it does not
@@ -36,7 +36,8 @@ func (t *chatTerm) mcpManager(ctx context.Context) {
 		return t.s.Reauthorize(octx, name)
 	}
 	isStatus := func(line string) bool { return strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") }
-	log, err := t.h.runManager(ctx, t.s.Servers, t.shown, login, isStatus)
+	log, err := RunManager(ctx, ManagerOptions{Servers: t.s.Servers, Home: t.cfg.Home, Redact: t.shown, Login: login, Drop: isStatus,
+		Out: t.cfg.LuaOut, Err: t.cfg.LuaErr})
 	if err != nil {
 		t.fail(errs.Errorf(errs.Internal, "chat", "the /mcp manager failed: %v; /mcp NAME and /mcp restart|enable|disable|auth NAME work without it", err))
 	}
@@ -51,17 +52,33 @@ func (t *chatTerm) mcpManager(ctx context.Context) {
 	}
 }
 
-// runManager runs the /mcp manager full screen over s (the catalog at
-// Home's path) until it closes, and returns what it did, a line per
-// action, and the terminal's error (each caller says what works
-// without the manager). The host's output is held meanwhile and printed
-// after, but for the lines drop says are news no more. login runs a
-// server's OAuth login, the terminal handed to it (the manager's a).
-func (h *Host) runManager(ctx context.Context, s *chat.Servers, redact func(string) string,
-	login func(ctx context.Context, name string) error, drop func(line string) bool) ([]string, error) {
+// ManagerOptions configure RunManager.
+type ManagerOptions struct {
+	// Servers are the servers shown, over the catalog at Home's path.
+	Servers *chat.Servers
+	Home    string
+	// Redact is what every outside string passes (nil: none).
+	Redact func(string) string
+	// Login runs a server's OAuth login, the terminal handed to it (the
+	// manager's a).
+	Login func(ctx context.Context, name string) error
+	// Drop says which held lines are news no more.
+	Drop func(line string) bool
+	// Out and Err are the host's output, held while the manager has the
+	// screen.
+	Out, Err *SwapWriter
+}
+
+// RunManager runs the /mcp manager full screen (runtime/tui/manager)
+// until it closes, and returns what it did, a line per action, and the
+// terminal's error (each caller says what works without the manager).
+// The host's output is held meanwhile and printed after, but for the
+// lines Drop says are news no more.
+func RunManager(ctx context.Context, o ManagerOptions) ([]string, error) {
+	s, redact, login, drop := o.Servers, o.Redact, o.Login, o.Drop
 	var held heldOutput
-	oldOut, oldErr := h.out.swap(&held), h.errw.swap(&held)
-	path := catalog.Path(h.cfg.Home)
+	oldOut, oldErr := o.Out.swap(&held), o.Err.swap(&held)
+	path := catalog.Path(o.Home)
 	m := manager.New(manager.Options{
 		Backend: serversBackend{s: s, path: path},
 		Path:    path,
@@ -79,8 +96,8 @@ func (h *Host) runManager(ctx context.Context, s *chat.Servers, redact func(stri
 	stop := s.Hub().Subscribe(func(rhub.Event) { p.Send(manager.StatusMsg{}) })
 	final, err := p.Run()
 	stop()
-	h.out.Set(oldOut)
-	h.errw.Set(oldErr)
+	o.Out.Set(oldOut)
+	o.Err.Set(oldErr)
 	held.flushTo(oldOut, drop)
 	if ctx.Err() != nil {
 		err = nil // the session is ending
@@ -139,7 +156,7 @@ func (a *authExec) Run() error {
 }
 
 // swap sets the writer's target and returns the one it had.
-func (s *swapWriter) swap(w io.Writer) io.Writer {
+func (s *SwapWriter) swap(w io.Writer) io.Writer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.w

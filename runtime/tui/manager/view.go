@@ -9,7 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/hub"
 )
 

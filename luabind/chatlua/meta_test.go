@@ -1,22 +1,22 @@
-package chat_test
+package chatlua_test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
-
-	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/luabind/chatlua"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/luabind/sched"
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/testkit"
@@ -49,7 +49,7 @@ func (quietUI) Approve(context.Context, ragent.Call) chat.Approval { return chat
 
 // metaSession is a chat session over a real host whose catalog holds the
 // echo server "one", with its Lua side.
-func metaSession(t *testing.T) (*chat.Session, *chat.Lua, string) {
+func metaSession(t *testing.T) (*chat.Session, *chatlua.Lua, string) {
 	t.Helper()
 	echo := testkit.Build(t, "runtime/testkit/servers/echo")
 	home := t.TempDir()
@@ -68,16 +68,15 @@ func metaSession(t *testing.T) (*chat.Session, *chat.Lua, string) {
 		<-stopped
 		h.Close()
 	})
-	loaded := make(chan *lua.LFunction, 1)
-	h.Loop.Post(func() {
-		fn, err := h.Load(fmt.Appendf(nil, metaModel, echo, metaSecret), "meta_agent.lua")
-		if err != nil {
-			t.Error(err)
-		}
-		loaded <- fn
-	})
-	l := chat.NewLua(h.Loop)
-	ag, err := l.Build(context.Background(), chat.BuildOptions{AgentFn: <-loaded, AgentFile: "meta_agent.lua"})
+	file := filepath.Join(home, "meta_agent.lua")
+	if err := os.WriteFile(file, fmt.Appendf(nil, metaModel, echo, metaSecret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := chatlua.NewLua(h.Loop, h.LoadAgentFile)
+	if err := l.LoadAgent(file); err != nil {
+		t.Fatal(err)
+	}
+	ag, err := l.Build(context.Background(), chat.BuildOptions{AgentFile: file})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package host
+package tui
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ func TestHeldOutput(t *testing.T) {
 
 func TestSwapWriter(t *testing.T) {
 	var a, b bytes.Buffer
-	s := &swapWriter{w: &a}
+	s := NewSwapWriter(&a)
 	s.Write([]byte("1"))
 	if old := s.swap(&b); old != &a {
 		t.Errorf("swap returned %v, want the first writer", old)

@@ -1,4 +1,4 @@
-package host
+package tui
 
 import (
 	"bytes"
@@ -7,21 +7,32 @@ import (
 	"sync/atomic"
 )
 
-// swapWriter is a writer whose target can change while it is in use: the
+// SwapWriter is a writer whose target can change while it is in use: the
 // REPL switches print and log output to prompt-aware writers after the
-// state was built.
-type swapWriter struct {
+// state was built, and the /mcp manager holds it while it has the screen.
+type SwapWriter struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (s *swapWriter) Write(p []byte) (int, error) {
+func (s *SwapWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
 
-func (s *swapWriter) Set(w io.Writer) {
+// NewSwapWriter writes to w until Set.
+func NewSwapWriter(w io.Writer) *SwapWriter { return &SwapWriter{w: w} }
+
+// Target is where it writes now.
+func (s *SwapWriter) Target() io.Writer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w
+}
+
+// Set makes it write to w.
+func (s *SwapWriter) Set(w io.Writer) {
 	s.mu.Lock()
 	s.w = w
 	s.mu.Unlock()

@@ -3,8 +3,8 @@
 // approval asks through a UI (allow once, allow a tool for the session,
 // deny with a reason), parses slash commands and prompt arguments, turns
 // a server's prompt into the next turn, formats the servers' status, and
-// saves and resumes conversations. The terminal (cmd/luagent) implements
-// UI and reads lines; lua.go builds the agent in a Lua state.
+// saves and resumes conversations. The terminal (runtime/tui) implements
+// UI and reads lines; luabind/chatlua builds the agent in a Lua state.
 package chat
 
 import (
@@ -50,6 +50,9 @@ type Options struct {
 	File string
 	// AgentFile is --agent's file, kept in the saved conversation.
 	AgentFile string
+	// Lua is the Lua side the agent was built by: /model, /lua and /meta
+	// use it (nil: they fail saying so).
+	Lua Lua
 }
 
 // Session is one conversation with an agent.

@@ -1,20 +1,20 @@
-package host
+package tui
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/luagent/luagent/luabind/chat"
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/render"
 )
 
 // /meta REQUEST in the chat: the catalog agent's turn (chat.MetaTurn),
@@ -28,9 +28,10 @@ import (
 type metaView struct {
 	t *chatTerm
 
+	r *render.Renderer // t.r's lines, the answer held (under t.mu)
+
 	mu      sync.Mutex
-	secrets []string        // values to mask, longest first
-	text    strings.Builder // the answer since the last piece shown
+	secrets []string // values to mask, longest first
 }
 
 // metaViews holds each chat's view (*chatTerm -> *metaView): the catalog
@@ -38,8 +39,15 @@ type metaView struct {
 var metaViews sync.Map
 
 func (t *chatTerm) metaView() *metaView {
-	v, _ := metaViews.LoadOrStore(t, &metaView{t: t})
-	return v.(*metaView)
+	if v, ok := metaViews.Load(t); ok {
+		return v.(*metaView)
+	}
+	v := &metaView{t: t}
+	t.mu.Lock()
+	v.r = t.r.Derive(render.Options{Shown: v.shown, Hold: true, Start: metaStart})
+	t.mu.Unlock()
+	got, _ := metaViews.LoadOrStore(t, v)
+	return got.(*metaView)
 }
 
 func (t *chatTerm) meta(ctx context.Context, request string) {
@@ -48,20 +56,12 @@ func (t *chatTerm) meta(ctx context.Context, request string) {
 		return
 	}
 	v := t.metaView()
-	path := catalog.Path(t.h.cfg.Home)
-	build := func(ctx context.Context) (chat.Agent, error) {
-		a, err := t.lua.BuildMeta(ctx, chat.MetaOptions{Path: path, Confirm: v.confirm,
-			Saved: func(name, op string) string { return t.metaSaved(path, name, op) }})
-		if err != nil {
-			return nil, err
-		}
-		return a, nil
-	}
-	_, err := t.s.MetaTurn(ctx, request, build, v.event)
-	v.flush()
+	path := catalog.Path(t.cfg.Home)
+	o := chat.MetaOptions{Path: path, Confirm: v.confirm,
+		Saved: func(name, op string) string { return t.metaSaved(path, name, op) }}
+	_, err := t.s.Meta(ctx, request, o, v.event)
 	t.mu.Lock()
-	t.endAnswerLocked()
-	t.printed = false
+	v.r.Finish()
 	t.mu.Unlock()
 	if err != nil {
 		if errs.KindOf(err) == errs.Cancelled {
@@ -128,57 +128,35 @@ func (v *metaView) learn(raw json.RawMessage) {
 
 // flush shows the answer held so far.
 func (v *metaView) flush() {
-	v.mu.Lock()
-	s := v.text.String()
-	v.text.Reset()
-	v.mu.Unlock()
-	if s == "" {
-		return
-	}
-	s = v.shown(s)
-	t := v.t
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	io.WriteString(t.out, s)
-	t.printed, t.lastNL = true, strings.HasSuffix(s, "\n")
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	v.r.Flush()
 }
 
-// event is the catalog agent's event sink.
-func (v *metaView) event(e ragent.Event) {
-	t := v.t
-	switch e.Type {
-	case ragent.EventText:
-		v.mu.Lock()
-		v.text.WriteString(e.Text)
-		v.mu.Unlock()
-	case ragent.EventToolStart:
-		if e.Call == nil {
-			return
-		}
-		v.learn(e.Call.Arguments)
-		v.flush()
-		var a struct{ Name string }
-		json.Unmarshal(e.Call.Arguments, &a)
-		line := "catalog › " + e.Call.Name
-		if a.Name != "" {
-			line += " " + a.Name
-		}
-		t.mu.Lock()
-		t.endAnswerLocked()
-		fmt.Fprintln(t.out, v.shown(line))
-		t.mu.Unlock()
-	case ragent.EventToolEnd:
-		mark, text := "✓", resultLine(e.Result)
-		if e.Err != nil {
-			mark, text = "✗", e.Err.Error()
-		} else if e.Result != nil && e.Result.IsError {
-			mark = "✗"
-		}
-		text = v.shown(chat.OneLine(text, 100))
-		t.mu.Lock()
-		fmt.Fprintf(t.out, "  %s %s %s\n", mark, chat.RoundDuration(e.Duration), text)
-		t.mu.Unlock()
+// metaStart is a catalog tool call's line: the tool and the server it
+// is about, not its arguments (they may hold secrets not yet learned).
+func metaStart(c *ragent.Call) string {
+	if c == nil {
+		return "catalog › ?"
 	}
+	var a struct{ Name string }
+	json.Unmarshal(c.Arguments, &a)
+	line := "catalog › " + c.Name
+	if a.Name != "" {
+		line += " " + a.Name
+	}
+	return line
+}
+
+// event is the catalog agent's event sink: the secrets in a call's
+// arguments are learned before anything of it is shown.
+func (v *metaView) event(e ragent.Event) {
+	if e.Type == ragent.EventToolStart && e.Call != nil {
+		v.learn(e.Call.Arguments)
+	}
+	v.t.mu.Lock()
+	defer v.t.mu.Unlock()
+	v.r.Event(e)
 }
 
 // confirm shows a change the catalog agent would save and asks; only y

@@ -3,7 +3,7 @@ package manager
 import (
 	"slices"
 
-	"github.com/luagent/luagent/luabind/chat"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/visible"
 )

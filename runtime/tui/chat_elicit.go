@@ -1,4 +1,4 @@
-package host
+package tui
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/luagent/luagent/luabind/chat"
 	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/oauth"
 )
 

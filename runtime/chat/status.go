@@ -8,7 +8,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/hub"
-	"github.com/luagent/luagent/runtime/visible"
+	"github.com/luagent/luagent/runtime/render"
 )
 
 // StatusLine sums up the servers: "3/5 servers ready, 1 connecting, 1
@@ -94,21 +94,7 @@ func MCPList(states []hub.State, entries []*catalog.Server) string {
 // OneLine folds white space, makes control characters visible (what it
 // shortens is a server's or a model's text as often as not) and shortens
 // s to n runes (… marks the cut).
-func OneLine(s string, n int) string {
-	s = visible.Line(strings.Join(strings.Fields(s), " "))
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n]) + "…"
-	}
-	return s
-}
+func OneLine(s string, n int) string { return render.OneLine(s, n) }
 
 // RoundDuration keeps two or three significant digits: 1.2s, 15ms, 340µs.
-func RoundDuration(d time.Duration) time.Duration {
-	switch {
-	case d >= time.Second:
-		return d.Round(100 * time.Millisecond)
-	case d >= time.Millisecond:
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(10 * time.Microsecond)
-}
+func RoundDuration(d time.Duration) time.Duration { return render.RoundDuration(d) }

@@ -1,4 +1,4 @@
-package host
+package tui
 
 import (
 	"context"
@@ -6,23 +6,38 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/luagent/luagent/luabind/chat"
-	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/render"
 	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/visible"
 )
 
-// ChatConfig configures Host.Chat.
+// ChatConfig configures Chat.
 type ChatConfig struct {
+	// Lua is the session's Lua side (luabind/chatlua).
+	Lua chat.Lua
+	// Home is luagent's folder (the catalog, sessions, chat_history).
+	Home string
+	// Out and Err are the terminal's (or the pipe's) output. LuaOut and
+	// LuaErr are where the Lua state prints and logs: the line editor
+	// makes them prompt-aware and the /mcp manager holds them while it
+	// has the screen.
+	Out, Err       io.Writer
+	LuaOut, LuaErr *SwapWriter
+	// Interrupts subscribes ch to SIGINT until the returned stop (the
+	// host's one signal registration).
+	Interrupts func(ch chan<- os.Signal) (stop func())
+
 	// AgentFile is --agent's file ("" builds the default agent).
 	AgentFile string
 	// Model is --model ("" keeps the agent's own, or the default's);
@@ -43,6 +58,12 @@ type ChatConfig struct {
 	Secrets []string
 }
 
+// Exit codes Chat returns.
+const (
+	exitOK    = 0
+	exitError = 1
+)
+
 const (
 	chatPrompt     = "> "
 	chatContPrompt = ".. "
@@ -55,41 +76,33 @@ const ChatBanner = "luagent chat — model %s. /help lists the commands; end a l
 // catalog's servers, started in the background. On a terminal it edits
 // lines (history in Home/chat_history, Tab completion); otherwise it
 // reads plain lines, approval answers included. It returns the exit code.
-func (h *Host) Chat(ctx context.Context, in io.Reader, interactive bool, c ChatConfig) int {
-	t := &chatTerm{h: h, cfg: c, mask: secret.NewMasker(c.Secrets), tty: interactive, lua: chat.NewLua(h.Loop), prompts: map[string][]string{}, running: map[string]int{}}
+// The Lua state's loop must run meanwhile (luabind/host runs it).
+func Chat(ctx context.Context, in io.Reader, interactive bool, c ChatConfig) int {
+	t := &chatTerm{cfg: c, mask: secret.NewMasker(c.Secrets), tty: interactive, lua: c.Lua, prompts: map[string][]string{}, running: map[string]int{}}
 	if interactive {
 		t.rd = t.newReader()
 	} else {
-		t.rd = newPlainReader(in)
+		t.rd = NewPlainReader(in)
 	}
-	t.out, t.errw = h.Stdout(), h.Stderr()
-	code := ExitOK
-	go func() {
-		defer h.Loop.Post(h.Loop.Stop)
-		code = t.run(ctx)
-	}()
-	h.Loop.Run(ctx, sched.UntilStopped)
-	return code
+	t.out, t.errw = c.Out, c.Err
+	t.r = render.New(render.Options{Text: t.out, Shown: t.shown, Live: interactive})
+	return t.run(ctx)
 }
 
 // chatTerm is the terminal side of a chat session.
 type chatTerm struct {
-	h    *Host
 	cfg  ChatConfig
 	mask *secret.Masker // cfg.Secrets
 	tty  bool
 	rd   LineReader
-	lua  *chat.Lua
+	lua  chat.Lua
 	s    *chat.Session
+	r    *render.Renderer // the turn's events (under mu)
 	out  io.Writer
 	errw io.Writer
 
-	mu       sync.Mutex // output and the fields below
-	lastNL   bool       // the answer printed so far ends with a newline
-	printed  bool
-	progress bool // a progress line is drawn (tty)
-	spin     int
-	status   string // the last status line shown
+	mu     sync.Mutex // output, r and the fields below
+	status string     // the last status line shown
 
 	statusMu sync.Mutex // showStatus, one at a time
 
@@ -109,13 +122,13 @@ type chatTerm struct {
 }
 
 func (t *chatTerm) newReader() LineReader {
-	return t.h.newLineEditor("chat_history", func(line string, pos int) (string, []string, string) {
+	return NewLineEditor(filepath.Join(t.cfg.Home, "chat_history"), func(line string, pos int) (string, []string, string) {
 		head, cands := chat.Complete(line[:pos], t.serverNames(), t.promptNames)
 		if len(cands) == 0 {
 			return line[:pos], nil, line[pos:]
 		}
 		return head, cands, line[pos:]
-	})
+	}, t.cfg.LuaOut, t.cfg.LuaErr)
 }
 
 // shown is s for the terminal: the secrets masked and its control
@@ -150,41 +163,30 @@ func (t *chatTerm) fail(err error) {
 
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
-	o := chat.BuildOptions{AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
+	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
 	if t.cfg.AgentFile != "" {
-		src, err := os.ReadFile(t.cfg.AgentFile)
-		if err != nil {
-			fmt.Fprintf(t.errw, "luagent: cannot read %s: %v\n", visible.Line(t.cfg.AgentFile), errors.Unwrap(err))
-			return ExitError
-		}
-		done := make(chan error, 1)
-		t.h.Loop.Post(func() {
-			fn, err := t.h.LoadAgentFile(src, t.cfg.AgentFile)
-			o.AgentFn = fn
-			done <- err
-		})
-		if err := <-done; err != nil {
+		if err := t.lua.LoadAgent(t.cfg.AgentFile); err != nil {
 			fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(err.Error()))
-			return ExitError
+			return exitError
 		}
 	}
 	var conv *chat.Conversation
-	file := chat.NewFile(chat.SessionsDir(t.h.cfg.Home), time.Now())
+	file := chat.NewFile(chat.SessionsDir(t.cfg.Home), time.Now())
 	if t.cfg.Resume != "" {
 		var err error
 		if conv, err = chat.Load(t.cfg.Resume); err != nil {
 			fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(err.Error()))
-			return ExitError
+			return exitError
 		}
 		file = t.cfg.Resume
 	}
 	ag, err := t.lua.Build(ctx, o)
 	if err != nil {
 		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))
-		return ExitError
+		return exitError
 	}
 	hb := ag.Agent().Hub()
-	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, File: file, AgentFile: t.cfg.AgentFile})
+	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, File: file, AgentFile: t.cfg.AgentFile, Lua: t.lua})
 	if t.cfg.ModelNote != "" {
 		fmt.Fprintln(t.errw, t.cfg.ModelNote)
 	}
@@ -199,7 +201,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 	}
 
 	sigs := make(chan os.Signal, 1)
-	defer subscribeSignals(sigs, os.Interrupt)()
+	defer t.cfg.Interrupts(sigs)()
 	go func() {
 		for range sigs {
 			if !t.s.Cancel() {
@@ -261,7 +263,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 		t.working.Store(false)
 	}
 	t.saveOnExit()
-	return ExitOK
+	return exitOK
 }
 
 // resumeModel goes on with the model a conversation was saved with,
@@ -270,12 +272,11 @@ func (t *chatTerm) resumeModel(ctx context.Context, saved string) {
 	if saved == "" || t.cfg.ModelGiven || t.cfg.AgentFile != "" || saved == modelName(t.s.Agent()) {
 		return
 	}
-	ag, err := t.lua.WithModel(ctx, saved)
+	ag, err := t.s.SetModel(ctx, saved)
 	if err != nil {
 		t.say("the conversation was with %s, which is not available here (%s): going on with %s", saved, chat.OneLine(err.Error(), 200), modelName(t.s.Agent()))
 		return
 	}
-	t.s.SetAgent(ag)
 	t.say("model: %s (the one the conversation was saved with)", modelName(ag))
 }
 
@@ -290,9 +291,7 @@ func modelName(ag chat.Agent) string {
 func (t *chatTerm) turn(ctx context.Context, run func(context.Context) (string, error)) {
 	_, err := run(ctx)
 	t.mu.Lock()
-	t.clearProgressLocked()
-	t.endAnswerLocked()
-	t.printed = false
+	t.r.Finish()
 	t.mu.Unlock()
 	// Saved after every turn too, so a crash or a closed terminal loses
 	// nothing; exit says where.
@@ -377,13 +376,12 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 			return true
 		}
 		octx, done := t.op(ctx, time.Minute)
-		ag, err := t.lua.WithModel(octx, c.Args[0])
+		ag, err := t.s.SetModel(octx, c.Args[0])
 		done()
 		if err != nil {
 			t.fail(err)
 			return true
 		}
-		t.s.SetAgent(ag)
 		t.say("model: %s (the conversation goes on)", modelName(ag))
 	case "clear":
 		if !t.s.Empty() {
@@ -394,7 +392,7 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 			t.say("the last conversation is saved in %s", t.s.File())
 		}
 		t.s.Clear()
-		t.s.SetFile(chat.NewFile(chat.SessionsDir(t.h.cfg.Home), time.Now()))
+		t.s.SetFile(chat.NewFile(chat.SessionsDir(t.cfg.Home), time.Now()))
 		t.say("new conversation")
 	case "save":
 		if len(c.Args) != 1 {
@@ -412,7 +410,7 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 			return true
 		}
 		octx, done := t.op(ctx, 24*time.Hour)
-		out, err := t.lua.Eval(octx, c.Rest)
+		out, err := t.s.Eval(octx, c.Rest)
 		done()
 		if err != nil {
 			t.fail(err)
@@ -449,7 +447,7 @@ func (t *chatTerm) mcpVerb(ctx context.Context, args []string) {
 			done()
 		default:
 			octx, done := t.op(ctx, 30*time.Second)
-			err = t.s.SetEnabled(octx, catalog.Path(t.h.cfg.Home), args[1], verb == "enable")
+			err = t.s.SetEnabled(octx, catalog.Path(t.cfg.Home), args[1], verb == "enable")
 			done()
 		}
 		if err != nil {
@@ -597,57 +595,6 @@ func (t *chatTerm) promptNames(server string) []string {
 	return t.prompts[server]
 }
 
-// endAnswerLocked ends a line of answer text before other output.
-func (t *chatTerm) endAnswerLocked() {
-	t.clearProgressLocked()
-	if t.printed && !t.lastNL {
-		io.WriteString(t.out, "\n")
-		t.lastNL = true
-	}
-}
-
-func (t *chatTerm) clearProgressLocked() {
-	if t.progress {
-		io.WriteString(t.out, "\r\x1b[K")
-		t.progress = false
-	}
-}
-
-// replMCP is the REPL's /mcp: the catalog's servers in the hub agents
-// share (agent.default_hub(), started on first use), in the manager on a
-// terminal, else as a status list.
-func (h *Host) replMCP(ctx context.Context, tty bool, op *atomic.Pointer[context.CancelFunc]) {
-	cfg, err := catalog.Load(catalog.Path(h.cfg.Home))
-	if err != nil {
-		fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", visible.Text(err.Error()))
-		return
-	}
-	if len(cfg.Servers) == 0 && !tty {
-		fmt.Fprint(h.cfg.Stdout, chat.MCPList(nil, nil))
-		return
-	}
-	hb, err := chat.NewLua(h.Loop).DefaultHub(ctx)
-	if err != nil {
-		fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", visible.Text(err.Error()))
-		return
-	}
-	if !tty {
-		fmt.Fprint(h.cfg.Stdout, visible.Text(chat.MCPList(hb.Status(), cfg.Servers)))
-		return
-	}
-	s := chat.NewServers(hb, cfg.Servers)
-	login := func(ctx context.Context, name string) error {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-		defer cancel()
-		op.Store(&cancel)
-		defer op.Store(nil)
-		return s.Reauthorize(ctx, name)
-	}
-	log, err := h.runManager(ctx, s, nil, login, func(string) bool { return false })
-	if err != nil {
-		fmt.Fprintf(h.cfg.Stderr, "luagent: the /mcp manager failed: %v; =agent.default_hub():status() lists the servers without it\n", err)
-	}
-	for _, l := range log {
-		fmt.Fprintf(h.cfg.Stdout, "  %s\n", visible.Text(l))
-	}
-}
+// endAnswerLocked ends a line of answer text (and a progress line)
+// before other output.
+func (t *chatTerm) endAnswerLocked() { t.r.EndAnswer() }

@@ -1,131 +1,33 @@
-package host
+package tui
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
-	"github.com/luagent/luagent/luabind/chat"
 	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/chat"
+	"github.com/luagent/luagent/runtime/render"
 )
 
-// How a chat shows a turn: the answer streams as it comes; each tool call
-// is a line "server › tool {args}", then its progress (one line redrawn
-// on a terminal: spinner, bar, count and the server's message), then
-// "✓ 1.2s result" or "✗ ...".
-
-var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+// How a chat shows a turn: runtime/render's lines, the answer streaming
+// as it comes and each tool call's progress one line redrawn on a
+// terminal.
 
 // Event is chat.UI's: one thing the running turn did.
 func (t *chatTerm) Event(e ragent.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.trackCall(e)
-	ind := "" // a call a run_lua snippet made shows under run_lua's line
-	if e.Call != nil && e.Call.Parent != "" {
-		ind = "  "
-	}
-	switch e.Type {
-	case ragent.EventText:
-		t.clearProgressLocked()
-		io.WriteString(t.out, t.shown(e.Text))
-		t.printed, t.lastNL = true, strings.HasSuffix(e.Text, "\n")
-	case ragent.EventToolStart:
-		t.endAnswerLocked()
-		fmt.Fprintf(t.out, "%s%s\n", ind, t.shown(callName(e.Call)+shortArgs(e.Call.Arguments)))
-	case ragent.EventApproval:
-		if e.Call != nil && e.Call.Kind == ragent.KindSampling {
-			t.endAnswerLocked()
-			fmt.Fprintln(t.out, t.shown(fmt.Sprintf("  %s asks the model (sampling): %s: %s", e.Call.Server, e.Decision, e.Reason)))
-			break
-		}
-		if e.Decision != ragent.Allow {
-			t.endAnswerLocked()
-			fmt.Fprintf(t.out, "%s  %s: %s\n", ind, e.Decision, t.shown(e.Reason))
-		}
-	case ragent.EventToolProgress:
-		t.progressLocked(e)
-	case ragent.EventToolEnd:
-		t.clearProgressLocked()
-		dur := " " + chat.RoundDuration(e.Duration).String()
-		if e.Err != nil {
-			fmt.Fprintf(t.out, "%s  ✗%s %s\n", ind, dur, t.shown(chat.OneLine(e.Err.Error(), 100)))
-			break
-		}
-		mark := "✓"
-		if e.Result != nil && e.Result.IsError {
-			mark = "✗"
-		}
-		fmt.Fprintf(t.out, "%s  %s%s %s\n", ind, mark, dur, t.shown(chat.OneLine(resultLine(e.Result), 100)))
-	}
+	t.r.Event(e)
 }
 
-func (t *chatTerm) progressLocked(e ragent.Event) {
-	count := trimFloat(e.Progress)
-	bar := ""
-	if e.Total > 0 {
-		count += "/" + trimFloat(e.Total)
-		const width = 20
-		n := int(e.Progress / e.Total * width)
-		n = max(0, min(width, n))
-		bar = " [" + strings.Repeat("█", n) + strings.Repeat("░", width-n) + "]"
-	}
-	msg := ""
-	if e.Message != "" {
-		msg = " " + t.shown(chat.OneLine(e.Message, 80))
-	}
-	if !t.tty {
-		fmt.Fprintf(t.out, "  … %s%s\n", count, msg)
-		return
-	}
-	t.spin = (t.spin + 1) % len(spinner)
-	t.clearProgressLocked()
-	fmt.Fprintf(t.out, "  %s%s %s%s", spinner[t.spin], bar, count, msg)
-	t.progress = true
-}
+func callName(c *ragent.Call) string { return render.CallName(c) }
 
-func trimFloat(f float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", f), "0"), ".")
-}
-
-func callName(c *ragent.Call) string {
-	if c == nil {
-		return "?"
-	}
-	if c.Server != "" {
-		return c.Server + " › " + c.Tool
-	}
-	return c.Name
-}
-
-func shortArgs(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
-	if s == "" || s == "{}" || s == "null" {
-		return ""
-	}
-	return " " + chat.OneLine(s, 100)
-}
-
-func resultLine(r *ragent.Result) string {
-	if r == nil {
-		return ""
-	}
-	var parts []string
-	for _, raw := range r.Content {
-		var b struct{ Type, Text string }
-		json.Unmarshal(raw, &b)
-		if b.Type == "text" {
-			parts = append(parts, b.Text)
-		} else if b.Type != "" {
-			parts = append(parts, "["+b.Type+"]")
-		}
-	}
-	return strings.Join(parts, " ")
-}
+func shortArgs(raw json.RawMessage) string { return render.Args(raw) }
 
 // Approve is chat.UI's: it shows the call and reads an answer (y, a, or n
 // with a reason). Ctrl-C at the question cancels the turn; end of input

@@ -1,0 +1,90 @@
+-- luagent.chat: the Lua side of luagent ask and luagent chat. The Go
+-- session (runtime/chat) calls these through luabind/chatlua, each as a
+-- task on the host's loop.
+--
+--   build(o)                 the agent of ask or chat
+--   with_model(a, model)     a again on another model (/model, --resume)
+--   eval(code)               one /lua line, rendered as the REPL shows it
+--   meta(main, path, confirm, saved)   /meta's catalog agent
+--   default_hub()            the hub agents share (/mcp in the REPL)
+local agent = require("agent")
+
+local M = {}
+
+-- build makes the agent: --agent's (o.agent_fn, compiled from
+-- o.agent_file) with --model, --server, --yes and --code-mode applied, or
+-- a default one named o.name. o.elicit answers the servers' elicitation
+-- requests (chat). With o.own_hub (ask), the default agent gets a hub of
+-- its own that starts only o.servers and waits for them, each failure
+-- passed to o.warn; otherwise it shares the default hub, started in the
+-- background.
+function M.build(o)
+  if o.elicit then agent.default_hub_options{ on_elicit = o.elicit } end
+  if o.agent_fn then
+    -- --server: the agents the file makes on the catalog's hub start only
+    -- those servers.
+    if o.servers then agent.default_hub_options{ start = o.servers } end
+    local a = o.agent_fn()
+    if type(a) == "table" and not agent.is(a) and agent.is(a[1]) then a = a[1] end
+    if not agent.is(a) then
+      error({ kind = "invalid", message = o.agent_file .. " must return an agent (return agent.new{...})" }, 0)
+    end
+    local changes = {}
+    if o.model then changes.model = o.model end
+    if o.servers then changes.servers = o.servers end
+    if o.yes then changes.yes = true end
+    if o.code_mode then changes.code_mode = true end
+    if next(changes) then a = a:with(changes) end
+    return a
+  end
+  local h
+  if o.own_hub then
+    h = mcp.hub{ start = o.servers } -- --server: only those are spawned
+    for _, s in ipairs(h:status()) do
+      if s.status == "failed" and o.warn then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
+    end
+  end
+  return agent.new{ name = o.name, model = o.model, hub = h, servers = o.servers,
+    yes = o.yes or nil, code_mode = o.code_mode or nil }
+end
+
+function M.with_model(a, model)
+  return a:with{ model = model }
+end
+
+-- eval runs one line, as an expression when it is one (so "1+1" shows 2),
+-- and renders what it returns: tables through inspect.
+function M.eval(code)
+  local f, err = loadstring("return " .. code, "lua")
+  if not f then f, err = loadstring(code, "lua") end
+  if not f then error({ kind = "syntax", message = err }, 0) end
+  local function render(...)
+    local out = {}
+    for i = 1, select("#", ...) do
+      local v = select(i, ...)
+      local mt = getmetatable(v)
+      if type(v) == "table" and not (type(mt) == "table" and mt.__tostring) then
+        out[i] = inspect(v)
+      else
+        out[i] = tostring(v)
+      end
+    end
+    return table.concat(out, "\t")
+  end
+  return render(f())
+end
+
+-- meta builds the catalog agent with the main agent's model (nil: the
+-- default one, as for the main agent). Not require("meta"): a user's
+-- meta.lua must not stand in for it.
+function M.meta(main, path, confirm, saved)
+  local meta = require("luagent.meta")
+  local model = main and main._opts and main._opts.model
+  return meta.new{ model = model, catalog = mcp.catalog(path), confirm = confirm, on_saved = saved }
+end
+
+function M.default_hub()
+  return agent.default_hub()
+end
+
+return M
