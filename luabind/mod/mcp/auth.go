@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -67,7 +68,8 @@ func AuthConfig(srv *rmcp.Server) (httpauth.Config, bool) {
 }
 
 // validator runs fn on the loop, as a task, for each request and waits for
-// its verdict on the request's goroutine.
+// its verdict on the request's goroutine (run there when the state is
+// idle: that goroutine only waits).
 func (s *luaServer) validator(fn *lua.LFunction) httpauth.Validator {
 	timeout := maxValidatorTime
 	if HandlerTimeout > 0 && HandlerTimeout < timeout {
@@ -75,47 +77,42 @@ func (s *luaServer) validator(fn *lua.LFunction) httpauth.Validator {
 	}
 	return func(ctx context.Context, token string, r *http.Request) error {
 		req := httpauth.RequestOf(r)
-		done := make(chan error, 1)
-		// This goroutine only waits for the verdict: run it here when the
-		// state is idle.
-		s.m.lp.RunHere(func() {
-			args := []lua.LValue{lua.LString(token), lua.LString(req.Method), lua.LString(req.Path), lua.LString(req.Remote), stringTable(s.m.lp.L, req.Headers)}
-			task := s.m.lp.Spawn(fn, args, sched.SpawnOptions{
-				Name: "auth validator", Parent: ctx, Timeout: timeout,
-				TimeoutMsg: "the validator did not answer within " + sched.FormatDuration(timeout),
-			})
-			task.OnDone(func(t *sched.Task) { done <- verdict(t) })
+		var refusal error
+		err := s.m.lp.Call(ctx, sched.Call{
+			Name: "auth validator",
+			Func: func(L *lua.LState) (*lua.LFunction, []lua.LValue, error) {
+				return fn, []lua.LValue{lua.LString(token), lua.LString(req.Method), lua.LString(req.Path), lua.LString(req.Remote), stringTable(L, req.Headers)}, nil
+			},
+			Read: func(L *lua.LState, r []lua.LValue) error {
+				if len(r) > 1 {
+					refusal = errs.New(errs.ParseKind(lua.LVAsString(r[0])), "", lua.LVAsString(r[1]))
+				}
+				return nil
+			},
+			Inline:     true,
+			Timeout:    timeout,
+			TimeoutMsg: "the validator did not answer within " + sched.FormatDuration(timeout),
 		})
-		timer := time.NewTimer(timeout + time.Second) // the loop may be stopping
-		defer timer.Stop()
-		select {
-		case err := <-done:
-			return err
-		case <-ctx.Done():
-			return errs.New(errs.Cancelled, "", "the request ended during the token check")
-		case <-s.m.ctx.Done():
-			return errs.New(errs.Closed, "", "the server is shutting down")
-		case <-timer.C:
-			return errs.New(errs.Timeout, "", "the validator did not run (the server is busy or stopping)")
+		if err != nil {
+			return verdict(err)
 		}
+		return refusal
 	}
 }
 
-// verdict is the validator task's outcome in httpauth's terms: an error
-// of kind auth refuses as a refusal does; any other is the check failing.
-func verdict(t *sched.Task) error {
-	if f := t.Failure(); f != nil {
-		if f.Kind == errs.Auth {
-			return httpauth.Refuse(f.Message) // error{kind = "auth"} refuses
-		}
-		msg := "validator error: " + f.Message
-		if f.Traceback != "" {
-			msg += "\n" + f.Traceback
-		}
-		return errs.New(f.Kind, "", msg)
+// verdict is the validator's failure in httpauth's terms: an error of kind
+// auth refuses as a refusal does; any other is the check failing.
+func verdict(err error) error {
+	var f *sched.Failure
+	if !errors.As(err, &f) {
+		return err // cancelled, timed out, the host stopped
 	}
-	if r := t.Results(); len(r) > 1 {
-		return errs.New(errs.ParseKind(lua.LVAsString(r[0])), "", lua.LVAsString(r[1]))
+	if f.Kind == errs.Auth {
+		return httpauth.Refuse(f.Message) // error{kind = "auth"} refuses
 	}
-	return nil
+	msg := "validator error: " + f.Message
+	if f.Traceback != "" {
+		msg += "\n" + f.Traceback
+	}
+	return errs.New(f.Kind, "", msg)
 }
