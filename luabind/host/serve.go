@@ -16,10 +16,9 @@ import (
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/transport"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 	lua "github.com/yuin/gopher-lua"
 	"golang.org/x/term"
 )
@@ -77,8 +76,8 @@ type HTTPConfig struct {
 	// Workers is how many Lua states serve the endpoint (--workers; default 1).
 	Workers int
 	// Limits bound what each client may hold (connections, timeouts,
-	// sizes, sessions); zero fields take mcphttp.DefaultLimits.
-	Limits mcphttp.Limits
+	// sizes, sessions); zero fields take httpserver.DefaultLimits.
+	Limits httpserver.Limits
 	// TLSCert and TLSKey, both set, serve HTTPS (and HTTP/2) with that
 	// certificate and key (PEM files).
 	TLSCert, TLSKey string
@@ -91,7 +90,7 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 	var token string
 	if cfg.AuthTokenEnv != "" {
 		var err error
-		if token, err = httpauth.EnvToken(cfg.AuthTokenEnv); err != nil {
+		if token, err = httpserver.EnvToken(cfg.AuthTokenEnv); err != nil {
 			fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
 			return ExitUsage
 		}
@@ -124,7 +123,7 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 			ln.Close()
 			return err
 		}
-		handler := mcphttp.NewPool(srvs, mcphttp.Options{
+		handler := httpserver.NewPool(srvs, httpserver.Options{
 			AllowOrigins: cfg.AllowOrigins,
 			AllowHosts:   cfg.AllowHosts,
 			AnyHost:      !tcp.IP.IsLoopback(),
@@ -136,7 +135,7 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 		if auth != nil {
 			mux.HandleFunc(auth.MetadataPath(), auth.ServeMetadata) // needs no token
 		}
-		hs := mcphttp.NewServer(mux, cfg.Limits, func(line string) {
+		hs := httpserver.NewServer(mux, cfg.Limits, func(line string) {
 			fmt.Fprintf(h.cfg.Stderr, "luagent: http: %s\n", line)
 		})
 		url := scheme + "://" + ln.Addr().String() + path

@@ -13,7 +13,7 @@
 //	res, err := c.CallTool(ctx, "read_text_file", json.RawMessage(`{"path":"README.md"}`), mcp.CallOptions{})
 //
 // The Server answers both eras on any number of connections (ServeStream
-// for stdio, runtime/mcphttp for Streamable HTTP). What it offers is
+// for stdio, runtime/transport/httpserver for Streamable HTTP). What it offers is
 // registered with Go handlers — AddTool, AddResource, AddResourceTemplate,
 // AddPrompt, SetCompletion, and their Remove counterparts — and it lists
 // them, checks arguments against each tool's input schema, encodes results

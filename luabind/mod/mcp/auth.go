@@ -9,15 +9,15 @@ import (
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 	lua "github.com/yuin/gopher-lua"
 )
 
 // Bearer-token auth for a Lua server served over HTTP (s:auth, in
 // stdlib/mcp_features.lua, which also words the validator's verdict): the
 // validator runs as a task for every HTTP request. The checking itself is
-// runtime/httpauth's.
+// runtime/transport/httpserver's.
 
 // authOptions are what s:auth read, by field name (gopher-luar).
 type authOptions struct {
@@ -38,11 +38,11 @@ const maxValidatorTime = 10 * time.Second
 func (m *module) setAuth(L *lua.LState) int {
 	s, o := checkServer(L), value.FromLuar[authOptions](L, 2)
 	for _, u := range o.AuthorizationServers {
-		if err := httpauth.CheckServerURL(u); err != nil {
+		if err := httpserver.CheckServerURL(u); err != nil {
 			return registered(L, err)
 		}
 	}
-	cfg := httpauth.Config{Resource: o.Resource, AuthorizationServers: o.AuthorizationServers, Scopes: o.Scopes}
+	cfg := httpserver.AuthConfig{Resource: o.Resource, AuthorizationServers: o.AuthorizationServers, Scopes: o.Scopes}
 	if fn, ok := o.Validate.(*lua.LFunction); ok {
 		cfg.Validate = s.validator(fn)
 	}
@@ -55,7 +55,7 @@ func (m *module) setAuth(L *lua.LState) int {
 // AuthConfig returns what the script set with s:auth on srv: the
 // validator (nil when it set none), authorization servers, scopes and
 // public resource URL. ok is false when it called no s:auth.
-func AuthConfig(srv *rmcp.Server) (httpauth.Config, bool) {
+func AuthConfig(srv *rmcp.Server) (httpserver.AuthConfig, bool) {
 	if v, ok := luaServers.Load(srv); ok {
 		s := v.(*luaServer)
 		s.mu.Lock()
@@ -64,19 +64,19 @@ func AuthConfig(srv *rmcp.Server) (httpauth.Config, bool) {
 			return *s.auth, true
 		}
 	}
-	return httpauth.Config{}, false
+	return httpserver.AuthConfig{}, false
 }
 
 // validator runs fn on the loop, as a task, for each request and waits for
 // its verdict on the request's goroutine (run there when the state is
 // idle: that goroutine only waits).
-func (s *luaServer) validator(fn *lua.LFunction) httpauth.Validator {
+func (s *luaServer) validator(fn *lua.LFunction) httpserver.Validator {
 	timeout := maxValidatorTime
 	if HandlerTimeout > 0 && HandlerTimeout < timeout {
 		timeout = HandlerTimeout
 	}
 	return func(ctx context.Context, token string, r *http.Request) error {
-		req := httpauth.RequestOf(r)
+		req := httpserver.RequestOf(r)
 		var refusal error
 		err := s.m.lp.Call(ctx, sched.Call{
 			Name: "auth validator",
@@ -100,7 +100,7 @@ func (s *luaServer) validator(fn *lua.LFunction) httpauth.Validator {
 	}
 }
 
-// verdict is the validator's failure in httpauth's terms: an error of kind
+// verdict is the validator's failure in httpserver's terms: an error of kind
 // auth refuses as a refusal does; any other is the check failing.
 func verdict(err error) error {
 	var f *sched.Failure
@@ -108,7 +108,7 @@ func verdict(err error) error {
 		return err // cancelled, timed out, the host stopped
 	}
 	if f.Kind == errs.Auth {
-		return httpauth.Refuse(f.Message) // error{kind = "auth"} refuses
+		return httpserver.Refuse(f.Message) // error{kind = "auth"} refuses
 	}
 	msg := "validator error: " + f.Message
 	if f.Traceback != "" {
