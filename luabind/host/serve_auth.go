@@ -10,11 +10,11 @@ import (
 	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
-// httpAuth builds the bearer-token guard of an HTTP server from the flags
-// (token read from --auth-token-env, --auth-server) and the script's
-// s:auth. It returns nil when neither asks for auth: then every request is
-// served.
-func (h *Host) httpAuth(srv *rmcp.Server, cfg HTTPConfig, token, path, origin string) (*httpserver.Auth, error) {
+// httpAuth builds the bearer-token guard's settings of an HTTP server from
+// the flags (token read from --auth-token-env, --auth-server) and the
+// script's s:auth; httpserver.Serve fills in where it listens. It returns
+// nil when neither asks for auth: then every request is served.
+func (h *Host) httpAuth(srv *rmcp.Server, cfg HTTPConfig, token string) (*httpserver.AuthConfig, error) {
 	ac, fromLua := mcpmod.AuthConfig(srv)
 	if token == "" && !fromLua && len(cfg.AuthServers) == 0 {
 		return nil, nil
@@ -35,8 +35,8 @@ func (h *Host) httpAuth(srv *rmcp.Server, cfg HTTPConfig, token, path, origin st
 			ac.AuthorizationServers = append(ac.AuthorizationServers, s)
 		}
 	}
-	ac.Path, ac.Origin, ac.ResourceName = path, origin, srv.Name()
+	ac.ResourceName = srv.Name()
 	name := srv.Name()
 	ac.Log = func(msg string) { h.Logger.Log(logmod.Error, "["+name+"] "+msg) }
-	return httpserver.NewAuth(ac)
+	return &ac, nil
 }

@@ -25,4 +25,10 @@
 // adds error="invalid_token"; a malformed Authorization header is 400
 // (error="invalid_request"). Tokens never appear in what this package
 // writes or logs.
+//
+// Serve is the whole of `luagent serve --http`: it listens (TLS when given
+// a certificate), bounds each client (Limits: connections, timeouts,
+// sizes, sessions), serves one server or a pool of workers, and on the
+// end of its context drains streams and gives requests in flight a grace
+// period. The package imports no Lua: any Go program can serve with it.
 package httpserver
