@@ -70,6 +70,7 @@ func (lp *Loop) Call(ctx context.Context, c Call) error {
 		return lp.closedError(c.Name)
 	default:
 	}
+	// The task's own context: it ends with the task, or when Call returns.
 	tctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(errCallReturned)
 
@@ -78,7 +79,7 @@ func (lp *Loop) Call(ctx context.Context, c Call) error {
 	if c.Inline {
 		run = lp.RunHere
 	}
-	run(func() { w.start(lp, tctx, c) })
+	run(func() { w.start(lp, ctx, tctx, cancel, c) })
 	var err error
 	select {
 	case err = <-w.done:
@@ -122,9 +123,9 @@ func (w *caller) send(err error) {
 	}
 }
 
-// start runs on the loop goroutine: it spawns the task and reads its
-// outcome when it ends.
-func (w *caller) start(lp *Loop, ctx context.Context, c Call) {
+// start runs on the loop goroutine: it spawns the task, under tctx (a
+// child of the caller's ctx), and reads its outcome when it ends.
+func (w *caller) start(lp *Loop, ctx, tctx context.Context, cancel context.CancelCauseFunc, c Call) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.left {
@@ -135,7 +136,7 @@ func (w *caller) start(lp *Loop, ctx context.Context, c Call) {
 		w.send(err)
 		return
 	}
-	t := lp.Spawn(fn, args, SpawnOptions{Name: c.Name, Parent: ctx})
+	t := lp.Spawn(fn, args, SpawnOptions{Name: c.Name, Context: tctx, Cancel: cancel})
 	t.OnDone(func(t *Task) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
