@@ -165,22 +165,21 @@ func (w *caller) start(lp *Loop, ctx, tctx context.Context, cancel context.Cance
 // error. It wraps the cause.
 func CallError(ctx context.Context, name string) error {
 	cause := context.Cause(ctx)
-	kind := errs.KindOf(cause)
-	if kind != errs.Timeout {
-		kind = errs.Cancelled
-		if errors.Is(cause, context.DeadlineExceeded) {
-			kind = errs.Timeout
-		}
+	kind := errs.Cancelled
+	if errs.KindOf(cause) == errs.Timeout || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		kind = errs.Timeout
 	}
 	var msg string
 	var e *errs.Error
 	switch {
 	case errors.As(cause, &e) && e.Msg != "":
 		msg = e.Msg
-	case kind == errs.Timeout:
+	case cause == context.Canceled:
+		msg = "cancelled"
+	case cause == context.DeadlineExceeded:
 		msg = "timed out"
 	default:
-		msg = "cancelled"
+		msg = cause.Error()
 	}
 	return &errs.Error{Kind: kind, Op: name, Msg: msg, Err: cause}
 }

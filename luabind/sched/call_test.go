@@ -93,6 +93,11 @@ func TestCall(t *testing.T) {
 			defer cancel()
 			return lp.Call(ctx, callOf(spin, nil, nil))
 		}},
+		{name: "deadline with a plain cause", kind: errs.Timeout, msg: "probe: agent timeout", call: func(t *testing.T, lp *sched.Loop) error {
+			ctx, cancel := context.WithTimeoutCause(context.Background(), time.Millisecond, errors.New("agent timeout"))
+			defer cancel()
+			return lp.Call(ctx, callOf(spin, nil, nil))
+		}},
 		{name: "call timeout", kind: errs.Timeout, msg: "probe: no answer in 1ms", call: func(t *testing.T, lp *sched.Loop) error {
 			c := callOf(spin, nil, nil)
 			c.Timeout, c.TimeoutMsg = time.Millisecond, "no answer in 1ms"
