@@ -91,7 +91,7 @@ func (s *luaServer) validator(fn *lua.LFunction) httpserver.Validator {
 			},
 			Inline:     true,
 			Timeout:    timeout,
-			TimeoutMsg: "the validator did not answer within " + sched.FormatDuration(timeout),
+			TimeoutMsg: "no verdict within " + sched.FormatDuration(timeout) + ": the validator is too slow or the server too busy",
 		})
 		if err != nil {
 			return verdict(err)
