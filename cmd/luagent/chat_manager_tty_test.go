@@ -20,9 +20,8 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/luagent/luagent/runtime/httpauth"
 	"github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // The /mcp manager under a pseudo-terminal: the real binary, the mock
@@ -244,19 +243,19 @@ func authorizingServer(t *testing.T) string {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	base := srv.URL
-	guard, err := httpauth.New(httpauth.Config{Path: "/mcp", AuthorizationServers: []string{base},
+	guard, err := httpserver.NewAuth(httpserver.AuthConfig{Path: "/mcp", AuthorizationServers: []string{base},
 		Validate: func(_ context.Context, tok string, _ *http.Request) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if !tokens[tok] {
-				return httpauth.Refuse("unknown token")
+				return httpserver.Refuse("unknown token")
 			}
 			return nil
 		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := mcphttp.NewHandler(mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "authorizing", Version: "1"}, Handler: whoami{}}), mcphttp.Options{})
+	h := httpserver.NewHandler(mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "authorizing", Version: "1"}, Handler: whoami{}}), httpserver.Options{})
 	t.Cleanup(h.Close)
 	mux.Handle("/mcp", guard.Wrap(h))
 	mux.HandleFunc(guard.MetadataPath(), guard.ServeMetadata)

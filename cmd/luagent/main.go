@@ -28,12 +28,11 @@ import (
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/catalog"
-	"github.com/luagent/luagent/runtime/httpauth"
-	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/otlp"
 	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/runtime/transport"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 	"golang.org/x/term"
 )
 
@@ -91,7 +90,7 @@ type options struct {
 	allowHost   []string // more Host names the HTTP server accepts
 	workers     int      // Lua states serving HTTP
 	grace       time.Duration
-	limits      mcphttp.Limits // serve --http's limits (zero: the defaults)
+	limits      httpserver.Limits // serve --http's limits (zero: the defaults)
 	tlsCert     string
 	tlsKey      string
 	trace       string
@@ -536,7 +535,7 @@ func parseServe(o options, rest []string, stdout, stderr io.Writer) (options, in
 			if !ok {
 				return fail("--auth-server needs a URL: --auth-server https://auth.example.com")
 			}
-			if err := httpauth.CheckServerURL(v); err != nil {
+			if err := httpserver.CheckServerURL(v); err != nil {
 				return fail("--auth-server: %v", err)
 			}
 			o.authServers = append(o.authServers, v)
@@ -593,7 +592,7 @@ func parseServe(o options, rest []string, stdout, stderr io.Writer) (options, in
 	if (o.authEnv != "" || len(o.authServers) > 0) && o.http == "" {
 		return fail("--auth-token-env and --auth-server are for HTTP: add --http (over stdio, pass credentials in the environment)")
 	}
-	if (o.limits != mcphttp.Limits{} || o.tlsCert != "" || o.tlsKey != "") && o.http == "" {
+	if (o.limits != httpserver.Limits{} || o.tlsCert != "" || o.tlsKey != "") && o.http == "" {
 		return fail("the connection limits and --tls-cert/--tls-key are for HTTP: add --http")
 	}
 	if (o.tlsCert == "") != (o.tlsKey == "") {

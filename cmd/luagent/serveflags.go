@@ -7,18 +7,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/luagent/luagent/runtime/mcphttp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
-// limitFlag is one of serve --http's limits (mcphttp.Limits): its flag,
+// limitFlag is one of serve --http's limits (httpserver.Limits): its flag,
 // the value it wants (for messages) and how it sets the field.
 type limitFlag struct {
 	name, want string
-	set        func(l *mcphttp.Limits, v string) error
+	set        func(l *httpserver.Limits, v string) error
 }
 
-func seconds(field func(*mcphttp.Limits) *time.Duration) func(*mcphttp.Limits, string) error {
-	return func(l *mcphttp.Limits, v string) error {
+func seconds(field func(*httpserver.Limits) *time.Duration) func(*httpserver.Limits, string) error {
+	return func(l *httpserver.Limits, v string) error {
 		secs, err := strconv.ParseFloat(v, 64)
 		if err != nil || secs <= 0 || secs > 1e6 {
 			return fmt.Errorf("want seconds > 0")
@@ -28,8 +28,8 @@ func seconds(field func(*mcphttp.Limits) *time.Duration) func(*mcphttp.Limits, s
 	}
 }
 
-func count(field func(*mcphttp.Limits) *int) func(*mcphttp.Limits, string) error {
-	return func(l *mcphttp.Limits, v string) error {
+func count(field func(*httpserver.Limits) *int) func(*httpserver.Limits, string) error {
+	return func(l *httpserver.Limits, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return fmt.Errorf("want a whole number >= 1")
@@ -40,14 +40,14 @@ func count(field func(*mcphttp.Limits) *int) func(*mcphttp.Limits, string) error
 }
 
 var limitFlags = []limitFlag{
-	{"--max-conns", "N", count(func(l *mcphttp.Limits) *int { return &l.MaxConns })},
-	{"--max-sessions", "N", count(func(l *mcphttp.Limits) *int { return &l.MaxSessions })},
-	{"--session-idle", "SECONDS", seconds(func(l *mcphttp.Limits) *time.Duration { return &l.SessionIdle })},
-	{"--idle-timeout", "SECONDS", seconds(func(l *mcphttp.Limits) *time.Duration { return &l.IdleTimeout })},
-	{"--header-timeout", "SECONDS", seconds(func(l *mcphttp.Limits) *time.Duration { return &l.HeaderTimeout })},
-	{"--body-timeout", "SECONDS", seconds(func(l *mcphttp.Limits) *time.Duration { return &l.BodyTimeout })},
-	{"--write-timeout", "SECONDS", seconds(func(l *mcphttp.Limits) *time.Duration { return &l.WriteTimeout })},
-	{"--max-body", "SIZE", func(l *mcphttp.Limits, v string) error {
+	{"--max-conns", "N", count(func(l *httpserver.Limits) *int { return &l.MaxConns })},
+	{"--max-sessions", "N", count(func(l *httpserver.Limits) *int { return &l.MaxSessions })},
+	{"--session-idle", "SECONDS", seconds(func(l *httpserver.Limits) *time.Duration { return &l.SessionIdle })},
+	{"--idle-timeout", "SECONDS", seconds(func(l *httpserver.Limits) *time.Duration { return &l.IdleTimeout })},
+	{"--header-timeout", "SECONDS", seconds(func(l *httpserver.Limits) *time.Duration { return &l.HeaderTimeout })},
+	{"--body-timeout", "SECONDS", seconds(func(l *httpserver.Limits) *time.Duration { return &l.BodyTimeout })},
+	{"--write-timeout", "SECONDS", seconds(func(l *httpserver.Limits) *time.Duration { return &l.WriteTimeout })},
+	{"--max-body", "SIZE", func(l *httpserver.Limits, v string) error {
 		n, err := parseSize(v)
 		if err != nil {
 			return err
@@ -79,7 +79,7 @@ func parseSize(v string) (int64, error) {
 
 // parseLimitFlag handles a limit flag at args[*i] (as --flag V or
 // --flag=V); ok is false when args[*i] is not one.
-func parseLimitFlag(args []string, i *int, l *mcphttp.Limits) (ok bool, err error) {
+func parseLimitFlag(args []string, i *int, l *httpserver.Limits) (ok bool, err error) {
 	for _, f := range limitFlags {
 		a := args[*i]
 		if a != f.name && !strings.HasPrefix(a, f.name+"=") {

@@ -202,41 +202,21 @@ func (l *Lua) DefaultHub(ctx context.Context) (*hub.Hub, error) {
 // hands its results to read, both on the loop goroutine; it waits for the
 // task, and interrupts it when ctx ends.
 func (l *Lua) run(ctx context.Context, name, fname string, args func(L *lua.LState) []lua.LValue, read func(L *lua.LState, rs []lua.LValue) error) error {
-	done := make(chan error, 1)
-	var task *sched.Task
-	started := make(chan struct{})
-	l.lp.Post(func() {
-		L := l.lp.L
-		fn, err := l.function(L, fname)
-		if err != nil {
-			done <- errs.Wrap(errs.Internal, "chat", err)
-			close(started)
-			return
-		}
-		var in []lua.LValue
-		if args != nil {
-			in = args(L)
-		}
-		task = l.lp.Spawn(fn, in, sched.SpawnOptions{Name: name})
-		close(started)
-		task.OnDone(func(t *sched.Task) {
-			if f := t.Failure(); f != nil {
-				done <- &errs.Error{Kind: f.Kind, Op: name, Msg: f.Message}
-				return
+	return l.lp.Call(ctx, sched.Call{
+		Name: name,
+		Func: func(L *lua.LState) (*lua.LFunction, []lua.LValue, error) {
+			fn, err := l.function(L, fname)
+			if err != nil {
+				return nil, nil, errs.Wrap(errs.Internal, "chat", err)
 			}
-			done <- read(L, t.Results())
-		})
+			var in []lua.LValue
+			if args != nil {
+				in = args(L)
+			}
+			return fn, in, nil
+		},
+		Read: read,
 	})
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		<-started
-		if task != nil {
-			task.Interrupt(errs.New(errs.Cancelled, name, "interrupted"))
-		}
-		return <-done
-	}
 }
 
 // function is stdlib/chat.lua's function name, the module loaded on first

@@ -2,12 +2,8 @@ package host
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -16,10 +12,9 @@ import (
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/transport"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 	lua "github.com/yuin/gopher-lua"
 	"golang.org/x/term"
 )
@@ -77,21 +72,21 @@ type HTTPConfig struct {
 	// Workers is how many Lua states serve the endpoint (--workers; default 1).
 	Workers int
 	// Limits bound what each client may hold (connections, timeouts,
-	// sizes, sessions); zero fields take mcphttp.DefaultLimits.
-	Limits mcphttp.Limits
+	// sizes, sessions); zero fields take httpserver.DefaultLimits.
+	Limits httpserver.Limits
 	// TLSCert and TLSKey, both set, serve HTTPS (and HTTP/2) with that
 	// certificate and key (PEM files).
 	TLSCert, TLSKey string
 }
 
 // ServeHTTP runs the script like Serve and serves its server over
-// Streamable HTTP (both eras) until the process is signalled.
+// Streamable HTTP (both eras, httpserver.Serve) until the process is
+// signalled.
 func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
-	addr, path := splitAddrPath(cfg.Addr)
 	var token string
 	if cfg.AuthTokenEnv != "" {
 		var err error
-		if token, err = httpauth.EnvToken(cfg.AuthTokenEnv); err != nil {
+		if token, err = httpserver.EnvToken(cfg.AuthTokenEnv); err != nil {
 			fmt.Fprintf(h.cfg.Stderr, "luagent: %v\n", err)
 			return ExitUsage
 		}
@@ -106,106 +101,38 @@ func (h *Host) ServeHTTP(ctx context.Context, s Script, cfg HTTPConfig) int {
 			defer ws.stop()
 			srvs = append(srvs, ws.srvs...)
 		}
-		scheme := "http"
-		if cfg.TLSCert != "" {
-			scheme = "https"
-			// Read now, so a bad file is one clear line before listening.
-			if _, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey); err != nil {
-				return fmt.Errorf("cannot use --tls-cert %s and --tls-key %s: %v", cfg.TLSCert, cfg.TLSKey, err)
-			}
-		}
-		ln, err := net.Listen("tcp", addr)
+		auth, err := h.httpAuth(srv, cfg, token)
 		if err != nil {
-			return fmt.Errorf("cannot listen on %s: %v (is another server using the port?)", addr, unwrapOpError(err))
-		}
-		tcp := ln.Addr().(*net.TCPAddr)
-		auth, err := h.httpAuth(srv, cfg, token, path, scheme+"://"+ln.Addr().String())
-		if err != nil {
-			ln.Close()
 			return err
 		}
-		handler := mcphttp.NewPool(srvs, mcphttp.Options{
+		return httpserver.Serve(ctx, httpserver.Endpoint{
+			Addr:         cfg.Addr,
+			Servers:      srvs,
 			AllowOrigins: cfg.AllowOrigins,
 			AllowHosts:   cfg.AllowHosts,
-			AnyHost:      !tcp.IP.IsLoopback(),
-			Authorize:    auth.Check, // a nil auth lets everything through
 			Limits:       cfg.Limits,
+			TLSCert:      cfg.TLSCert,
+			TLSKey:       cfg.TLSKey,
+			Grace:        cfg.Grace,
+			Auth:         auth,
+			Log:          func(line string) { fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", line) },
+			Ready: func(at httpserver.Listening) {
+				workers := ""
+				if at.Workers > 1 {
+					workers = fmt.Sprintf("; %d workers", at.Workers)
+				}
+				// The URL ends the line: scripts read it from there.
+				fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s (%s%s) at %s\n", srv.Name(), summary(srv), workers, at.URL)
+				fmt.Fprintln(h.cfg.Stderr, "luagent: Ctrl-C stops it")
+				if at.MetadataURL != "" {
+					fmt.Fprintf(h.cfg.Stderr, "luagent: requests need a bearer token (metadata: %s)\n", at.MetadataURL)
+				}
+				if cfg.Ready != nil {
+					cfg.Ready(at.URL)
+				}
+			},
 		})
-		mux := http.NewServeMux()
-		mux.Handle(path, handler)
-		if auth != nil {
-			mux.HandleFunc(auth.MetadataPath(), auth.ServeMetadata) // needs no token
-		}
-		hs := mcphttp.NewServer(mux, cfg.Limits, func(line string) {
-			fmt.Fprintf(h.cfg.Stderr, "luagent: http: %s\n", line)
-		})
-		url := scheme + "://" + ln.Addr().String() + path
-		workers := ""
-		if len(srvs) > 1 {
-			workers = fmt.Sprintf("; %d workers", len(srvs))
-		}
-		// The URL ends the line: scripts read it from there.
-		fmt.Fprintf(h.cfg.Stderr, "luagent: serving %s (%s%s) at %s\n", srv.Name(), summary(srv), workers, url)
-		fmt.Fprintln(h.cfg.Stderr, "luagent: Ctrl-C stops it")
-		if auth != nil {
-			fmt.Fprintf(h.cfg.Stderr, "luagent: requests need a bearer token (metadata: %s://%s%s)\n", scheme, ln.Addr(), auth.MetadataPath())
-		}
-		if cfg.Ready != nil {
-			cfg.Ready(url)
-		}
-		done := make(chan error, 1)
-		limited := cfg.Limits.Listener(ln)
-		go func() {
-			if cfg.TLSCert != "" {
-				done <- hs.ServeTLS(limited, cfg.TLSCert, cfg.TLSKey)
-				return
-			}
-			done <- hs.Serve(limited)
-		}()
-		select {
-		case err := <-done:
-			handler.Close()
-			return err
-		case <-ctx.Done():
-		}
-		// Signalled: stop accepting; streams that never end by themselves
-		// end now; requests in flight have the grace period to finish.
-		grace := cfg.Grace
-		if grace <= 0 {
-			grace = 5 * time.Second
-		}
-		sctx, cancel := context.WithTimeout(context.Background(), grace)
-		defer cancel()
-		handler.Drain()
-		if err := hs.Shutdown(sctx); err != nil {
-			fmt.Fprintf(h.cfg.Stderr, "luagent: requests still running after the %s grace period were stopped\n", grace)
-		}
-		handler.Close()
-		return nil
 	})
-}
-
-// splitAddrPath splits HOST:PORT/PATH; a bare :PORT listens on loopback.
-func splitAddrPath(s string) (addr, path string) {
-	addr, path = s, "/mcp"
-	if i := strings.Index(s, "/"); i >= 0 {
-		addr, path = s[:i], s[i:]
-	}
-	if addr == "" {
-		addr = "127.0.0.1:8080"
-	}
-	if strings.HasPrefix(addr, ":") {
-		addr = "127.0.0.1" + addr
-	}
-	return addr, path
-}
-
-func unwrapOpError(err error) error {
-	var oe *net.OpError
-	if errors.As(err, &oe) && oe.Err != nil {
-		return oe.Err
-	}
-	return err
 }
 
 // serve runs the script and hands the server it returned to run, on its own

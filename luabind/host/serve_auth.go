@@ -6,15 +6,15 @@ import (
 	logmod "github.com/luagent/luagent/luabind/mod/log"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
-// httpAuth builds the bearer-token guard of an HTTP server from the flags
-// (token read from --auth-token-env, --auth-server) and the script's
-// s:auth. It returns nil when neither asks for auth: then every request is
-// served.
-func (h *Host) httpAuth(srv *rmcp.Server, cfg HTTPConfig, token, path, origin string) (*httpauth.Auth, error) {
+// httpAuth builds the bearer-token guard's settings of an HTTP server from
+// the flags (token read from --auth-token-env, --auth-server) and the
+// script's s:auth; httpserver.Serve fills in where it listens. It returns
+// nil when neither asks for auth: then every request is served.
+func (h *Host) httpAuth(srv *rmcp.Server, cfg HTTPConfig, token string) (*httpserver.AuthConfig, error) {
 	ac, fromLua := mcpmod.AuthConfig(srv)
 	if token == "" && !fromLua && len(cfg.AuthServers) == 0 {
 		return nil, nil
@@ -23,7 +23,7 @@ func (h *Host) httpAuth(srv *rmcp.Server, cfg HTTPConfig, token, path, origin st
 	case token != "" && ac.Validate != nil:
 		return nil, errs.New(errs.Invalid, "auth", "the script's s:auth validator and --auth-token-env both check tokens: use one of them")
 	case token != "":
-		ac.Validate = httpauth.StaticToken(token)
+		ac.Validate = httpserver.StaticToken(token)
 	case ac.Validate == nil && fromLua:
 		return nil, errs.New(errs.Invalid, "auth", "s:auth{...} has no validate function: add validate = function(token, req) ... end, or start with --auth-token-env NAME")
 	case ac.Validate == nil:
@@ -35,8 +35,8 @@ func (h *Host) httpAuth(srv *rmcp.Server, cfg HTTPConfig, token, path, origin st
 			ac.AuthorizationServers = append(ac.AuthorizationServers, s)
 		}
 	}
-	ac.Path, ac.Origin, ac.ResourceName = path, origin, srv.Name()
+	ac.ResourceName = srv.Name()
 	name := srv.Name()
 	ac.Log = func(msg string) { h.Logger.Log(logmod.Error, "["+name+"] "+msg) }
-	return httpauth.New(ac)
+	return &ac, nil
 }

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strings"
 	"sync"
@@ -12,38 +13,15 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// internalChunk is the scheduler's Lua half, one chunk compiled once per
-// process (see internal). Its nested functions are instantiated from Go
-// with their upvalues set (see closure), as the VM's CLOSURE instruction
-// would, so no Lua code runs to make them.
+// internalChunk is the scheduler's Lua half: the trampoline every task
+// coroutine runs and the wrapper of waiting bindings (see the file). It
+// sits beside the package rather than in stdlib/ because it is not a
+// module: stdlib's files are what require finds, in the sandbox too,
+// while this chunk is the base of the tasks that run require, and its
+// frames are hidden from tracebacks under its own source name.
 //
-// The trampoline is the base function of every task coroutine. It calls
-// the job's function in a non-tail position — a wait reached by a tail call
-// from a coroutine's base frame would end the coroutine (LUA.md §1.10) —
-// and loops, so one coroutine serves many short tasks: park hands the
-// results to Go and returns the next job.
-//
-// The async wrapper wraps a waiting Go function (raw): the loop resumes the
-// task with (true, results...) or (false, err), and the error must be
-// raised in the task, which only Lua code (check) can do after a resume.
-const internalChunk = `
-local park, unpack, raw, error
-local trampoline = function()
-  local fn, args, n = park()
-  while true do
-    if n == 0 then
-      fn, args, n = park(fn())
-    else
-      fn, args, n = park(fn(unpack(args, 1, n)))
-    end
-  end
-end
-local check = function(ok, ...)
-  if ok then return ... end
-  error((...), 0)
-end
-local async = function(...) return check(raw(...)) end
-`
+//go:embed internal.lua
+var internalChunk string
 
 type internalProtos struct {
 	trampoline, check, async *lua.FunctionProto

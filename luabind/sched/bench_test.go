@@ -116,3 +116,24 @@ func BenchmarkLuaToGoCallInTask(b *testing.B) {
 	b.ResetTimer()
 	h.RunTask(context.Background(), fn, []lua.LValue{lua.LNumber(b.N)}, "bench")
 }
+
+// BenchmarkCall measures a Go goroutine calling Lua and waiting for the
+// answer (Loop.Call): the hand-over to the loop, the task, and back.
+func BenchmarkCall(b *testing.B) {
+	h := benchHost(b)
+	fn := compile(b, h, "return 1")
+	ctx, stop := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); h.Loop.Run(ctx, sched.UntilStopped) }()
+	c := sched.Call{Name: "bench", Func: func(*lua.LState) (*lua.LFunction, []lua.LValue, error) { return fn, nil, nil }}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := h.Loop.Call(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	stop()
+	<-ran
+}

@@ -13,6 +13,12 @@
 // state is idle it runs that request's handler itself, sparing a hand-over
 // to Run's goroutine and back.
 //
+// Go code on another goroutine that calls Lua and waits for the answer (an
+// agent's tool handler or policy, a client callback, an authorization
+// check, a chat command) uses Loop.Call, the one such bridge: it runs the
+// function as a task, reads its results on the loop, and says in one way
+// how the call ended (cancelled, timed out, the loop closed, a Lua error).
+//
 // A binding that waits is built with Loop.Async: it starts Go work, yields
 // the task, and the loop resumes the task with the result (or raises the
 // error in it). gopher-lua cannot yield across pcall, metamethods, Lua

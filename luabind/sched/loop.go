@@ -60,6 +60,8 @@ type Loop struct {
 	unobserved []*Task     // failed tasks nobody has awaited yet
 	closers    []func()
 	stopped    bool
+	closed     chan struct{} // closed by Close: Call stops waiting
+	closeOnce  sync.Once
 
 	beforeTick, afterTick func() // see SetTickHooks
 }
@@ -88,6 +90,7 @@ func New(L *lua.LState, opts Options) *Loop {
 		root:   ctx,
 		cancel: cancel,
 		wakeCh: make(chan struct{}, 1),
+		closed: make(chan struct{}),
 		guards: make(map[uintptr]frameKind),
 		pcs:    make([]uintptr, 64),
 	}
@@ -211,6 +214,7 @@ func (lp *Loop) OnClose(fn func()) { lp.closers = append(lp.closers, fn) }
 // Close cancels every task and runs the OnClose functions, last registered
 // first. The state stays the caller's to close.
 func (lp *Loop) Close() {
+	lp.closeOnce.Do(func() { close(lp.closed) })
 	lp.cancel(errs.New(errs.Closed, "", "the Lua host is shutting down"))
 	for i := len(lp.closers) - 1; i >= 0; i-- {
 		lp.closers[i]()

@@ -14,10 +14,9 @@ import (
 
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/luagent/luagent/runtime/httpauth"
 	"github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/oauth/store"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // oneTool serves a single tool, whoami.
@@ -36,7 +35,7 @@ func (oneTool) Handle(r *mcp.Request) {
 }
 
 // authorizing is a Streamable HTTP MCP server behind bearer tokens
-// (runtime/httpauth, 401 with resource metadata) and a minimal
+// (runtime/transport/httpserver, 401 with resource metadata) and a minimal
 // authorization server on the same origin that approves without a person.
 type authorizing struct {
 	srv        *httptest.Server
@@ -51,19 +50,19 @@ func newAuthorizing(t *testing.T) *authorizing {
 	a.srv = httptest.NewServer(mux)
 	t.Cleanup(a.srv.Close)
 	base := a.srv.URL
-	guard, err := httpauth.New(httpauth.Config{Path: "/mcp", AuthorizationServers: []string{base},
+	guard, err := httpserver.NewAuth(httpserver.AuthConfig{Path: "/mcp", AuthorizationServers: []string{base},
 		Validate: func(_ context.Context, tok string, _ *http.Request) error {
 			a.mu.Lock()
 			defer a.mu.Unlock()
 			if !a.tokens[tok] {
-				return httpauth.Refuse("unknown token")
+				return httpserver.Refuse("unknown token")
 			}
 			return nil
 		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := mcphttp.NewHandler(mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "authorizing", Version: "1"}, Handler: oneTool{}}), mcphttp.Options{})
+	h := httpserver.NewHandler(mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "authorizing", Version: "1"}, Handler: oneTool{}}), httpserver.Options{})
 	t.Cleanup(h.Close)
 	mux.Handle("/mcp", guard.Wrap(h))
 	mux.HandleFunc(guard.MetadataPath(), guard.ServeMetadata)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // A Go tool that runs as a task: the client gets a task at once and
@@ -23,7 +23,7 @@ func ExampleServer_task() {
 			}
 			return mcp.TextResult("at once"), nil
 		})
-	h := mcphttp.NewHandler(srv, mcphttp.Options{})
+	h := httpserver.NewHandler(srv, httpserver.Options{})
 	defer h.Close()
 	web := httptest.NewServer(h)
 	defer web.Close()

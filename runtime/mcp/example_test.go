@@ -9,8 +9,8 @@ import (
 	"strconv"
 
 	"github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/transport"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // A Go tool served over stdio, with no Lua involved. Here the client's
@@ -41,7 +41,7 @@ func ExampleServer() {
 	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"calc","version":"1.0.0"}},"content":[{"type":"text","text":"5"}]}}
 }
 
-// The same tool over Streamable HTTP (runtime/mcphttp), called by the Go
+// The same tool over Streamable HTTP (runtime/transport/httpserver), called by the Go
 // client in each era.
 func ExampleServer_http() {
 	srv := mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "calc", Version: "1.0.0"}})
@@ -49,7 +49,7 @@ func ExampleServer_http() {
 	mcp.AddToolFunc(srv, mcp.Tool{Name: "add"}, func(ctx context.Context, in struct{ A, B float64 }) (*mcp.CallToolResult, error) {
 		return mcp.TextResult(strconv.FormatFloat(in.A+in.B, 'g', -1, 64)), nil
 	})
-	h := mcphttp.NewHandler(srv, mcphttp.Options{})
+	h := httpserver.NewHandler(srv, httpserver.Options{})
 	defer h.Close()
 	web := httptest.NewServer(h)
 	defer web.Close()

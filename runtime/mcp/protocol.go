@@ -13,8 +13,8 @@
 //	res, err := c.CallTool(ctx, "read_text_file", json.RawMessage(`{"path":"README.md"}`), mcp.CallOptions{})
 //
 // The Server answers both eras on any number of connections (ServeStream
-// for stdio, runtime/mcphttp for Streamable HTTP). What it offers is
-// registered with Go handlers — AddTool, AddResource, AddResourceTemplate,
+// for stdio, runtime/transport/httpserver for Streamable HTTP). What it
+// offers is registered with Go handlers — AddTool, AddResource, AddResourceTemplate,
 // AddPrompt, SetCompletion, and their Remove counterparts — and it lists
 // them, checks arguments against each tool's input schema, encodes results
 // and tells clients when a list changes. A handler gets the request and

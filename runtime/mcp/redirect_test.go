@@ -13,8 +13,8 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
 	"github.com/luagent/luagent/runtime/oauth"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // headerLog records the requests an origin received: method and the
@@ -61,7 +61,7 @@ func newRedirecting(t *testing.T, route func(r *http.Request, a, b string) (code
 	mcp.AddToolFunc(srv, mcp.Tool{Name: "hello"}, func(context.Context, struct{}) (*mcp.CallToolResult, error) {
 		return mcp.TextResult("hi"), nil
 	})
-	h := mcphttp.NewHandler(srv, mcphttp.Options{})
+	h := httpserver.NewHandler(srv, httpserver.Options{})
 	t.Cleanup(h.Close)
 	mux := http.NewServeMux()
 	a := httptest.NewServer(mux)

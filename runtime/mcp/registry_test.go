@@ -12,7 +12,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // registryServer serves a registry server over Streamable HTTP; connect
@@ -20,7 +20,7 @@ import (
 func registryServer(t *testing.T, opts mcp.ServerOptions) (*mcp.Server, string) {
 	t.Helper()
 	srv := mcp.NewServer(opts)
-	h := mcphttp.NewHandler(srv, mcphttp.Options{})
+	h := httpserver.NewHandler(srv, httpserver.Options{})
 	web := httptest.NewServer(h)
 	t.Cleanup(func() { web.Close(); h.Close(); srv.Close() })
 	return srv, web.URL

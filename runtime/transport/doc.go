@@ -1,6 +1,11 @@
-// Package transport is the client side of the MCP stdio transport: it spawns
-// a server process and moves newline-delimited JSON messages over its stdin
-// and stdout.
+// Package transport holds MCP's transports except the Streamable HTTP
+// server: the stdio client (it spawns a server process and moves
+// newline-delimited JSON messages over its stdin and stdout), the stdio
+// server side (Stdio: luagent serving on its own stdin and stdout), and the
+// HTTP clients (Streamable HTTP and the older HTTP+SSE). The Streamable HTTP
+// server (handler, bearer tokens, listening, TLS, limits, shutdown) is
+// runtime/transport/httpserver: it serves an mcp.Server, and runtime/mcp
+// imports this package, so it cannot live here.
 //
 //	p, err := transport.Start(transport.Command{Path: "npx", Args: []string{"-y", "some-server"}},
 //		transport.Options{Name: "fs", Trace: sink})

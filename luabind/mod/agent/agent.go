@@ -58,7 +58,6 @@ type Config struct {
 type module struct {
 	lp  *sched.Loop
 	cfg Config
-	ctx context.Context
 }
 
 const agentType = "agent"
@@ -86,9 +85,7 @@ func Preload(lp *sched.Loop, cfg Config) {
 // Open builds the native module's table.
 func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 	L := lp.L
-	ctx, cancel := context.WithCancel(context.Background())
-	lp.OnClose(cancel)
-	m := &module{lp: lp, cfg: cfg, ctx: ctx}
+	m := &module{lp: lp, cfg: cfg}
 	mod := L.CreateTable(0, 4)
 	L.SetFuncs(mod, map[string]lua.LGFunction{
 		"new":             m.newAgent,

@@ -8,46 +8,29 @@ import (
 
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
-	"github.com/luagent/luagent/runtime/errs"
 )
 
 // callLua runs fn(args(L)...) as a task on the loop and waits, on the
 // calling goroutine (the agent's), for read to turn its results into Go
-// values there. A Lua callback (a tool handler, the policy, a hook, a
-// model) may itself wait: it is a task like any other.
+// values there (sched.Loop.Call: how a cancelled, timed-out or failed call
+// ends). A Lua callback (a tool handler, the policy, a hook, a model) may
+// itself wait: it is a task like any other.
 func (m *module) callLua(ctx context.Context, fn *lua.LFunction, what string,
 	args func(L *lua.LState) ([]lua.LValue, error),
 	read func(L *lua.LState, rs []lua.LValue) (any, error)) (any, error) {
-	type result struct {
-		v   any
-		err error
-	}
-	ch := make(chan result, 1)
-	m.lp.Post(func() {
-		L := m.lp.L
-		in, err := args(L)
-		if err != nil {
-			ch <- result{err: err}
-			return
-		}
-		t := m.lp.Spawn(fn, in, sched.SpawnOptions{Name: what, Parent: ctx})
-		t.OnDone(func(t *sched.Task) {
-			if f := t.Failure(); f != nil {
-				ch <- result{err: errs.New(f.Kind, what, f.Message)}
-				return
-			}
-			v, err := read(L, t.Results())
-			ch <- result{v: v, err: err}
-		})
+	var v any
+	err := m.lp.Call(ctx, sched.Call{
+		Name: what,
+		Func: func(L *lua.LState) (*lua.LFunction, []lua.LValue, error) {
+			in, err := args(L)
+			return fn, in, err
+		},
+		Read: func(L *lua.LState, rs []lua.LValue) (err error) {
+			v, err = read(L, rs)
+			return err
+		},
 	})
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	case <-m.ctx.Done():
-		return nil, errs.New(errs.Closed, what, "the Lua host is shutting down")
-	}
+	return v, err
 }
 
 // decodeArgs is a callLua args function of JSON values.

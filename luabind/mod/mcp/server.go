@@ -15,8 +15,8 @@ import (
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
-	"github.com/luagent/luagent/runtime/httpauth"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -34,7 +34,7 @@ type luaServer struct {
 	m    *module
 	srv  *rmcp.Server
 	mu   sync.Mutex
-	auth *httpauth.Config // s:auth's, for HTTP serving
+	auth *httpserver.AuthConfig // s:auth's, for HTTP serving
 }
 
 // luaServers maps the Go servers made from Lua to their Lua side, for the

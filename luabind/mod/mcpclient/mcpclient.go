@@ -52,12 +52,8 @@ type module struct {
 	// The metatables of connections and hubs: their __index is a methods
 	// table stdlib/mcp_client.lua fills.
 	connMT, hubMT *lua.LTable
-	// ctx ends when the host shuts down, releasing Go goroutines that wait
-	// for Lua callbacks.
-	ctx    context.Context
-	cancel context.CancelFunc
-	mu     sync.Mutex
-	conns  map[*conn]bool
+	mu            sync.Mutex
+	conns         map[*conn]bool
 }
 
 // Preload registers the native module mcp._client_native and the client
@@ -74,8 +70,7 @@ func Preload(lp *sched.Loop, cfg Config) {
 // Open builds the native table. Connections and hubs it opens are closed
 // when the loop closes.
 func Open(lp *sched.Loop, cfg Config) *lua.LTable {
-	ctx, cancel := context.WithCancel(context.Background())
-	m := &module{lp: lp, cfg: cfg, ctx: ctx, cancel: cancel, conns: map[*conn]bool{}}
+	m := &module{lp: lp, cfg: cfg, conns: map[*conn]bool{}}
 	lp.OnClose(m.closeAll)
 	return m.natives(lp.L)
 }
@@ -125,7 +120,6 @@ func (m *module) natives(L *lua.LState) *lua.LTable {
 }
 
 func (m *module) closeAll() {
-	m.cancel()
 	m.mu.Lock()
 	conns := make([]*conn, 0, len(m.conns))
 	for c := range m.conns {
@@ -187,47 +181,33 @@ func luarOut(v any, err error) sched.Completion {
 
 // callLua runs fn(params, extra...) as a task on the loop and returns its
 // first result encoded as JSON. It blocks the calling Go goroutine, never
-// the loop.
+// the loop (sched.Loop.Call: how a cancelled or failed call ends).
 func (m *module) callLua(ctx context.Context, fn *lua.LFunction, what string, params json.RawMessage, extra ...lua.LValue) (json.RawMessage, error) {
-	type result struct {
-		raw json.RawMessage
-		err error
-	}
-	ch := make(chan result, 1)
-	m.lp.Post(func() {
-		L := m.lp.L
-		var args []lua.LValue
-		if params != nil {
-			v, err := value.Decode(L, params)
-			if err != nil {
-				ch <- result{err: err}
-				return
+	var raw json.RawMessage
+	err := m.lp.Call(ctx, sched.Call{
+		Name: what,
+		Func: func(L *lua.LState) (*lua.LFunction, []lua.LValue, error) {
+			var args []lua.LValue
+			if params != nil {
+				v, err := value.Decode(L, params)
+				if err != nil {
+					return nil, nil, err
+				}
+				args = append(args, v)
 			}
-			args = append(args, v)
-		}
-		t := m.lp.Spawn(fn, append(args, extra...), sched.SpawnOptions{Name: what, Parent: ctx})
-		t.OnDone(func(t *sched.Task) {
-			if f := t.Failure(); f != nil {
-				ch <- result{err: errs.Errorf(f.Kind, what, "the %s callback failed: %s", what, f.Message)}
-				return
+			return fn, append(args, extra...), nil
+		},
+		Read: func(L *lua.LState, r []lua.LValue) (err error) {
+			if len(r) == 0 || r[0] == lua.LNil {
+				return errs.Errorf(errs.Invalid, what, "the %s callback returned nothing; return a result table", what)
 			}
-			if r := t.Results(); len(r) == 0 || r[0] == lua.LNil {
-				ch <- result{err: errs.Errorf(errs.Invalid, what, "the %s callback returned nothing; return a result table", what)}
-			} else if raw, err := value.Encode(r[0], value.EncodeOptions{}); err != nil {
-				ch <- result{err: errs.Errorf(errs.Invalid, what, "the %s callback's result: %v", what, err)}
-			} else {
-				ch <- result{raw: raw}
+			if raw, err = value.Encode(r[0], value.EncodeOptions{}); err != nil {
+				return errs.Errorf(errs.Invalid, what, "the %s callback's result: %v", what, err)
 			}
-		})
+			return nil
+		},
 	})
-	select {
-	case r := <-ch:
-		return r.raw, r.err
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	case <-m.ctx.Done():
-		return nil, errs.New(errs.Closed, what, "the Lua host is shutting down")
-	}
+	return raw, err
 }
 
 // luaCallback adapts an optional Lua function to a callback the runtime

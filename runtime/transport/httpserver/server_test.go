@@ -1,4 +1,4 @@
-package mcphttp_test
+package httpserver_test
 
 import (
 	"bufio"
@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // goServer is a small Go server: echo (its message argument mirrored into
@@ -83,7 +83,7 @@ func answerLater(t *testing.T) {
 func start(t *testing.T) (*testServer, *mcp.Server) {
 	t.Helper()
 	srv := goServer("go-test")
-	h := mcphttp.NewHandler(srv, mcphttp.Options{Limits: mcphttp.Limits{MaxBody: 1 << 16}, KeepAlive: 50 * time.Millisecond})
+	h := httpserver.NewHandler(srv, httpserver.Options{Limits: httpserver.Limits{MaxBody: 1 << 16}, KeepAlive: 50 * time.Millisecond})
 	ts := newTestServer(t, h)
 	t.Cleanup(func() { h.Close(); ts.Close(); srv.Close() })
 	return ts, srv

@@ -1,4 +1,4 @@
-package mcphttp_test
+package httpserver_test
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package mcphttp_test
+package httpserver_test
 
 import (
 	"net/http"
@@ -6,19 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/runtime/httpauth"
-	"github.com/luagent/luagent/runtime/mcphttp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // Options.Authorize guards every method of both eras, after the Host and
 // Origin checks.
 func TestAuthorize(t *testing.T) {
 	srv := goServer("go-test")
-	auth, err := httpauth.New(httpauth.Config{Path: "/", Validate: httpauth.StaticToken("tok")})
+	auth, err := httpserver.NewAuth(httpserver.AuthConfig{Path: "/", Validate: httpserver.StaticToken("tok")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := mcphttp.NewHandler(srv, mcphttp.Options{KeepAlive: 50 * time.Millisecond, Authorize: auth.Check})
+	h := httpserver.NewHandler(srv, httpserver.Options{KeepAlive: 50 * time.Millisecond, Authorize: auth.Check})
 	ts := newTestServer(t, h)
 	t.Cleanup(func() { h.Close(); ts.Close(); srv.Close() })
 	bearer := map[string]string{"Authorization": "Bearer tok"}

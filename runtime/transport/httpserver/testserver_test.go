@@ -1,11 +1,11 @@
-package mcphttp_test
+package httpserver_test
 
 import (
 	"net"
 	"net/http"
 	"testing"
 
-	"github.com/luagent/luagent/runtime/mcphttp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // testServer serves a handler on loopback with the net/http server and
@@ -21,8 +21,8 @@ func newTestServer(t testing.TB, h http.Handler) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var l mcphttp.Limits
-	s := mcphttp.NewServer(h, l, nil)
+	var l httpserver.Limits
+	s := httpserver.NewServer(h, l, nil)
 	go s.Serve(l.Listener(ln))
 	return &testServer{URL: "http://" + ln.Addr().String(), srv: s}
 }

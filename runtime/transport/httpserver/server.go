@@ -1,16 +1,4 @@
-// Package mcphttp serves an mcp.Server over Streamable HTTP, both protocol
-// eras on one endpoint.
-//
-// Every POST is routed by what it carries (stdlib/doc/conformance-fixture.md §8.3):
-// a 2026-07-28 request — an MCP-Protocol-Version header that is not a legacy
-// version, or the _meta envelope in the body — is served on its own, its
-// answer written as JSON, or as an SSE stream when progress or log messages
-// come first. Anything else belongs to a 2025-11-25 session: initialize
-// opens one (Mcp-Session-Id), its requests are answered on their POSTs (SSE
-// when the server has something to send first, including requests to the
-// client, whose answers arrive as POSTs of their own), and notifications not
-// tied to a request go to the session's GET stream.
-package mcphttp
+package httpserver
 
 import (
 	"context"
@@ -51,7 +39,7 @@ type Options struct {
 	KeepAlive time.Duration
 	// Authorize, if set, runs on every request after the Host and Origin
 	// checks; a refused request it has answered itself (401, 400) returns
-	// false (runtime/httpauth's Auth.Check).
+	// false (Auth.Check).
 	Authorize func(w http.ResponseWriter, r *http.Request) bool
 }
 

@@ -1,4 +1,4 @@
-package mcphttp_test
+package httpserver_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // A retry that continues parked work reaches the worker that parked it,
@@ -40,7 +40,7 @@ func TestParkedRetryReachesItsWorker(t *testing.T) {
 		})
 		srvs = append(srvs, srv)
 	}
-	h := mcphttp.NewPool(srvs, mcphttp.Options{})
+	h := httpserver.NewPool(srvs, httpserver.Options{})
 	web := httptest.NewServer(h)
 	t.Cleanup(func() { web.Close(); h.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

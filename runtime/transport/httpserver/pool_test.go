@@ -1,4 +1,4 @@
-package mcphttp_test
+package httpserver_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/luagent/luagent/runtime/mcp"
-	"github.com/luagent/luagent/runtime/mcphttp"
+	"github.com/luagent/luagent/runtime/transport/httpserver"
 )
 
 // worker answers tools/call "who" with its number; "hold" says so on held,
@@ -49,7 +49,7 @@ func startPool(t *testing.T, n int) (*testServer, chan struct{}, chan int) {
 	for i := range n {
 		srvs = append(srvs, mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "pool", Version: "1"}, Handler: worker{i, release, held}}))
 	}
-	h := mcphttp.NewPool(srvs, mcphttp.Options{})
+	h := httpserver.NewPool(srvs, httpserver.Options{})
 	ts := newTestServer(t, h)
 	t.Cleanup(func() {
 		h.Close()
@@ -151,7 +151,7 @@ func TestAllowHosts(t *testing.T) {
 		{[]string{"mcp.internal"}, "evil.example", 403},
 		{nil, "localhost:1", 200},
 	} {
-		h := mcphttp.NewHandler(srv, mcphttp.Options{AllowHosts: tc.allow})
+		h := httpserver.NewHandler(srv, httpserver.Options{AllowHosts: tc.allow})
 		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+envelope+`}}`))
 		req.Host = tc.host
 		req.Header.Set("Content-Type", "application/json")
@@ -187,7 +187,7 @@ func TestPoolRoutesTasksToTheirWorker(t *testing.T) {
 		})
 		srvs = append(srvs, srv)
 	}
-	h := mcphttp.NewPool(srvs, mcphttp.Options{})
+	h := httpserver.NewPool(srvs, httpserver.Options{})
 	ts := newTestServer(t, h)
 	t.Cleanup(func() {
 		close(hold)

@@ -1,4 +1,4 @@
-package httpauth
+package httpserver
 
 import (
 	"context"
@@ -29,9 +29,9 @@ func guarded(t *testing.T, a *Auth) http.Handler {
 	return mux
 }
 
-func mustNew(t *testing.T, cfg Config) *Auth {
+func mustNew(t *testing.T, cfg AuthConfig) *Auth {
 	t.Helper()
-	a, err := New(cfg)
+	a, err := NewAuth(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func mustNew(t *testing.T, cfg Config) *Auth {
 }
 
 func TestCheck(t *testing.T) {
-	a := mustNew(t, Config{Path: "/mcp", Validate: StaticToken(secret)})
+	a := mustNew(t, AuthConfig{Path: "/mcp", Validate: StaticToken(secret)})
 	h := guarded(t, a)
 	plain := `Bearer resource_metadata="` + metaURL + `"`
 	invalidToken := plain + `, error="invalid_token", error_description="the token is not valid"`
@@ -119,7 +119,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestChallengeScopesAndHost(t *testing.T) {
-	a := mustNew(t, Config{Path: "/api/mcp", Scopes: []string{"notes:read", "notes:write"}, Validate: StaticToken(secret)})
+	a := mustNew(t, AuthConfig{Path: "/api/mcp", Scopes: []string{"notes:read", "notes:write"}, Validate: StaticToken(secret)})
 	r := httptest.NewRequest("POST", "http://localhost:8123/api/mcp", nil)
 	r.TLS = &tls.ConnectionState{}
 	w := httptest.NewRecorder()
@@ -131,7 +131,7 @@ func TestChallengeScopesAndHost(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	// A fixed public resource URL (behind a proxy) decides both URLs.
-	a = mustNew(t, Config{Path: "/mcp", Resource: "https://mcp.example.com/public/mcp", Validate: StaticToken(secret)})
+	a = mustNew(t, AuthConfig{Path: "/mcp", Resource: "https://mcp.example.com/public/mcp", Validate: StaticToken(secret)})
 	w = httptest.NewRecorder()
 	a.Check(w, httptest.NewRequest("POST", "http://127.0.0.1:9/mcp", nil))
 	want = `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp"`
@@ -139,7 +139,7 @@ func TestChallengeScopesAndHost(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	// No Host (HTTP/1.0): the configured origin stands in.
-	a = mustNew(t, Config{Path: "/mcp", Origin: "http://127.0.0.1:7", Validate: StaticToken(secret)})
+	a = mustNew(t, AuthConfig{Path: "/mcp", Origin: "http://127.0.0.1:7", Validate: StaticToken(secret)})
 	r = httptest.NewRequest("POST", "/mcp", nil)
 	r.Host = ""
 	w = httptest.NewRecorder()
@@ -152,7 +152,7 @@ func TestChallengeScopesAndHost(t *testing.T) {
 func TestValidatorOutcomes(t *testing.T) {
 	var logged []string
 	var verdict error
-	a := mustNew(t, Config{Path: "/mcp", Log: func(m string) { logged = append(logged, m) },
+	a := mustNew(t, AuthConfig{Path: "/mcp", Log: func(m string) { logged = append(logged, m) },
 		Validate: func(ctx context.Context, token string, r *http.Request) error {
 			if token != "tok-123" || r.URL.Path != "/mcp" || ctx == nil {
 				t.Errorf("validator got %q %s", token, r.URL.Path)
@@ -200,7 +200,7 @@ func TestValidatorOutcomes(t *testing.T) {
 }
 
 func TestMetadata(t *testing.T) {
-	a := mustNew(t, Config{Path: "/mcp", AuthorizationServers: []string{"https://auth.example.com", "http://127.0.0.1:9000/tenant"},
+	a := mustNew(t, AuthConfig{Path: "/mcp", AuthorizationServers: []string{"https://auth.example.com", "http://127.0.0.1:9000/tenant"},
 		Scopes: []string{"notes:read"}, ResourceName: "notes", Validate: StaticToken(secret)})
 	h := guarded(t, a)
 	if a.MetadataPath() != "/.well-known/oauth-protected-resource/mcp" {
@@ -234,7 +234,7 @@ func TestMetadata(t *testing.T) {
 		t.Errorf("%s", w.Body)
 	}
 	// Minimal: no authorization servers or scopes configured, no fields.
-	b := mustNew(t, Config{Path: "/", Validate: StaticToken(secret)})
+	b := mustNew(t, AuthConfig{Path: "/", Validate: StaticToken(secret)})
 	if b.MetadataPath() != WellKnown {
 		t.Errorf("root endpoint's metadata path %s", b.MetadataPath())
 	}
@@ -264,21 +264,21 @@ func mustJSON(v any) string {
 func TestNewRefusesBadConfig(t *testing.T) {
 	ok := StaticToken("x")
 	for _, c := range []struct {
-		cfg  Config
+		cfg  AuthConfig
 		want string
 	}{
-		{Config{Path: "/mcp"}, "no token check"},
-		{Config{Path: "mcp", Validate: ok}, "must start with /"},
-		{Config{Path: "/mcp", Validate: ok, Resource: "/mcp"}, "absolute"},
-		{Config{Path: "/mcp", Validate: ok, Resource: "https://x/mcp#f"}, "fragment"},
-		{Config{Path: "/mcp", Validate: ok, AuthorizationServers: []string{"auth.example.com"}}, "absolute"},
-		{Config{Path: "/mcp", Validate: ok, AuthorizationServers: []string{"http://auth.example.com"}}, "must use https"},
-		{Config{Path: "/mcp", Validate: ok, AuthorizationServers: []string{"http://127.evil.com"}}, "must use https"},
-		{Config{Path: "/mcp", Validate: ok, AuthorizationServers: []string{"https://a.example.com?x=1"}}, "query"},
-		{Config{Path: "/mcp", Validate: ok, Scopes: []string{"a b"}}, "not a valid OAuth scope"},
-		{Config{Path: "/mcp", Validate: ok, Scopes: []string{`a"`}}, "not a valid OAuth scope"},
+		{AuthConfig{Path: "/mcp"}, "no token check"},
+		{AuthConfig{Path: "mcp", Validate: ok}, "must start with /"},
+		{AuthConfig{Path: "/mcp", Validate: ok, Resource: "/mcp"}, "absolute"},
+		{AuthConfig{Path: "/mcp", Validate: ok, Resource: "https://x/mcp#f"}, "fragment"},
+		{AuthConfig{Path: "/mcp", Validate: ok, AuthorizationServers: []string{"auth.example.com"}}, "absolute"},
+		{AuthConfig{Path: "/mcp", Validate: ok, AuthorizationServers: []string{"http://auth.example.com"}}, "must use https"},
+		{AuthConfig{Path: "/mcp", Validate: ok, AuthorizationServers: []string{"http://127.evil.com"}}, "must use https"},
+		{AuthConfig{Path: "/mcp", Validate: ok, AuthorizationServers: []string{"https://a.example.com?x=1"}}, "query"},
+		{AuthConfig{Path: "/mcp", Validate: ok, Scopes: []string{"a b"}}, "not a valid OAuth scope"},
+		{AuthConfig{Path: "/mcp", Validate: ok, Scopes: []string{`a"`}}, "not a valid OAuth scope"},
 	} {
-		_, err := New(c.cfg)
+		_, err := NewAuth(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errs.Is(err, errs.Invalid) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
 		}

@@ -1,17 +1,7 @@
-// Package httpauth guards an HTTP endpoint with bearer tokens (RFC 6750)
-// and serves the endpoint's OAuth 2.0 Protected Resource Metadata (RFC
-// 9728), which is what MCP's authorization spec asks of a server:
-//
-//	a, err := httpauth.New(httpauth.Config{Path: "/mcp", Validate: httpauth.StaticToken(tok)})
-//	mux.Handle("/mcp", a.Wrap(mcpHandler))
-//	mux.HandleFunc(a.MetadataPath(), a.ServeMetadata)
-//
-// A request without a token gets 401 and a challenge naming the metadata
-// document (WWW-Authenticate: Bearer resource_metadata="…"); a refused token
-// adds error="invalid_token"; a malformed Authorization header is 400
-// (error="invalid_request"). Tokens never appear in what this package
-// writes or logs.
-package httpauth
+// The bearer-token guard (RFC 6750) and the Protected Resource Metadata
+// (RFC 9728) of the endpoint: see the package doc.
+
+package httpserver
 
 import (
 	"bytes"
@@ -42,8 +32,8 @@ type Validator func(ctx context.Context, token string, r *http.Request) error
 // Refuse returns the error a Validator returns to refuse a token.
 func Refuse(reason string) error { return errs.New(errs.Auth, "", reason) }
 
-// Config configures an Auth.
-type Config struct {
+// AuthConfig configures an Auth.
+type AuthConfig struct {
 	// Path is the protected endpoint's path ("/mcp").
 	Path string
 	// Resource is the endpoint's public URL, for a server behind a proxy.
@@ -69,12 +59,12 @@ type Config struct {
 // Auth is a bearer-token guard and its metadata document. A nil *Auth lets
 // every request through and serves no metadata.
 type Auth struct {
-	cfg      Config
+	cfg      AuthConfig
 	metaPath string
 }
 
 // New checks cfg and returns its Auth.
-func New(cfg Config) (*Auth, error) {
+func NewAuth(cfg AuthConfig) (*Auth, error) {
 	if cfg.Validate == nil {
 		return nil, errs.New(errs.Invalid, "auth", "no token check configured (give a token or a validator)")
 	}
@@ -244,7 +234,7 @@ func (a *Auth) Check(w http.ResponseWriter, r *http.Request) bool {
 		if a.cfg.Log != nil {
 			a.cfg.Log("auth: the token check failed: " + redact(err.Error(), token))
 		}
-		writeError(w, http.StatusInternalServerError, "internal error: the token check failed (the server's log says why)")
+		writeAuthError(w, http.StatusInternalServerError, "internal error: the token check failed (the server's log says why)")
 	}
 	return false
 }
@@ -284,11 +274,11 @@ func (a *Auth) refuse(w http.ResponseWriter, r *http.Request, status int, code, 
 	if status == http.StatusBadRequest {
 		prefix = "bad request: "
 	}
-	writeError(w, status, prefix+desc)
+	writeAuthError(w, status, prefix+desc)
 }
 
-// writeError answers with a JSON-RPC error body (what MCP clients show).
-func writeError(w http.ResponseWriter, status int, msg string) {
+// writeAuthError answers with a JSON-RPC error body (what MCP clients show).
+func writeAuthError(w http.ResponseWriter, status int, msg string) {
 	code := -32600 // Invalid Request
 	if status >= 500 {
 		code = -32603 // Internal error
@@ -331,7 +321,7 @@ func quotable(s string) string {
 	return string(b)
 }
 
-// resourceURL is the endpoint's URL as r reached it (or Config.Resource).
+// resourceURL is the endpoint's URL as r reached it (or AuthConfig.Resource).
 func (a *Auth) resourceURL(r *http.Request) string {
 	if a.cfg.Resource != "" {
 		return a.cfg.Resource
