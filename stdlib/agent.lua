@@ -15,19 +15,12 @@ local native = require("agent._native")
 
 local M = {}
 
--- default_policy(call) -> decision, reason: tools the server marks
--- readOnlyHint run; everything else, and a server's sampling request
--- (call.kind == "sampling"), asks a person (and is denied when nobody can
--- answer, unless yes). Matches runtime/agent.DefaultApprove.
-function M.default_policy(call)
-  if call.kind == "sampling" then
-    return "ask", "the server asks to use the model"
-  end
-  if call.annotations and call.annotations.readOnlyHint == true then
-    return "allow", "the tool is marked read-only"
-  end
-  return "ask", "the tool is not marked readOnlyHint"
-end
+-- default_policy(call) -> decision, reason: the one default policy, the
+-- one every agent made without approve follows (runtime/approval.Default):
+-- tools the server marks readOnlyHint run; everything else, and a
+-- server's sampling request (call.kind == "sampling"), asks a person (and
+-- is denied when nobody can answer, unless yes).
+M.default_policy = native.default_approve
 
 local default_hub, default_opts
 

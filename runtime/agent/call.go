@@ -84,9 +84,9 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		inner = &codeCalls{parent: call.ID}
 		ctx = context.WithValue(ctx, codeCallsKey{}, inner)
 	}
-	call.ReadOnly = call.Annotations.readOnly()
+	call.ReadOnly = call.Annotations.ReadOnly()
 	a.trace(trace.Event{Kind: trace.AgentToolStart, Span: span, Parent: parent, ID: call.ID, Server: call.Server, Tool: call.Name})
-	a.emit(Event{Type: EventToolStart, Turn: turn, Call: call.copy()})
+	a.emit(Event{Type: EventToolStart, Turn: turn, Call: call.Clone()})
 
 	var res *Result
 	var err error
@@ -117,7 +117,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 			msg = err.Error()
 		}
 		a.trace(trace.Event{Kind: trace.AgentToolCall, Span: span, Parent: parent, ID: call.ID, Server: call.Server, Tool: call.Name, Duration: o.rec.Duration, Message: msg, Error: msg})
-		a.emit(Event{Type: EventToolEnd, Turn: turn, Call: call.copy(), Result: res, Duration: o.rec.Duration, Err: err})
+		a.emit(Event{Type: EventToolEnd, Turn: turn, Call: call.Clone(), Result: res, Duration: o.rec.Duration, Err: err})
 	}()
 	if rerr != nil {
 		decision, err = "", errs.Wrap(errs.NotFound, "agent", rerr)
@@ -179,38 +179,18 @@ func errorResult(name string, err error) Result {
 
 // decide runs the policy, and asks (or not) when it says Ask.
 func (a *Agent) decide(ctx context.Context, call Call) (Decision, string) {
-	d, reason := a.cfg.Approve(ctx, call)
-	if d == Ask {
-		ask := a.ask.Load()
-		switch {
-		case a.cfg.Yes:
-			d, reason = Allow, "allowed by --yes ("+reason+")"
-		case ask != nil:
-			a.askMu.Lock()
-			d, reason = (*ask)(ctx, call)
-			a.askMu.Unlock()
-			if d == Ask {
-				d, reason = Deny, "the person asked did not decide"
-			}
-		default:
-			d, reason = Deny, NoApproverReason
-		}
-	}
-	if d != Allow && d != Deny {
-		return Deny, fmt.Sprintf("the policy answered %q (not allow, deny or ask)", string(d))
-	}
-	return d, reason
+	return a.approver.Decide(ctx, call)
 }
 
 func (a *Agent) approved(turn int, call *Call, reason string) {
 	a.trace(trace.Event{Kind: trace.Approval, Server: call.Server, Tool: call.Name, Message: "allow: " + reason})
-	a.emit(Event{Type: EventApproval, Turn: turn, Call: call.copy(), Decision: Allow, Reason: reason})
+	a.emit(Event{Type: EventApproval, Turn: turn, Call: call.Clone(), Decision: Allow, Reason: reason})
 }
 
 // denied reports a denial and returns the error the model sees.
 func (a *Agent) denied(turn int, call *Call, reason string) error {
 	a.trace(trace.Event{Kind: trace.Approval, Server: call.Server, Tool: call.Name, Message: "deny: " + reason})
-	a.emit(Event{Type: EventApproval, Turn: turn, Call: call.copy(), Decision: Deny, Reason: reason})
+	a.emit(Event{Type: EventApproval, Turn: turn, Call: call.Clone(), Decision: Deny, Reason: reason})
 	return errs.Errorf(errs.Auth, "agent", "the call to %s was denied: %s", call.Name, reason)
 }
 
@@ -245,11 +225,4 @@ func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Re
 		return Result{}, nil, err
 	}
 	return Result{Content: cr.Content, StructuredContent: cr.StructuredContent, IsError: cr.IsError}, nil, nil
-}
-
-// copy is the call as an event carries it: later changes (BeforeTool)
-// do not reach an event already sent.
-func (c *Call) copy() *Call {
-	cp := *c
-	return &cp
 }
