@@ -9,6 +9,7 @@ import (
 	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 )
@@ -126,7 +127,10 @@ func (l *Lua) elicitFn(answer func(ctx context.Context, server string, params js
 					done(sched.Fail(errs.Wrap(errs.Invalid, "elicit", err)))
 					return
 				}
+				// The person's time answering is not the tool call's.
+				waited := approval.Asking(server)
 				res, err := answer(ctx, server, params)
+				waited()
 				if err != nil {
 					done(sched.Fail(err))
 					return

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -92,13 +93,20 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 	var err error
 	var bound *Call // the call as sent, when bindings changed it
 	decision, reason := Deny, ""
+	// The call's time is its run's, from approval to result: not the
+	// approval's wait, nor a person answering its server meanwhile.
+	var sw *approval.Stopwatch
 	defer func() {
+		var took time.Duration
+		if sw != nil {
+			took = sw.Stop()
+		}
 		args := call.Arguments
 		if bound != nil {
 			args = bound.Arguments // the record says what the tool got
 		}
 		o.rec = ToolCallRecord{Turn: turn, ID: call.ID, Name: call.Name, Server: call.Server, Tool: call.Tool, Kind: call.Kind,
-			Arguments: a.redactJSON(args), Decision: decision, Reason: reason, Result: res, Start: start.Round(0), Duration: time.Since(start), Parent: call.Parent}
+			Arguments: a.redactJSON(args), Decision: decision, Reason: reason, Result: res, Start: start.Round(0), Duration: took, Parent: call.Parent}
 		if inner != nil {
 			o.rec.Calls = inner.records()
 		}
@@ -133,21 +141,29 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 			call.Arguments = json.RawMessage("{}")
 		}
 	}
+	// Bindings apply last: the hooks and the policy judge what the model
+	// asked for, and never hold a bound secret.
+	sent := call
+	if b := a.bound(call.Name, call.Tool); b != nil && e.kind != KindMeta {
+		if sent.Arguments, err = withArgs(call.Arguments, b); err != nil {
+			decision = ""
+			return o
+		}
+		bound = &sent
+	}
+	// A call that cannot run is the model's to fix, not a person's to
+	// approve: the arguments as sent are checked first.
+	if err = validate(e, &sent); err != nil {
+		decision = ""
+		return o
+	}
 	decision, reason = a.decide(ctx, call)
 	if decision != Allow {
 		err = a.denied(turn, &call, reason)
 		return o
 	}
 	a.approved(turn, &call, reason)
-	// Bindings apply last: the hooks and the policy judge what the model
-	// asked for, and never hold a bound secret.
-	sent := call
-	if b := a.bound(call.Name, call.Tool); b != nil && e.kind != KindMeta {
-		if sent.Arguments, err = withArgs(call.Arguments, b); err != nil {
-			return o
-		}
-		bound = &sent
-	}
+	sw = approval.StartCall(call.Server)
 	r, found, cerr := a.invoke(ctx, e, &sent, turn)
 	r, cerr = a.redactResult(r), a.redactErr(cerr)
 	if cerr != nil {
@@ -163,6 +179,18 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 	}
 	res, o.found = &r, found
 	return o
+}
+
+// validate checks a call's arguments against its tool's input schema (an
+// MCP or local tool's; the meta-tools and run_lua check their own).
+func validate(e entry, c *Call) error {
+	switch e.kind {
+	case KindMCP:
+		return mcp.ValidateArguments(e.hub.Def.Name, e.hub.Def.InputSchema, c.Arguments)
+	case KindLocal:
+		return mcp.ValidateArguments(c.Name, e.local.Schema, c.Arguments)
+	}
+	return nil
 }
 
 // errorResult is the result the model gets for a call that failed with
@@ -219,8 +247,10 @@ func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Re
 		}
 		a.emit(ev)
 	}
+	// validate checked the arguments; SchemaHash keeps the schema the one
+	// it checked them against.
 	cr, err := a.cfg.Hub.Call(ctx, e.hub.Name, call.Arguments, hub.CallOptions{SchemaHash: e.hub.SchemaHash,
-		CallOptions: mcp.CallOptions{Progress: progress}})
+		CallOptions: mcp.CallOptions{Progress: progress, NoValidate: true}})
 	if err != nil {
 		return Result{}, nil, err
 	}

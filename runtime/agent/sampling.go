@@ -40,7 +40,11 @@ func (a *Agent) Sample(ctx context.Context, server string, params json.RawMessag
 		return nil, err
 	}
 	call := Call{Name: SamplingMethod, Tool: SamplingMethod, Server: server, Kind: KindSampling, Arguments: params}
+	// A person asked here is a person the server's running tool call
+	// waits for: its time is not the call's.
+	waited := approval.Asking(server)
 	d, reason := a.decide(ctx, call)
+	waited()
 	if d != Allow {
 		return nil, a.denied(0, &call, reason)
 	}
