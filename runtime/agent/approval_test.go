@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -13,27 +12,21 @@ import (
 	"github.com/luagent/luagent/runtime/hub"
 )
 
-// A call whose arguments do not match the tool's input schema goes back to
-// the model as a tool error without a person being asked about it: an
+// A call whose arguments do not match the MCP tool's input schema goes back
+// to the model as a tool error without a person being asked about it: an
 // approval must never be spent on a call that cannot run. A valid call to
 // the same tool is still asked about.
 func TestInvalidArgumentsAreNotAskedAbout(t *testing.T) {
 	h := startHub(t, hub.Options{}, luaServer(t, "tools"))
-	var ran atomic.Int32
-	write := LocalTool{Name: "note", Schema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
-		Call: func(context.Context, json.RawMessage) (Result, error) {
-			ran.Add(1)
-			return TextResult("noted", false), nil
-		}}
 	for _, tt := range []struct{ name, tool, bad, good string }{
-		{"mcp", "tools__write", `{"txt":"note"}`, `{"text":"note"}`},
-		{"local", "note", `{"text":42}`, `{"text":"x"}`},
+		{"missing", "tools__write", `{"txt":"note"}`, `{"text":"note"}`},
+		{"wrong type", "tools__write", `{"text":42}`, `{"text":"x"}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			bad, good := tc(tt.tool, tt.bad), tc(tt.tool, tt.good)
 			m := script(calls(bad), calls(good), answer("ok"))
 			var asked []string
-			a := New(Config{Model: m, Hub: h, Tools: []LocalTool{write}, Ask: func(_ context.Context, c Call) (Decision, string) {
+			a := New(Config{Model: m, Hub: h, Ask: func(_ context.Context, c Call) (Decision, string) {
 				asked = append(asked, string(c.Arguments))
 				return Allow, "the user said yes"
 			}})

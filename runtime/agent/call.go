@@ -181,16 +181,15 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 	return o
 }
 
-// validate checks a call's arguments against its tool's input schema (an
-// MCP or local tool's; the meta-tools and run_lua check their own).
+// validate checks an MCP tool call's arguments against the tool's input
+// schema, as the client would before sending them. Local tools take what
+// their handler accepts (a Lua handler coerces "10" to 10), as they always
+// did; the meta-tools and run_lua check their own.
 func validate(e entry, c *Call) error {
-	switch e.kind {
-	case KindMCP:
-		return mcp.ValidateArguments(e.hub.Def.Name, e.hub.Def.InputSchema, c.Arguments)
-	case KindLocal:
-		return mcp.ValidateArguments(c.Name, e.local.Schema, c.Arguments)
+	if e.kind != KindMCP {
+		return nil
 	}
-	return nil
+	return mcp.ValidateArguments(e.hub.Def.Name, e.hub.Def.InputSchema, c.Arguments)
 }
 
 // errorResult is the result the model gets for a call that failed with
