@@ -51,7 +51,10 @@ func (t *chatTerm) Event(e ragent.Event) {
 		t.progressLocked(e)
 	case ragent.EventToolEnd:
 		t.clearProgressLocked()
-		dur := " " + chat.RoundDuration(e.Duration).String()
+		dur := ""
+		if e.Duration > 0 { // a call denied or refused never ran: no time (as ask shows it)
+			dur = " " + chat.RoundDuration(e.Duration).String()
+		}
 		if e.Err != nil {
 			fmt.Fprintf(t.out, "%s  ✗%s %s\n", ind, dur, t.shown(chat.OneLine(e.Err.Error(), 100)))
 			break
