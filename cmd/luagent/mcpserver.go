@@ -47,7 +47,7 @@ func parseMCPServer(o options, rest []string, stdout, stderr io.Writer) (options
 	}
 	o.serve = true
 	// The first file stands for the script (its folder is searched by
-	// require); the others come in agentFilesScript.
+	// require); the others come in host.AgentFilesScript.
 	return parseServe(o, append(serveArgs, "--", o.agentFiles[0]), stdout, stderr)
 }
 

@@ -2,7 +2,7 @@
 // model a hub's MCP tools (under their qualified names, server__tool),
 // the hub's resources as two meta-tools, skills (Config.Skills) by name
 // with two tools that load them, and tools of its own; it runs the
-// calls the model asks for through hooks and an approval policy, several
+// calls the model asks for through hooks and approval (runtime/approval), several
 // at once when the model asks for several, and feeds the results back
 // until the model answers or a limit ends the loop. It knows nothing of
 // Lua: luabind adapts Lua tools, policies and hooks to the functions here.
@@ -169,7 +169,7 @@ type LocalTool struct {
 	Description string
 	// Schema is the JSON Schema of the arguments (nil: any object).
 	Schema json.RawMessage
-	// Annotations are as MCP's; ReadOnlyHint lets DefaultApprove allow
+	// Annotations are as MCP's; ReadOnlyHint lets approval.Default allow
 	// the tool without asking.
 	Annotations *Annotations
 	Call        func(ctx context.Context, args json.RawMessage) (Result, error)
