@@ -2,9 +2,9 @@
 // model a hub's MCP tools (under their qualified names, server__tool),
 // the hub's resources as two meta-tools, skills (Config.Skills) by name
 // with two tools that load them, and tools of its own; it runs the
-// calls the model asks for through hooks and approval (runtime/approval), several
-// at once when the model asks for several, and feeds the results back
-// until the model answers or a limit ends the loop. It knows nothing of
+// calls the model asks for through hooks and approval (runtime/approval),
+// several at once when the model asks for several, and feeds the results
+// back until the model answers or a limit ends the loop. It knows nothing of
 // Lua: luabind adapts Lua tools, policies and hooks to the functions here.
 //
 //	a := agent.New(agent.Config{Model: m, Hub: h, System: "You are terse."})
