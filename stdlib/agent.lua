@@ -15,19 +15,12 @@ local native = require("agent._native")
 
 local M = {}
 
--- default_policy(call) -> decision, reason: tools the server marks
--- readOnlyHint run; everything else, and a server's sampling request
--- (call.kind == "sampling"), asks a person (and is denied when nobody can
--- answer, unless yes). Matches runtime/agent.DefaultApprove.
-function M.default_policy(call)
-  if call.kind == "sampling" then
-    return "ask", "the server asks to use the model"
-  end
-  if call.annotations and call.annotations.readOnlyHint == true then
-    return "allow", "the tool is marked read-only"
-  end
-  return "ask", "the tool is not marked readOnlyHint"
-end
+-- default_policy(call) -> decision, reason: the one default policy, the
+-- one every agent made without approve follows (runtime/approval.Default):
+-- tools the server marks readOnlyHint run; everything else, and a
+-- server's sampling request (call.kind == "sampling"), asks a person (and
+-- is denied when nobody can answer, unless yes).
+M.default_policy = native.default_approve
 
 local default_hub, default_opts
 
@@ -571,6 +564,34 @@ function M.from_agents_exe(d, path)
   end
   if next(servers) then o.servers = servers else o.hub = false end
   return M.new(o)
+end
+
+-- agent.agents_exe_file(text, name) -> agent: the agent an agents-exe
+-- JSON agent file describes, from the file's text (name says which file in
+-- errors); text that is not JSON is an invalid error naming the file.
+-- agent.agents_exe_loader(text, name) is a function that returns it: what
+-- luagent's one loader of agent files (ask --agent, chat --agent, serve,
+-- mcp-server --agent-file) gives for such a file, the text a value and
+-- never Lua source.
+function M.agents_exe_file(text, name)
+  local ok, d = pcall(json.decode, text)
+  if not ok then
+    invalid(name .. ": not JSON (an agents-exe agent file is): " .. tostring(d):gsub("^[^\n]-:%d+: ", "") .. "; fix the file")
+  end
+  return M.from_agents_exe(d, name)
+end
+
+function M.agents_exe_loader(text, name)
+  return function() return M.agents_exe_file(text, name) end
+end
+
+-- agent.server_of(v, version) -> server | false: what luagent serve makes
+-- of a script's return value that is not an MCP server: agent.server of an
+-- agent or a list of agents (version: the server's, "" for the default);
+-- false for anything else.
+function M.server_of(v, version)
+  if not agents_of(v) then return false end
+  return M.server(v, { version = version ~= "" and version or nil })
 end
 
 -- agent.serve_files(paths) runs each agent file (each returns an agent or

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/luabind/host"
-	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/catalog"
@@ -396,13 +395,13 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "luagent: cannot read %s: %v\n", o.script, unwrapPathError(err))
 			return host.ExitError
 		}
+		script := host.Script{Src: src, Name: name, Args: o.args, Arg0: o.script}
 		if o.serve {
 			// An agents-exe agent file serves as the agent it describes.
-			src = agentmod.FileSource(src, name)
+			script = host.AgentFileScript(script)
 		}
-		script := host.Script{Src: src, Name: name, Args: o.args, Arg0: o.script}
 		if len(o.agentFiles) > 0 {
-			script = agentFilesScript(o)
+			script = host.AgentFilesScript(o.agentFiles)
 		}
 		if o.serve && os.Getenv("GOGC") == "" {
 			// A server's heap is small and turns over fast (about 4 KB of

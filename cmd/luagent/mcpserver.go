@@ -47,15 +47,8 @@ func parseMCPServer(o options, rest []string, stdout, stderr io.Writer) (options
 	}
 	o.serve = true
 	// The first file stands for the script (its folder is searched by
-	// require); the others come in agentFilesScript.
+	// require); the others come in host.AgentFilesScript.
 	return parseServe(o, append(serveArgs, "--", o.agentFiles[0]), stdout, stderr)
-}
-
-// agentFilesScript is the chunk mcp-server serves: each agent file's
-// agents (the files' paths are its arguments) as one server.
-func agentFilesScript(o options) host.Script {
-	return host.Script{Src: []byte(`return require("agent").serve_files(arg)`), Name: "mcp-server",
-		Args: o.agentFiles, Arg0: o.agentFiles[0]}
 }
 
 // isParamFlag says whether a is --set, --set-json or --params-file (with

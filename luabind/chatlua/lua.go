@@ -14,6 +14,7 @@ import (
 	"github.com/luagent/luagent/luabind/preload"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
@@ -124,7 +125,10 @@ func (l *Lua) elicitFn(answer func(ctx context.Context, server string, params js
 					done(sched.Fail(errs.Wrap(errs.Invalid, "elicit", err)))
 					return
 				}
+				// The person's time answering is not the tool call's.
+				waited := approval.Asking(server)
 				res, err := answer(ctx, server, params)
+				waited()
 				if err != nil {
 					done(sched.Fail(err))
 					return

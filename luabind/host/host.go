@@ -334,10 +334,10 @@ func (h *Host) Load(src []byte, name string) (*lua.LFunction, error) {
 }
 
 // LoadAgentFile compiles an agent file (ask --agent, chat --agent): Lua,
-// or an agents-exe JSON agent file (agentmod.FileSource, the one loader
+// or an agents-exe JSON agent file (agentmod.LoadFile, the one loader
 // serve and mcp-server --agent-file use too).
 func (h *Host) LoadAgentFile(src []byte, name string) (*lua.LFunction, error) {
-	return h.Load(agentmod.FileSource(src, name), name)
+	return agentmod.LoadFile(h.L, src, name, h.Load)
 }
 
 // RunTask spawns fn(args...) as a task and runs the loop until that task

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
@@ -198,16 +199,6 @@ func (h *Host) serve(ctx context.Context, s Script, run func(context.Context, *r
 	return code
 }
 
-// agentServer turns an agent, or a list of agents, into a server of agent
-// tools (stdlib/agent.lua's agent.server); it returns false for anything
-// else.
-const agentServer = `
-local v, version = ...
-local agent = require("agent")
-if not agent.agents_of(v) then return false end
-return agent.server(v, { version = version ~= "" and version or nil })
-`
-
 // serverOf calls done (on the loop) with the server a served script
 // returned: an MCP server as it is; an agent or a list of agents made
 // into one (in a task, as building it may wait); else an error saying
@@ -224,7 +215,8 @@ func (h *Host) serverOf(ret lua.LValue, name string, done func(*rmcp.Server, err
 		wrong()
 		return
 	}
-	fn, err := h.Load([]byte(agentServer), "agent.server")
+	// stdlib's agent.server_of makes agents a server, or says false.
+	fn, err := agentmod.ModuleFunc(h.L, "server_of")
 	if err != nil {
 		done(nil, err)
 		return

@@ -2,9 +2,9 @@
 // model a hub's MCP tools (under their qualified names, server__tool),
 // the hub's resources as two meta-tools, skills (Config.Skills) by name
 // with two tools that load them, and tools of its own; it runs the
-// calls the model asks for through hooks and an approval policy, several
-// at once when the model asks for several, and feeds the results back
-// until the model answers or a limit ends the loop. It knows nothing of
+// calls the model asks for through hooks and approval (runtime/approval),
+// several at once when the model asks for several, and feeds the results
+// back until the model answers or a limit ends the loop. It knows nothing of
 // Lua: luabind adapts Lua tools, policies and hooks to the functions here.
 //
 //	a := agent.New(agent.Config{Model: m, Hub: h, System: "You are terse."})
@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/secret"
@@ -36,7 +37,7 @@ const (
 
 // NoApproverReason is why an Ask decision is a denial when nobody can be
 // asked (Config.Ask is nil and Config.Yes is false).
-const NoApproverReason = "needs approval; nobody to ask (run with --yes to allow)"
+const NoApproverReason = approval.NoApproverReason
 
 // Config configures an Agent. Model is required; the rest is optional.
 type Config struct {
@@ -58,7 +59,7 @@ type Config struct {
 	// a skill.
 	Skills skills.Source
 
-	// Approve decides each call (nil: DefaultApprove); it runs
+	// Approve decides each call (nil: approval.Default); it runs
 	// concurrently for the calls of one turn. Ask is how an interactive
 	// host asks a person when Approve says Ask (one question at a time);
 	// nil means nobody can be asked, and an Ask becomes a Deny
@@ -123,11 +124,12 @@ type Agent struct {
 	found    map[string]bool // hub tools found by mcp_search_tools (meta mode)
 	ids      int             // tool call ids made up for models without them
 
-	evMu  sync.Mutex // serializes OnEvent
-	askMu sync.Mutex // serializes Config.Ask
+	evMu sync.Mutex // serializes OnEvent
 
 	sampleEdit atomic.Pointer[SampleEdit] // SetSampleEdit's (session.go)
-	ask        atomic.Pointer[askFunc]    // Config.Ask, or SetAsk's: a server may sample at any time
+	// approver runs Config.Approve and asks Config.Ask (or SetAsk's: a
+	// server may sample at any time).
+	approver *approval.Approver
 
 	secrets *secret.Masker // Config.Secrets' masks (nil: none)
 }
@@ -140,11 +142,8 @@ func New(cfg Config) *Agent {
 	if cfg.MetaToolThreshold == 0 {
 		cfg.MetaToolThreshold = DefaultMetaToolThreshold
 	}
-	if cfg.Approve == nil {
-		cfg.Approve = DefaultApprove
-	}
-	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets)}
-	a.SetAsk(cfg.Ask)
+	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
+		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes)}
 	return a
 }
 
@@ -170,20 +169,14 @@ type LocalTool struct {
 	Description string
 	// Schema is the JSON Schema of the arguments (nil: any object).
 	Schema json.RawMessage
-	// Annotations are as MCP's; ReadOnlyHint lets DefaultApprove allow
+	// Annotations are as MCP's; ReadOnlyHint lets approval.Default allow
 	// the tool without asking.
 	Annotations *Annotations
 	Call        func(ctx context.Context, args json.RawMessage) (Result, error)
 }
 
 // Annotations are a tool's MCP annotations (hints).
-type Annotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
-	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
-	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
-	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
-}
+type Annotations = approval.Annotations
 
 // Result is a tool's result as MCP has it: content blocks (text, image,
 // audio, resource_link, resource), structured content, and whether it is
@@ -201,61 +194,25 @@ func TextResult(text string, isError bool) Result {
 }
 
 // Call is one tool call the model asked for, as hooks and the policy see
-// it.
-type Call struct {
-	// ID is the model's id of the call; Name what the model called.
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	// Server and Tool are the hub server and its own tool name (""
-	// for local and meta tools); Qualified is the hub's qualified name.
-	Server    string `json:"server,omitempty"`
-	Tool      string `json:"tool"`
-	Qualified string `json:"qualified,omitempty"`
-	// Arguments is the JSON object the tool gets (BeforeTool may change
-	// it).
-	Arguments json.RawMessage `json:"arguments"`
-	// Annotations are the tool's (nil when it has none); ReadOnly is
-	// Annotations.ReadOnlyHint, true for the meta-tools.
-	Annotations *Annotations `json:"annotations,omitempty"`
-	ReadOnly    bool         `json:"read_only,omitempty"`
-	// Kind says where the tool lives: "mcp", "local", "meta" or "code"
-	// (run_lua).
-	Kind string `json:"kind"`
-	// Parent is the id of the run_lua call whose snippet made this call
-	// ("" for the model's own calls).
-	Parent string `json:"parent,omitempty"`
-}
+// it (approval.Call).
+type Call = approval.Call
 
 // Tool kinds of a Call.
 const (
-	KindMCP   = "mcp"
-	KindLocal = "local"
-	KindMeta  = "meta"
+	KindMCP   = approval.KindMCP
+	KindLocal = approval.KindLocal
+	KindMeta  = approval.KindMeta
 )
 
-// Decision is an approval policy's answer.
-type Decision string
+// Decision is an approval policy's answer (approval.Decision).
+type Decision = approval.Decision
 
 // The decisions.
 const (
-	Allow Decision = "allow"
-	Deny  Decision = "deny"
-	Ask   Decision = "ask" // ask a person (Config.Ask), or deny if nobody can answer
+	Allow = approval.Allow
+	Deny  = approval.Deny
+	Ask   = approval.Ask // ask a person (Config.Ask), or deny if nobody can answer
 )
-
-// DefaultApprove is the policy when Config.Approve is nil: tools marked
-// readOnlyHint: true (and the meta-tools) run; every other call, and a
-// server's sampling request, is Ask.
-// stdlib's default Lua policy matches it.
-func DefaultApprove(_ context.Context, c Call) (Decision, string) {
-	if c.Kind == KindSampling {
-		return Ask, "the server asks to use the model"
-	}
-	if c.ReadOnly {
-		return Allow, "the tool is marked read-only"
-	}
-	return Ask, "the tool is not marked readOnlyHint"
-}
 
 // EndReason says why a loop ended.
 type EndReason string

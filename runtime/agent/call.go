@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -84,21 +85,28 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		inner = &codeCalls{parent: call.ID}
 		ctx = context.WithValue(ctx, codeCallsKey{}, inner)
 	}
-	call.ReadOnly = call.Annotations.readOnly()
+	call.ReadOnly = call.Annotations.ReadOnly()
 	a.trace(trace.Event{Kind: trace.AgentToolStart, Span: span, Parent: parent, ID: call.ID, Server: call.Server, Tool: call.Name})
-	a.emit(Event{Type: EventToolStart, Turn: turn, Call: call.copy()})
+	a.emit(Event{Type: EventToolStart, Turn: turn, Call: call.Clone()})
 
 	var res *Result
 	var err error
 	var bound *Call // the call as sent, when bindings changed it
 	decision, reason := Deny, ""
+	// The call's time is its run's, from approval to result: not the
+	// approval's wait, nor a person answering its server meanwhile.
+	var sw *approval.Stopwatch
 	defer func() {
+		var took time.Duration
+		if sw != nil {
+			took = sw.Stop()
+		}
 		args := call.Arguments
 		if bound != nil {
 			args = bound.Arguments // the record says what the tool got
 		}
 		o.rec = ToolCallRecord{Turn: turn, ID: call.ID, Name: call.Name, Server: call.Server, Tool: call.Tool, Kind: call.Kind,
-			Arguments: a.redactJSON(args), Decision: decision, Reason: reason, Result: res, Start: start.Round(0), Duration: time.Since(start), Parent: call.Parent}
+			Arguments: a.redactJSON(args), Decision: decision, Reason: reason, Result: res, Start: start.Round(0), Duration: took, Parent: call.Parent}
 		if inner != nil {
 			o.rec.Calls = inner.records()
 		}
@@ -117,7 +125,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 			msg = err.Error()
 		}
 		a.trace(trace.Event{Kind: trace.AgentToolCall, Span: span, Parent: parent, ID: call.ID, Server: call.Server, Tool: call.Name, Duration: o.rec.Duration, Message: msg, Error: msg})
-		a.emit(Event{Type: EventToolEnd, Turn: turn, Call: call.copy(), Result: res, Duration: o.rec.Duration, Err: err})
+		a.emit(Event{Type: EventToolEnd, Turn: turn, Call: call.Clone(), Result: res, Duration: o.rec.Duration, Err: err})
 	}()
 	if rerr != nil {
 		decision, err = "", errs.Wrap(errs.NotFound, "agent", rerr)
@@ -133,21 +141,29 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 			call.Arguments = json.RawMessage("{}")
 		}
 	}
+	// Bindings apply last: the hooks and the policy judge what the model
+	// asked for, and never hold a bound secret.
+	sent := call
+	if b := a.bound(call.Name, call.Tool); b != nil && e.kind != KindMeta {
+		if sent.Arguments, err = withArgs(call.Arguments, b); err != nil {
+			decision = ""
+			return o
+		}
+		bound = &sent
+	}
+	// A call that cannot run is the model's to fix, not a person's to
+	// approve: the arguments as sent are checked first.
+	if err = validate(e, &sent); err != nil {
+		decision = ""
+		return o
+	}
 	decision, reason = a.decide(ctx, call)
 	if decision != Allow {
 		err = a.denied(turn, &call, reason)
 		return o
 	}
 	a.approved(turn, &call, reason)
-	// Bindings apply last: the hooks and the policy judge what the model
-	// asked for, and never hold a bound secret.
-	sent := call
-	if b := a.bound(call.Name, call.Tool); b != nil && e.kind != KindMeta {
-		if sent.Arguments, err = withArgs(call.Arguments, b); err != nil {
-			return o
-		}
-		bound = &sent
-	}
+	sw = approval.StartCall(call.Server)
 	r, found, cerr := a.invoke(ctx, e, &sent, turn)
 	r, cerr = a.redactResult(r), a.redactErr(cerr)
 	if cerr != nil {
@@ -165,6 +181,17 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 	return o
 }
 
+// validate checks an MCP tool call's arguments against the tool's input
+// schema, as the client would before sending them. Local tools take what
+// their handler accepts (a Lua handler coerces "10" to 10), as they always
+// did; the meta-tools and run_lua check their own.
+func validate(e entry, c *Call) error {
+	if e.kind != KindMCP {
+		return nil
+	}
+	return mcp.ValidateArguments(e.hub.Def.Name, e.hub.Def.InputSchema, c.Arguments)
+}
+
 // errorResult is the result the model gets for a call that failed with
 // err. A call whose answer was lost after it was sent may have run (it was
 // not sent again): the model is told so plainly, so that it looks before it
@@ -179,38 +206,18 @@ func errorResult(name string, err error) Result {
 
 // decide runs the policy, and asks (or not) when it says Ask.
 func (a *Agent) decide(ctx context.Context, call Call) (Decision, string) {
-	d, reason := a.cfg.Approve(ctx, call)
-	if d == Ask {
-		ask := a.ask.Load()
-		switch {
-		case a.cfg.Yes:
-			d, reason = Allow, "allowed by --yes ("+reason+")"
-		case ask != nil:
-			a.askMu.Lock()
-			d, reason = (*ask)(ctx, call)
-			a.askMu.Unlock()
-			if d == Ask {
-				d, reason = Deny, "the person asked did not decide"
-			}
-		default:
-			d, reason = Deny, NoApproverReason
-		}
-	}
-	if d != Allow && d != Deny {
-		return Deny, fmt.Sprintf("the policy answered %q (not allow, deny or ask)", string(d))
-	}
-	return d, reason
+	return a.approver.Decide(ctx, call)
 }
 
 func (a *Agent) approved(turn int, call *Call, reason string) {
 	a.trace(trace.Event{Kind: trace.Approval, Server: call.Server, Tool: call.Name, Message: "allow: " + reason})
-	a.emit(Event{Type: EventApproval, Turn: turn, Call: call.copy(), Decision: Allow, Reason: reason})
+	a.emit(Event{Type: EventApproval, Turn: turn, Call: call.Clone(), Decision: Allow, Reason: reason})
 }
 
 // denied reports a denial and returns the error the model sees.
 func (a *Agent) denied(turn int, call *Call, reason string) error {
 	a.trace(trace.Event{Kind: trace.Approval, Server: call.Server, Tool: call.Name, Message: "deny: " + reason})
-	a.emit(Event{Type: EventApproval, Turn: turn, Call: call.copy(), Decision: Deny, Reason: reason})
+	a.emit(Event{Type: EventApproval, Turn: turn, Call: call.Clone(), Decision: Deny, Reason: reason})
 	return errs.Errorf(errs.Auth, "agent", "the call to %s was denied: %s", call.Name, reason)
 }
 
@@ -239,17 +246,12 @@ func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Re
 		}
 		a.emit(ev)
 	}
+	// validate checked the arguments; SchemaHash keeps the schema the one
+	// it checked them against.
 	cr, err := a.cfg.Hub.Call(ctx, e.hub.Name, call.Arguments, hub.CallOptions{SchemaHash: e.hub.SchemaHash,
-		CallOptions: mcp.CallOptions{Progress: progress}})
+		CallOptions: mcp.CallOptions{Progress: progress, NoValidate: true}})
 	if err != nil {
 		return Result{}, nil, err
 	}
 	return Result{Content: cr.Content, StructuredContent: cr.StructuredContent, IsError: cr.IsError}, nil, nil
-}
-
-// copy is the call as an event carries it: later changes (BeforeTool)
-// do not reach an event already sent.
-func (c *Call) copy() *Call {
-	cp := *c
-	return &cp
 }

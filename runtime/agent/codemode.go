@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/jsonscan"
@@ -28,7 +29,7 @@ import (
 // ToolRunLua is code mode's tool; KindCode is its calls' Kind.
 const (
 	ToolRunLua = "run_lua"
-	KindCode   = "code"
+	KindCode   = approval.KindCode
 )
 
 // Code mode's modes (CodeMode.Mode).

@@ -84,7 +84,7 @@ func (a *Agent) search(query, server string, limit int) (Result, []string, error
 			continue
 		}
 		lt := llmTool(t)
-		out.Tools = append(out.Tools, foundTool{Name: t.Name, Server: t.Server, Description: lt.Description, InputSchema: lt.Schema, ReadOnly: annotationsOf(t).readOnly()})
+		out.Tools = append(out.Tools, foundTool{Name: t.Name, Server: t.Server, Description: lt.Description, InputSchema: lt.Schema, ReadOnly: annotationsOf(t).ReadOnly()})
 		names = append(names, t.Name)
 	}
 	switch {

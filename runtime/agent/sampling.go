@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
@@ -17,7 +18,7 @@ import (
 // Server the server asking, Arguments the request's params (messages,
 // systemPrompt, maxTokens, ...). It is never read-only, so the default
 // policy asks (and denies when nobody can answer, unless Yes).
-const KindSampling = "sampling"
+const KindSampling = approval.KindSampling
 
 // SamplingMethod is the method a sampling Call names.
 const SamplingMethod = "sampling/createMessage"
@@ -39,7 +40,11 @@ func (a *Agent) Sample(ctx context.Context, server string, params json.RawMessag
 		return nil, err
 	}
 	call := Call{Name: SamplingMethod, Tool: SamplingMethod, Server: server, Kind: KindSampling, Arguments: params}
+	// A person asked here is a person the server's running tool call
+	// waits for: its time is not the call's.
+	waited := approval.Asking(server)
 	d, reason := a.decide(ctx, call)
+	waited()
 	if d != Allow {
 		return nil, a.denied(0, &call, reason)
 	}

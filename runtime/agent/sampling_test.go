@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
@@ -49,7 +50,7 @@ func TestSamplingThroughTheAgent(t *testing.T) {
 	// The tool itself is allowed; sampling is left to the default policy.
 	toolsOnly := func(ctx context.Context, c Call) (Decision, string) {
 		if c.Kind == KindSampling {
-			return DefaultApprove(ctx, c)
+			return approval.Default(ctx, c)
 		}
 		return Allow, "test"
 	}

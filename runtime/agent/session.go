@@ -13,18 +13,10 @@ import (
 // messages of its own (a server prompt's) to put before the next Ask.
 // Each waits for a running Ask to finish.
 
-// askFunc is Config.Ask's type.
-type askFunc = func(ctx context.Context, c Call) (Decision, string)
-
 // SetAsk replaces Config.Ask (nil: nobody to ask). It may be called at any
 // time; an ask already being answered finishes with the old one.
 func (a *Agent) SetAsk(fn func(ctx context.Context, c Call) (Decision, string)) {
-	if fn == nil {
-		a.ask.Store(nil)
-		return
-	}
-	f := askFunc(fn)
-	a.ask.Store(&f)
+	a.approver.SetAsk(fn)
 }
 
 // Seed replaces the conversation with msgs (a resumed one) and forgets

@@ -168,7 +168,3 @@ func annotationsOf(t hub.Tool) *Annotations {
 	return &Annotations{Title: an.Title, ReadOnlyHint: an.ReadOnlyHint, DestructiveHint: an.DestructiveHint,
 		IdempotentHint: an.IdempotentHint, OpenWorldHint: an.OpenWorldHint}
 }
-
-func (an *Annotations) readOnly() bool {
-	return an != nil && an.ReadOnlyHint != nil && *an.ReadOnlyHint
-}

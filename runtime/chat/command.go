@@ -1,10 +1,10 @@
 package chat
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -111,43 +111,19 @@ func ParseKV(tokens []string) (map[string]string, error) {
 	return out, nil
 }
 
-// Choice is a person's answer to an approval ask.
-type Choice int
+// Choice, Approval and ParseApproval are approval's (a person's answer
+// to an approval ask: y, a, n [reason], e).
+type (
+	Choice   = approval.Choice
+	Approval = approval.Answer
+)
 
 // The choices.
 const (
-	Deny         Choice = iota
-	AllowOnce           // this call
-	AllowSession        // this tool, until the session ends
+	Deny         = approval.Refuse
+	AllowOnce    = approval.AllowOnce
+	AllowSession = approval.AllowSession
 )
 
-// Approval is an answer: a choice and, for a denial, the reason the model
-// is told.
-type Approval struct {
-	Choice Choice
-	Reason string
-	// Edit asks to edit a sampling request before it runs (the answer
-	// "e"); Edited is the request as edited, which runs instead.
-	Edit   bool
-	Edited json.RawMessage
-}
-
-// ParseApproval reads an answer typed at an approval ask: y (yes, once),
-// a (always: this tool for the session), n (no) with an optional reason
-// after it ("n not that file"), e (edit a sampling request, then run it
-// once). Anything else is not an answer.
-func ParseApproval(line string) (Approval, bool) {
-	word, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
-	rest = strings.TrimSpace(rest)
-	switch strings.ToLower(word) {
-	case "y", "yes":
-		return Approval{Choice: AllowOnce}, rest == ""
-	case "a", "always":
-		return Approval{Choice: AllowSession}, rest == ""
-	case "n", "no":
-		return Approval{Choice: Deny, Reason: rest}, true
-	case "e", "edit":
-		return Approval{Choice: AllowOnce, Edit: true}, rest == ""
-	}
-	return Approval{}, false
-}
+// ParseApproval reads an answer typed at an approval ask.
+func ParseApproval(line string) (Approval, bool) { return approval.ParseAnswer(line) }

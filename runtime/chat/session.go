@@ -14,6 +14,7 @@ import (
 	"time"
 
 	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
@@ -60,18 +61,19 @@ type Session struct {
 	o        Options
 	*Servers // the hub and the catalog (Options.Hub, Options.Catalog)
 
-	mu      sync.Mutex
-	agent   Agent
-	cancel  context.CancelCauseFunc    // the running turn's (nil: none)
-	allowed map[string]bool            // tools allowed for the session
-	edits   map[string]json.RawMessage // sampling requests as the person edited them
-	conv    Conversation
-	meta    *metaState // /meta's catalog agent, built on first use
+	mu     sync.Mutex
+	agent  Agent
+	cancel context.CancelCauseFunc    // the running turn's (nil: none)
+	person *approval.Person           // answers asks; remembers tools allowed for the session
+	edits  map[string]json.RawMessage // sampling requests as the person edited them
+	conv   Conversation
+	meta   *metaState // /meta's catalog agent, built on first use
 }
 
 // New returns a session over o.Agent, whose asks it answers from now on.
 func New(o Options) *Session {
-	s := &Session{o: o, Servers: NewServers(o.Hub, o.Catalog), allowed: map[string]bool{}, edits: map[string]json.RawMessage{}}
+	s := &Session{o: o, Servers: NewServers(o.Hub, o.Catalog), edits: map[string]json.RawMessage{}}
+	s.person = approval.NewPerson(o.UI.Approve)
 	s.conv = Conversation{Version: conversationVersion, Start: time.Now().UTC().Round(time.Second), AgentFile: o.AgentFile}
 	s.SetAgent(o.Agent)
 	return s
@@ -163,51 +165,18 @@ func (s *Session) Clear() {
 	}
 }
 
-// toolKey names what "allow for the session" allows: a server's tool, a
-// local tool, or a server's sampling requests.
-func toolKey(c ragent.Call) string {
-	switch {
-	case c.Kind == ragent.KindSampling:
-		return "sampling:" + c.Server
-	case c.Server != "":
-		return c.Server + "\x00" + c.Tool
-	}
-	return c.Name
-}
-
-// ask is the agent's Config.Ask: tools allowed for the session pass, the
-// rest go to the person.
+// ask is the agent's Config.Ask: the session's person answers (tools
+// allowed for the session pass unasked); an edited sampling request is
+// kept for sampleEdit.
 func (s *Session) ask(ctx context.Context, c ragent.Call) (ragent.Decision, string) {
-	key := toolKey(c)
-	s.mu.Lock()
-	ok := s.allowed[key]
-	s.mu.Unlock()
-	if ok {
-		return ragent.Allow, "allowed for this session"
-	}
-	ap := s.o.UI.Approve(ctx, c)
-	if ctx.Err() != nil {
-		return ragent.Deny, "the turn was cancelled"
-	}
-	switch ap.Choice {
-	case AllowOnce:
-		if ap.Edited != nil && c.Kind == ragent.KindSampling {
-			s.mu.Lock()
-			s.edits[editKey(c)] = ap.Edited
-			s.mu.Unlock()
-			return ragent.Allow, "allowed by the user, edited"
-		}
-		return ragent.Allow, "allowed by the user"
-	case AllowSession:
+	d, reason, ap := s.person.Decide(ctx, c)
+	if d == ragent.Allow && ap.Choice == AllowOnce && ap.Edited != nil && c.Kind == ragent.KindSampling {
 		s.mu.Lock()
-		s.allowed[key] = true
+		s.edits[editKey(c)] = ap.Edited
 		s.mu.Unlock()
-		return ragent.Allow, "allowed by the user for this session"
+		return ragent.Allow, "allowed by the user, edited"
 	}
-	if ap.Reason != "" {
-		return ragent.Deny, "denied by the user: " + ap.Reason
-	}
-	return ragent.Deny, "denied by the user"
+	return d, reason
 }
 
 // editKey pairs a sampling request with its edit: approvals and the edit

@@ -623,3 +623,25 @@ func hasType(x any, typ string) bool {
 	}
 	return false
 }
+
+// argSchemas are the schemas ValidateArguments has compiled.
+var argSchemas schemaCache
+
+// ValidateArguments checks args (a JSON object) against a tool's input
+// schema (none: anything goes) as a client does before tools/call, with
+// the same errors (errs.Invalid, naming the field): an agent checks a call
+// before it asks a person about it.
+func ValidateArguments(tool string, schema, args json.RawMessage) error {
+	s := argSchemas.compile(schema)
+	if s == nil {
+		return nil
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return errs.Errorf(errs.Invalid, "tools/call", "arguments for tool %q are not JSON: %v", tool, err)
+	}
+	return validateArgs(s, tool, v)
+}

@@ -277,8 +277,10 @@ function agent.new(opts) end
 ---@return agent.Model
 function agent.model(spec) end
 
----The default policy: tools the server marks readOnlyHint run ("allow");
----everything else, and a server's sampling request, is "ask".
+---The default policy, the one every agent made without approve follows
+---(luagent ask, luagent chat and agent.new alike): tools the server marks
+---readOnlyHint run ("allow"); everything else, and a server's sampling
+---request, is "ask".
 ---@param call agent.Call
 ---@return agent.Decision decision
 ---@return string reason
@@ -322,6 +324,30 @@ function agent.server(agents, opts) end
 ---@param path? string for errors
 ---@return agent.Agent
 function agent.from_agents_exe(description, path) end
+
+---The agent an agents-exe JSON agent file describes, from the file's text
+---(agent.from_agents_exe of it decoded); text that is not JSON is an invalid
+---error naming the file.
+---@param text string the file's text
+---@param name string the file's name, for errors
+---@return agent.Agent
+function agent.agents_exe_file(text, name) end
+
+---A function returning agent.agents_exe_file(text, name): what luagent's
+---loader of agent files gives for an agents-exe file (for ask, chat,
+---serve and mcp-server alike).
+---@param text string
+---@param name string
+---@return fun(): agent.Agent
+function agent.agents_exe_loader(text, name) end
+
+---What luagent serve makes of a script's return value that is not an MCP
+---server: agent.server of an agent or a list of agents; false for
+---anything else.
+---@param v any
+---@param version string the server's version ("" for the default)
+---@return mcp.Server|false
+function agent.server_of(v, version) end
 
 ---Runs each agent file (an agents-exe one — .json, or text starting with
 ---"{" — is the agent it describes) and serves all their agents

@@ -22,6 +22,7 @@ import (
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/value"
 	ragent "github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -324,8 +325,7 @@ func eventJSON(e ragent.Event) json.RawMessage {
 
 // callJSON is a call as the policy and hooks see it: annotations always a
 // table, readOnlyHint true for every call the runtime counts read-only
-// (the meta-tools too), so the Lua default policy can match
-// runtime/agent.DefaultApprove.
+// (the meta-tools too), as approval.Default judges it.
 func callJSON(c ragent.Call) map[string]any {
 	ann := map[string]any{}
 	if c.Annotations != nil {
@@ -358,22 +358,24 @@ func callRaw(c ragent.Call) json.RawMessage {
 	return raw
 }
 
-// native.default_approve(call) -> decision, reason: runtime/agent's
-// DefaultApprove on a Lua call table (to test stdlib's policy against it).
+// native.default_approve(call) -> decision, reason: approval.Default, the
+// one default policy, on a Lua call table (a policy's argument); stdlib's
+// agent.default_policy is this function.
 func defaultApprove(L *lua.LState) int {
 	t := L.CheckTable(1)
-	c := ragent.Call{Name: optString(t, "name"), Tool: optString(t, "tool"), Server: optString(t, "server"), Kind: optString(t, "kind")}
+	c := ragent.Call{ID: optString(t, "id"), Name: optString(t, "name"), Tool: optString(t, "tool"), Server: optString(t, "server"),
+		Qualified: optString(t, "qualified"), Kind: optString(t, "kind"), Parent: optString(t, "parent")}
 	if ann, ok := t.RawGetString("annotations").(*lua.LTable); ok {
 		raw, err := value.Encode(value.MarkObject(ann), value.EncodeOptions{})
 		if err == nil {
 			var a ragent.Annotations
 			if json.Unmarshal(raw, &a) == nil {
 				c.Annotations = &a
-				c.ReadOnly = a.ReadOnlyHint != nil && *a.ReadOnlyHint
+				c.ReadOnly = a.ReadOnly()
 			}
 		}
 	}
-	d, reason := ragent.DefaultApprove(context.Background(), c)
+	d, reason := approval.Default(context.Background(), c)
 	L.Push(lua.LString(d))
 	L.Push(lua.LString(reason))
 	return 2

@@ -45,31 +45,50 @@ func IsAgentsExe(name string, src []byte) bool {
 	return strings.HasSuffix(strings.ToLower(name), ".json") || bytes.HasPrefix(bytes.TrimSpace(src), []byte("{"))
 }
 
-// FileSource is the Lua chunk an agent file runs as, the one loader of
-// agent files (ask --agent, chat --agent, serve, mcp-server --agent-file):
-// a Lua file as it is; an agents-exe file as a chunk that returns
-// agent.from_agents_exe of its JSON.
-func FileSource(src []byte, name string) []byte {
+// LoadFile compiles an agent file, the one loader of agent files (ask
+// --agent, chat --agent, serve, mcp-server --agent-file): a Lua file by
+// compile (the host's, with its limits); an agents-exe file as stdlib's
+// agent.agents_exe_loader(text, name), a function that returns the agent
+// it describes. The file's text reaches Lua as a value, never as source.
+func LoadFile(L *lua.LState, src []byte, name string, compile func(src []byte, name string) (*lua.LFunction, error)) (*lua.LFunction, error) {
 	if !IsAgentsExe(name, src) {
-		return src
+		return compile(src, name)
 	}
-	return []byte("local json = require(\"json\")\nlocal ok, d = pcall(json.decode, " + longString(string(src)) + ")\n" +
-		"if not ok then error({ kind = \"invalid\", message = " + longString(name) + " .. \": not JSON (an agents-exe agent file is): \" .. tostring(d):gsub(\"^[^\\n]-:%d+: \", \"\") .. \"; fix the file\" }, 0) end\n" +
-		"return require(\"agent\").from_agents_exe(d, " + longString(name) + ")\n")
+	loader, err := ModuleFunc(L, "agents_exe_loader")
+	if err != nil {
+		return nil, err
+	}
+	if err := L.CallByParam(lua.P{Fn: loader, NRet: 1, Protect: true}, lua.LString(src), lua.LString(name)); err != nil {
+		return nil, err
+	}
+	fn, ok := L.Get(-1).(*lua.LFunction)
+	L.Pop(1)
+	if !ok {
+		return nil, errs.New(errs.Internal, "agent", "agent.agents_exe_loader returned no function")
+	}
+	return fn, nil
 }
 
-// longString quotes s as a Lua long string whose brackets s does not hold.
-func longString(s string) string {
-	eq := ""
-	for strings.Contains(s, "]"+eq+"]") {
-		eq += "="
+// ModuleFunc is the function name of stdlib's agent module (require
+// "agent"), for Go that runs one of its Lua programs by name.
+func ModuleFunc(L *lua.LState, name string) (*lua.LFunction, error) {
+	if err := L.CallByParam(lua.P{Fn: L.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString("agent")); err != nil {
+		return nil, err
 	}
-	// A newline right after the opening bracket is dropped by Lua: add one
-	// so a text that starts with a newline keeps it.
-	return "[" + eq + "[\n" + s + "]" + eq + "]"
+	mod := L.Get(-1)
+	L.Pop(1)
+	t, ok := mod.(*lua.LTable)
+	if !ok {
+		return nil, errs.Errorf(errs.Internal, "agent", "require \"agent\" gave a %s, not the agent module", mod.Type())
+	}
+	fn, ok := t.RawGetString(name).(*lua.LFunction)
+	if !ok {
+		return nil, errs.Errorf(errs.Internal, "agent", "the agent module has no function %s", name)
+	}
+	return fn, nil
 }
 
-// native.load_file(path) -> fn: the agent file compiled (FileSource), for
+// native.load_file(path) -> fn: the agent file compiled (LoadFile), for
 // agent.serve_files.
 func (m *module) loadFile(L *lua.LState) int {
 	path := L.CheckString(1)
@@ -77,7 +96,7 @@ func (m *module) loadFile(L *lua.LState) int {
 	if err != nil {
 		L.Error(sched.ErrorValueOf(L, errs.Errorf(errs.Invalid, "agent", "cannot read the agent file %s: %v", path, privfile.PathErr(err))), 0)
 	}
-	fn, err := vm.LoadChunk(L, FileSource(src, path), path)
+	fn, err := LoadFile(L, src, path, func(src []byte, name string) (*lua.LFunction, error) { return vm.LoadChunk(L, src, name) })
 	if err != nil {
 		L.Error(sched.ErrorValueOf(L, err), 0)
 	}

@@ -193,8 +193,9 @@ test("agent.new checks its options", function()
   expect.error(function() agent.new{ hub = false, tools = { { name = "x" } } } end)
 end)
 
-test("the default policy matches runtime/agent.DefaultApprove", function()
+test("the default policy is runtime/approval.Default, not a copy", function()
   local native = require("agent._native")
+  expect.eq(agent.default_policy, native.default_approve)
   local calls = {
     { tool = "read", annotations = { readOnlyHint = true } },
     { tool = "write", annotations = { readOnlyHint = false } },
