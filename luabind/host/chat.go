@@ -185,14 +185,22 @@ func (t *chatTerm) run(ctx context.Context) int {
 	}
 	hb := ag.Agent().Hub()
 	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, File: file, AgentFile: t.cfg.AgentFile})
-	if t.cfg.ModelNote != "" {
-		fmt.Fprintln(t.errw, t.cfg.ModelNote)
-	}
-	t.say(ChatBanner, modelName(ag))
+	// A resumed conversation's model is settled first, so only the model
+	// the chat goes on with is named.
+	var resumed string
 	if conv != nil {
 		t.s.Resume(conv)
+		resumed = t.resumeModel(ctx, conv.Model)
+	}
+	if t.cfg.ModelNote != "" && t.s.Agent() == ag {
+		fmt.Fprintln(t.errw, t.cfg.ModelNote)
+	}
+	t.say(ChatBanner, modelName(t.s.Agent()))
+	if conv != nil {
 		t.say("resumed %s: %d messages, %d turns", t.cfg.Resume, len(conv.Messages), len(conv.Turns))
-		t.resumeModel(ctx, conv.Model)
+		if resumed != "" {
+			t.say("%s", resumed)
+		}
 	}
 	if hb != nil {
 		defer t.watch(hb)()
@@ -265,18 +273,17 @@ func (t *chatTerm) run(ctx context.Context) int {
 }
 
 // resumeModel goes on with the model a conversation was saved with,
-// unless --model or --agent chose one.
-func (t *chatTerm) resumeModel(ctx context.Context, saved string) {
+// unless --model or --agent chose one, and returns what to say of it.
+func (t *chatTerm) resumeModel(ctx context.Context, saved string) string {
 	if saved == "" || t.cfg.ModelGiven || t.cfg.AgentFile != "" || saved == modelName(t.s.Agent()) {
-		return
+		return ""
 	}
 	ag, err := t.lua.WithModel(ctx, saved)
 	if err != nil {
-		t.say("the conversation was with %s, which is not available here (%s): going on with %s", saved, chat.OneLine(err.Error(), 200), modelName(t.s.Agent()))
-		return
+		return fmt.Sprintf("the conversation was with %s, which is not available here (%s): going on with %s", saved, chat.OneLine(err.Error(), 200), modelName(t.s.Agent()))
 	}
 	t.s.SetAgent(ag)
-	t.say("model: %s (the one the conversation was saved with)", modelName(ag))
+	return fmt.Sprintf("model: %s (the one the conversation was saved with)", modelName(ag))
 }
 
 func modelName(ag chat.Agent) string {
