@@ -63,6 +63,7 @@ func (h *Host) Chat(ctx context.Context, in io.Reader, interactive bool, c ChatC
 		t.rd = newPlainReader(in)
 	}
 	t.out, t.errw = h.Stdout(), h.Stderr()
+	t.counted()
 	code := ExitOK
 	go func() {
 		defer h.Loop.Post(h.Loop.Stop)
@@ -90,6 +91,9 @@ type chatTerm struct {
 	progress bool // a progress line is drawn (tty)
 	spin     int
 	status   string // the last status line shown
+	statusAt uint64 // seq after it was printed (chat_startup.go)
+	seq      outputSeq
+	settled  atomic.Bool // piped: the servers' start settled
 
 	statusMu sync.Mutex // showStatus, one at a time
 
@@ -205,6 +209,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 	if hb != nil {
 		defer t.watch(hb)()
 	}
+	t.awaitServers(ctx, hb)
 
 	sigs := make(chan os.Signal, 1)
 	defer subscribeSignals(sigs, os.Interrupt)()
@@ -556,14 +561,7 @@ func (t *chatTerm) watch(hb *rhub.Hub) (stop func()) {
 func (t *chatTerm) showStatus(hb *rhub.Hub) {
 	t.statusMu.Lock()
 	defer t.statusMu.Unlock()
-	line := chat.StatusLine(hb.Status())
-	t.mu.Lock()
-	same := line == t.status
-	t.status = line
-	t.mu.Unlock()
-	if line != "" && !same {
-		t.say("[%s]", line)
-	}
+	t.printStatus(chat.StatusLine(hb.Status()))
 }
 
 func (t *chatTerm) cachePrompts(hb *rhub.Hub, st rhub.State) {
