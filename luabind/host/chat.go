@@ -209,7 +209,6 @@ func (t *chatTerm) run(ctx context.Context) int {
 	if hb != nil {
 		defer t.watch(hb)()
 	}
-	t.awaitServers(ctx, hb)
 
 	sigs := make(chan os.Signal, 1)
 	defer subscribeSignals(sigs, os.Interrupt)()
@@ -226,6 +225,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 		}
 	}()
 
+	t.awaitServers(ctx, hb) // after the signals: Ctrl-C ends the wait
 	var buf []string
 	aborted := false
 	for {

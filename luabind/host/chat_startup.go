@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"time"
 
 	rhub "github.com/luagent/luagent/runtime/hub"
 )
@@ -53,7 +54,11 @@ func (t *chatTerm) awaitServers(ctx context.Context, hb *rhub.Hub) {
 	if t.tty || hb == nil {
 		return
 	}
-	_ = hb.Wait(ctx) // an error is ctx's end: the status says where the start got
+	// Bounded by the start timeouts; Ctrl-C ends it (op), and the status
+	// line then says where the start got.
+	octx, done := t.op(ctx, 24*time.Hour)
+	_ = hb.Wait(octx)
+	done()
 	t.settled.Store(true)
 	t.showStatus(hb)
 }
