@@ -24,6 +24,7 @@ require (
 	golang.org/x/oauth2 v0.35.0
 	golang.org/x/term v0.48.0
 	layeh.com/gopher-luar v1.0.11
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -18,7 +18,8 @@ modules (globals, no require needed):
   log      log.info, log.warn, log.error, log.debug (to stderr)
   env      env.get(name), env.require(name)
   and Lua's own: string, table, math, os, io, coroutine
-  help(mcp) lists a module's functions; so does mcp.<Tab>.
+  help(mcp) lists a module's functions with their signatures, help(mcp.connect)
+  shows one, help(conn) an object's methods; mcp.<Tab> completes them.
 keys: Tab completes, Ctrl-C cancels the running line, Ctrl-D exits
 commands: /help (this text), /mcp (the catalog's servers: the manager, as in chat;
   their status when not on a terminal), /exit
@@ -43,11 +44,17 @@ local function names(t)
   return fns, others
 end
 
+-- The editor stubs' text (signatures, first sentences), where luagent's
+-- Go side is there to read them (not in a sandbox).
+local has_native, native = pcall(require, "help._native")
+
 local function describe(v)
   local lazy = getmetatable(v)
   if type(lazy) == "table" and lazy.__luagent_load then
     v = lazy.__luagent_load() -- a module not loaded yet (mcp): load it
   end
+  local doc = has_native and native.describe(v)
+  if doc then return doc end
   local kind = type(v)
   if kind ~= "table" and kind ~= "userdata" then
     return ("%s: a %s (help() for the overview)"):format(tostring(v), kind)

@@ -148,7 +148,8 @@ func TestTTYChatMCPManager(t *testing.T) {
 	tt.send("r")
 	tt.waitScreen("› slow ● connecting stdio -", "slow: restarting (the conversation goes on)")
 	os.WriteFile(gate, nil, 0o600)
-	tt.waitScreen("› slow ● ready stdio 1", "MCP servers — 2/2 servers ready")
+	// The note follows: restarting, then where the restart got.
+	tt.waitScreen("› slow ● ready stdio 1", "MCP servers — 2/2 servers ready", "slow: restarted, ready (1 tool)")
 
 	// Disable: saved in the catalog file, the list says so.
 	tt.send("d")
@@ -178,7 +179,7 @@ func TestTTYChatMCPManager(t *testing.T) {
 	mq := len(tt.output())
 	tt.send("q")
 	out, m := tt.between(mq, "> ")
-	for _, want := range []string{"  slow: restarting (the conversation goes on)\r\n  slow: disabled (saved), stopped\r\n  slow: removed from the catalog (saved), stopped\r\n[1/1 server ready]\r\n"} {
+	for _, want := range []string{"  slow: restarted, ready (1 tool)\r\n  slow: disabled (saved), stopped\r\n  slow: removed from the catalog (saved), stopped\r\n[1/1 server ready]\r\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("back at the prompt, the output lacks %q:\n%q", want, out)
 		}
@@ -221,13 +222,13 @@ func TestTTYChatMCPManagerAdd(t *testing.T) {
 	}
 	tt.send("y")
 	tt.waitScreen("copy: added (saved), connecting")
-	tt.waitScreen("› copy ● ready stdio 4", "3/3 servers ready")
+	tt.waitScreen("› copy ● ready stdio 4", "3/3 servers ready", "copy: added (saved), ready (4 tools)")
 	e := catalogServers(t, home)["copy"]
 	if e == nil || e["command"] != bin || len(e["args"].([]any)) != 2 || e["args"].([]any)[1] != srv {
 		t.Errorf("the catalog's copy: %v", e)
 	}
 	tt.send("q")
-	m = tt.wait(m, "  copy: added (saved), connecting", "> ")
+	m = tt.wait(m, "  copy: added (saved), ready (4 tools)", "> ")
 	tt.send("\x04")
 	tt.exited()
 }
@@ -316,15 +317,15 @@ func TestTTYChatMCPManagerOAuth(t *testing.T) {
 			m := len(tt.output())
 			tt.send("y")
 			// The OAuth flow prints the URL on the terminal the manager lent it.
-			m = tt.wait(m, "authorizing remote: open the URL below in a browser", "open this URL in a browser:")
+			m = tt.wait(m, "authorizing remote (Ctrl-C gives up)", "open this URL in a browser:")
 			browse(t, tt.authURL(m))
-			tt.waitScreen("remote: authorized, restarting", "› remote ● ready http 1")
+			tt.waitScreen("remote: authorized, ready (1 tool)", "› remote ● ready http 1")
 			// i: the same login again, from the list.
 			m = len(tt.output())
 			tt.send("i")
 			m = tt.wait(m, "open this URL in a browser:")
 			browse(t, tt.authURL(m))
-			tt.waitScreen("remote: authorized, restarting", "› remote ● ready http 1")
+			tt.waitScreen("remote: authorized, ready (1 tool)", "› remote ● ready http 1")
 			// Ctrl-C while the login waits gives up on it; the manager comes back
 			// and the server keeps its connection.
 			m = len(tt.output())
@@ -334,7 +335,7 @@ func TestTTYChatMCPManagerOAuth(t *testing.T) {
 			tt.send("\x03")
 			tt.waitScreen("› remote ● ready http 1", "cancelled: oauth: the authorization was cancelled while waiting for the browser")
 			tt.send("q")
-			tt.wait(m, "  remote: added (saved), connecting", "  remote: authorized, restarting", "> ")
+			tt.wait(m, "  remote: added (saved), needs authorization", "  remote: authorized, ready (1 tool)", "> ")
 			tt.send("\x04")
 			tt.exited()
 		})

@@ -146,14 +146,19 @@ func TestServeOnATerminalSaysWhatItServes(t *testing.T) {
 }
 
 func TestREPLHelp(t *testing.T) {
-	r := luagent(t, "help\nhelp()\nhelp(json)\n/help\n/frob\nmcp\n/exit\nprint('not run')\n", nil)
+	conn := "c = mcp.connect{command = arg[-1], args = {'serve', '../../examples/echo.lua'}}\nhelp(c)\n"
+	r := luagent(t, "help\nhelp()\nhelp(json)\n/help\n/frob\nmcp\n"+conn+"/exit\nprint('not run')\n", nil)
 	if r.code != 0 || strings.Contains(r.stdout, "nil") || strings.Contains(r.stdout, "not run") {
 		t.Errorf("%+v", r)
 	}
 	if n := strings.Count(r.stdout, "modules (globals, no require needed)"); n != 3 {
 		t.Errorf("help, help() and /help should print the overview: %d times\n%s", n, r.stdout)
 	}
-	for _, want := range []string{"functions: array() decode() encode()", "connect = <function", "README.md"} {
+	// help(json) and help(conn) give each function's signature and first
+	// sentence, as the editor stubs do.
+	for _, want := range []string{"json.encode(v: any, opts?: {indent?: string|integer}) -> string", "Encodes `v` as JSON.",
+		"connect = <function", "README.md",
+		"mcp.Conn: A connection to one MCP server", "conn:call(name: string, args?: table, opts?: mcp.CallOptions) -> mcp.CallResult", "conn:close()"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}

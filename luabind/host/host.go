@@ -16,6 +16,7 @@ import (
 	agentmod "github.com/luagent/luagent/luabind/mod/agent"
 	catalogmod "github.com/luagent/luagent/luabind/mod/catalog"
 	envmod "github.com/luagent/luagent/luabind/mod/env"
+	"github.com/luagent/luagent/luabind/mod/helpdoc"
 	jsonmod "github.com/luagent/luagent/luabind/mod/json"
 	logmod "github.com/luagent/luagent/luabind/mod/log"
 	mcpmod "github.com/luagent/luagent/luabind/mod/mcp"
@@ -180,6 +181,7 @@ func New(cfg Config) *Host {
 		envmod.Preload(L, cfg.Env)
 		h.preloadMCP()
 		h.preloadAgent()
+		helpdoc.Preload(L)
 		h.globals([]string{"json", "task", "log", "env"}, []string{"inspect", "mcp", "help", "agent"})
 	}
 	// arg[-1] is the interpreter, as in standalone Lua, for init.lua, -e

@@ -154,9 +154,9 @@ func (a *Agent) resolve(ts *toolset, name string) (entry, error) {
 		}
 	}
 	if ts.search {
-		return entry{}, fmt.Errorf("no tool %q is offered: find tools with %s and call them by the names it returns", name, ToolSearch)
+		return entry{}, fmt.Errorf("no tool %q is offered%s: find tools with %s and call them by the names it returns", name, a.connectingNote(), ToolSearch)
 	}
-	return entry{}, fmt.Errorf("no tool %q is offered", name)
+	return entry{}, fmt.Errorf("no tool %q is offered%s", name, a.connectingNote())
 }
 
 // annotationsOf copies a hub tool's annotations.

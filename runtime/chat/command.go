@@ -70,8 +70,8 @@ func Unescape(line string) string {
 	return line
 }
 
-// ParseCommand reads a slash command. Arguments are split at white
-// space; an unknown name is an error of kind not_found that says how to
+// ParseCommand reads a slash command. Arguments are split as a shell
+// splits words (splitArgs); an unknown name is an error of kind not_found that says how to
 // list the commands.
 func ParseCommand(line string) (Command, error) {
 	s := strings.TrimSpace(line)
@@ -90,7 +90,11 @@ func ParseCommand(line string) (Command, error) {
 	if !known {
 		return Command{}, errs.Errorf(errs.NotFound, "chat", "unknown command /%s: /help lists them (start a message with // to send a leading /)", name)
 	}
-	return Command{Name: name, Args: strings.Fields(rest), Rest: rest}, nil
+	args, err := splitArgs(name, rest)
+	if err != nil {
+		return Command{}, err
+	}
+	return Command{Name: name, Args: args, Rest: rest}, nil
 }
 
 // ParseKV reads prompt arguments: each token is split at its first "=",

@@ -12,8 +12,8 @@ import (
 //
 //   - Offered tools, and no tool result since the last user text: it
 //     calls one tool — the one whose name and description share the most
-//     words with that text, else the first — with ExampleArguments of its
-//     schema.
+//     words with that text, else the first — with the text's k=v pairs
+//     as arguments (MockArguments), ExampleArguments for the rest.
 //   - With tool results: it answers with a text that quotes them.
 //   - Without tools: it echoes the last user text.
 func NewMock(name string) Model {
@@ -51,7 +51,7 @@ func mockTurn(_ context.Context, req *Request) (*Response, error) {
 	switch {
 	case len(req.Tools) > 0 && len(results) == 0:
 		t := bestTool(req.Tools, prompt)
-		call := ToolCall{ID: fmt.Sprintf("mock_call_%d", len(req.Messages)), Name: t.Name, Arguments: ExampleArguments(t.Schema)}
+		call := ToolCall{ID: fmt.Sprintf("mock_call_%d", len(req.Messages)), Name: t.Name, Arguments: MockArguments(t.Schema, prompt)}
 		usage.OutputTokens = 1
 		return &Response{Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{call}}, StopReason: StopToolCalls, Usage: usage}, nil
 	case len(results) > 0:

@@ -85,6 +85,7 @@ func Chat(ctx context.Context, in io.Reader, interactive bool, c ChatConfig) int
 		t.rd = NewPlainReader(in)
 	}
 	t.out, t.errw = c.Out, c.Err
+	t.counted()
 	t.r = render.New(render.Options{Text: t.out, Shown: t.shown, Live: interactive})
 	return t.run(ctx)
 }
@@ -101,8 +102,11 @@ type chatTerm struct {
 	out  io.Writer
 	errw io.Writer
 
-	mu     sync.Mutex // output, r and the fields below
-	status string     // the last status line shown
+	mu       sync.Mutex // output, r and the fields below
+	status   string     // the last status line shown
+	statusAt uint64     // seq after it was printed (chat_startup.go)
+	seq      outputSeq
+	settled  atomic.Bool // piped: the servers' start settled
 
 	statusMu sync.Mutex // showStatus, one at a time
 
@@ -187,14 +191,22 @@ func (t *chatTerm) run(ctx context.Context) int {
 	}
 	hb := ag.Agent().Hub()
 	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, File: file, AgentFile: t.cfg.AgentFile, Lua: t.lua})
-	if t.cfg.ModelNote != "" {
-		fmt.Fprintln(t.errw, t.cfg.ModelNote)
-	}
-	t.say(ChatBanner, modelName(ag))
+	// A resumed conversation's model is settled first, so only the model
+	// the chat goes on with is named.
+	var resumed string
 	if conv != nil {
 		t.s.Resume(conv)
+		resumed = t.resumeModel(ctx, conv.Model)
+	}
+	if t.cfg.ModelNote != "" && t.s.Agent() == ag {
+		fmt.Fprintln(t.errw, t.cfg.ModelNote)
+	}
+	t.say(ChatBanner, modelName(t.s.Agent()))
+	if conv != nil {
 		t.say("resumed %s: %d messages, %d turns", t.cfg.Resume, len(conv.Messages), len(conv.Turns))
-		t.resumeModel(ctx, conv.Model)
+		if resumed != "" {
+			t.say("%s", resumed)
+		}
 	}
 	if hb != nil {
 		defer t.watch(hb)()
@@ -215,6 +227,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 		}
 	}()
 
+	t.awaitServers(ctx, hb) // after the signals: Ctrl-C ends the wait
 	var buf []string
 	aborted := false
 	for {
@@ -267,17 +280,16 @@ func (t *chatTerm) run(ctx context.Context) int {
 }
 
 // resumeModel goes on with the model a conversation was saved with,
-// unless --model or --agent chose one.
-func (t *chatTerm) resumeModel(ctx context.Context, saved string) {
+// unless --model or --agent chose one, and returns what to say of it.
+func (t *chatTerm) resumeModel(ctx context.Context, saved string) string {
 	if saved == "" || t.cfg.ModelGiven || t.cfg.AgentFile != "" || saved == modelName(t.s.Agent()) {
-		return
+		return ""
 	}
 	ag, err := t.s.SetModel(ctx, saved)
 	if err != nil {
-		t.say("the conversation was with %s, which is not available here (%s): going on with %s", saved, chat.OneLine(err.Error(), 200), modelName(t.s.Agent()))
-		return
+		return fmt.Sprintf("the conversation was with %s, which is not available here (%s): going on with %s", saved, chat.OneLine(err.Error(), 200), modelName(t.s.Agent()))
 	}
-	t.say("model: %s (the one the conversation was saved with)", modelName(ag))
+	return fmt.Sprintf("model: %s (the one the conversation was saved with)", modelName(ag))
 }
 
 func modelName(ag chat.Agent) string {
@@ -547,14 +559,7 @@ func (t *chatTerm) watch(hb *rhub.Hub) (stop func()) {
 func (t *chatTerm) showStatus(hb *rhub.Hub) {
 	t.statusMu.Lock()
 	defer t.statusMu.Unlock()
-	line := chat.StatusLine(hb.Status())
-	t.mu.Lock()
-	same := line == t.status
-	t.status = line
-	t.mu.Unlock()
-	if line != "" && !same {
-		t.say("[%s]", line)
-	}
+	t.printStatus(chat.StatusLine(hb.Status()))
 }
 
 func (t *chatTerm) cachePrompts(hb *rhub.Hub, st rhub.State) {

@@ -150,7 +150,9 @@ func (a *authExec) Run() error {
 	if a.out == nil {
 		a.out = os.Stdout
 	}
-	fmt.Fprintf(a.out, "\nauthorizing %s: open the URL below in a browser; the login waits for it (Ctrl-C gives up)\n", a.name)
+	// The OAuth flow announces the URL when it has one: a login that
+	// fails before must not leave a promise of it behind.
+	fmt.Fprintf(a.out, "\nauthorizing %s (Ctrl-C gives up)\n", a.name)
 	// The manager shows the outcome; tea.Exec reports only the error.
 	return a.login(a.ctx, a.name)
 }

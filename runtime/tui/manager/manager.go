@@ -98,6 +98,8 @@ type Model struct {
 	pendingAuth string
 	// log is every action's outcome, for the chat to print after.
 	log []string
+	// pend is a note that follows its server (settle.go).
+	pend *pending
 }
 
 // Log is what the actions did (and which failed), one line each, in
@@ -117,6 +119,8 @@ type doneMsg struct {
 	err  error
 	// added is the server an add saved (its login may follow).
 	added string
+	// name and action: the note follows name (settle.go).
+	name, action string
 }
 
 // New returns the manager over o.Backend, on its list.
@@ -181,6 +185,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case StatusMsg:
 		m.refresh()
+		m.settle()
 		var cmds []tea.Cmd
 		if m.pendingAuth != "" {
 			for _, st := range m.states {
@@ -240,6 +245,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				}
 			}
 		}
+		m.track(msg.name, msg.action)
 		return m, nil
 	case AuthDoneMsg:
 		m.refresh()
@@ -247,6 +253,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.fail(msg.Err)
 		} else {
 			m.done(msg.Name + ": authorized, restarting")
+			m.track(msg.Name, "authorized")
 		}
 		return m, nil
 	case tea.PasteMsg:
@@ -298,7 +305,7 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		if ok {
 			name := st.Name
-			return m, m.do(func(context.Context) (string, error) {
+			return m, m.doFollow(name, "restarted", func(context.Context) (string, error) {
 				return name + ": restarting (the conversation goes on)", m.o.Backend.Restart(name)
 			})
 		}
@@ -319,7 +326,7 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		if ok {
 			name, on := st.Name, k.String() == "e"
-			return m, m.do(func(ctx context.Context) (string, error) {
+			return m, m.doFollow(name, map[bool]string{true: "enabled (saved)"}[on], func(ctx context.Context) (string, error) {
 				if on {
 					return name + ": enabled (saved), starting", m.o.Backend.SetEnabled(ctx, name, true)
 				}
@@ -493,7 +500,7 @@ func (m Model) previewKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			if err := m.o.Backend.Add(ctx, e); err != nil {
 				return doneMsg{err: err}
 			}
-			return doneMsg{note: e.Name + ": added (saved), connecting", added: e.Name}
+			return doneMsg{note: e.Name + ": added (saved), connecting", added: e.Name, name: e.Name, action: "added (saved)"}
 		}
 	case "e", "backspace":
 		m.mode = modeAdd

@@ -27,6 +27,10 @@ type fakeBackend struct {
 	calls   []string
 	added   *catalog.Server
 	err     error // every action's answer
+	// instant: a restart, an enable or a login leaves the status as it
+	// was (a server that got there before the note came); else it is
+	// connecting, as the hub's is.
+	instant bool
 }
 
 func (b *fakeBackend) Status() []hub.State {
@@ -48,9 +52,18 @@ func (b *fakeBackend) record(s string) error {
 	b.calls = append(b.calls, s)
 	return b.err
 }
-func (b *fakeBackend) Restart(name string) error { return b.record("restart " + name) }
+func (b *fakeBackend) Restart(name string) error {
+	b.starting(name)
+	return b.record("restart " + name)
+}
+func (b *fakeBackend) starting(name string) {
+	if !b.instant && b.err == nil {
+		b.set(name, hub.Connecting)
+	}
+}
 func (b *fakeBackend) SetEnabled(_ context.Context, name string, on bool) error {
 	if on {
+		b.starting(name)
 		return b.record("enable " + name)
 	}
 	return b.record("disable " + name)
@@ -116,6 +129,7 @@ func newDriver(t *testing.T, b *fakeBackend) *driver {
 	d := &driver{t: t}
 	d.m = New(Options{Backend: b, Path: "/home/u/.luagent/config.json", Authorize: func(name string) tea.Cmd {
 		d.auth = append(d.auth, name)
+		b.starting(name)
 		return func() tea.Msg { return AuthDoneMsg{Name: name} }
 	}})
 	d.send(tea.WindowSizeMsg{Width: 100, Height: 40})
