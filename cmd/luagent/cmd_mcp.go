@@ -35,6 +35,7 @@ describes config.json.`,
 					names = append(names, s.Name())
 				}
 			}
+			slices.Sort(names)
 			switch {
 			case len(args) == 0:
 				return usagef("mcp needs a verb (%s): luagent mcp list (luagent mcp --help says more)", strings.Join(names, ", "))
@@ -106,7 +107,9 @@ credentials stay (luagent mcp logout URL removes them).`,
 		func(c *cobra.Command, args []string) int { return setEnabled("enable", true, args[0], stdout, stderr) })
 	enable.Args, enable.ValidArgsFunction = oneName("enable"), complete
 	disable := verb("catalog", "disable NAME", "keep it saved but do not start it", "Marks the saved server NAME disabled: it stays saved but is not started.",
-		func(c *cobra.Command, args []string) int { return setEnabled("disable", false, args[0], stdout, stderr) })
+		func(c *cobra.Command, args []string) int {
+			return setEnabled("disable", false, args[0], stdout, stderr)
+		})
 	disable.Args, disable.ValidArgsFunction = oneName("disable"), complete
 
 	var getJSON bool

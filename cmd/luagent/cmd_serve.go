@@ -137,7 +137,6 @@ func serveFlags(fs *pflag.FlagSet, o *options) {
 			o.handlerTO = time.Duration(secs * float64(time.Second))
 			return nil
 		})
-	d.boolean(&o.init, "init", "run ~/.luagent/init.lua first")
 	sandboxFlags(fs, o, "run FILE as untrusted code: mcp.server but no files, processes, network or environment; limits per request (stdlib/doc/sandbox.md)")
 
 	h := flagDecl{fs: fs, group: groupHTTP}

@@ -201,6 +201,7 @@ func globalFlags(fs *pflag.FlagSet, o *options) {
 			return nil
 		})
 	d.boolean(&o.clean, "clean", "skip ~/.luagent/init.lua")
+	d.boolean(&o.init, "init", "run ~/.luagent/init.lua before serve's script too (serve skips it otherwise)")
 	d.fn("set", "NAME=VALUE", "a parameter for the catalog's {\"param\": NAME} env references (repeatable)",
 		"--set needs NAME=VALUE: luagent --set github_token=... run script.lua", func(v string) error {
 			k, val, err := catalog.ParseSet(v)
@@ -322,6 +323,16 @@ func prepare(root *cobra.Command, argv []string) ([]string, error) {
 		} else if len(a) == 2 {
 			f = fs.ShorthandLookup(a[1:])
 		}
+		if f != nil && !hasValue {
+			if rename := f.Annotations["luagent_json_object"]; len(rename) > 0 {
+				// mcp call --json '{...}': the arguments, as before --args.
+				if i+1 < len(argv) && strings.HasPrefix(strings.TrimSpace(argv[i+1]), "{") {
+					out = append(out, "--"+rename[0]+"="+argv[i+1])
+					i++
+					continue
+				}
+			}
+		}
 		if f == nil || f.NoOptDefVal != "" && f.Value.Type() == "bool" {
 			out = append(out, a)
 			continue
@@ -341,14 +352,6 @@ func prepare(root *cobra.Command, argv []string) ([]string, error) {
 				out = append(out, a)
 			}
 			continue
-		}
-		if rename := f.Annotations["luagent_json_object"]; len(rename) > 0 {
-			// mcp call --json '{...}': the arguments, as before --args.
-			if i+1 < len(argv) && strings.HasPrefix(strings.TrimSpace(argv[i+1]), "{") {
-				out = append(out, "--"+rename[0]+"="+argv[i+1])
-				i++
-				continue
-			}
 		}
 		if i+1 >= len(argv) || (len(f.Annotations[annRaw]) == 0 && looksLikeOption(argv[i+1])) {
 			return nil, usagef("%s", needMessage(c, f))

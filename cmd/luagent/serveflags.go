@@ -14,7 +14,7 @@ import (
 // the value it wants (for messages) and how it sets the field.
 type limitFlag struct {
 	name, want, usage string
-	set        func(l *mcphttp.Limits, v string) error
+	set               func(l *mcphttp.Limits, v string) error
 }
 
 func seconds(field func(*mcphttp.Limits) *time.Duration) func(*mcphttp.Limits, string) error {
