@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,10 +176,25 @@ func mcpAdd(o *addOptions, positional, command []string, haveCommand bool, stdou
 	default:
 		return usageErr(stderr, "--transport must be stdio or http, not %q", transport)
 	}
+	var resolved []string
+	if s.Command != "" && s.Cwd == "" {
+		// A relative path that exists here is saved absolute: the server
+		// is started from whatever folder luagent runs in. (With --cwd the
+		// paths are relative to that folder, which does not move.)
+		resolved = resolvePaths(s)
+	}
+	// What the command line gave is checked as the command line: the
+	// error names the argument or flag, not config.json's entry.
+	if err := s.Validate(); err != nil {
+		return usageErr(stderr, "%s", addProblems(s, err))
+	}
 	if err := editCatalog(func(c *catalog.Config) error { return c.Add(s, force) }); err != nil {
 		return fail(stderr, err)
 	}
 	fmt.Fprintf(stdout, "added %s (%s: %s) to %s\n", s.Name, s.Transport(), s.Shown(), catalogPath())
+	if len(resolved) > 0 {
+		fmt.Fprintf(stdout, "note: saved %s as absolute (the server starts from any folder; --cwd DIR keeps paths relative to DIR)\n", strings.Join(resolved, ", "))
+	}
 	if keys := envKeys(s); len(keys) > 0 {
 		fmt.Fprintf(stdout, "env: %s (values not shown)\n", strings.Join(keys, ", "))
 	}
@@ -184,6 +202,86 @@ func mcpAdd(o *addOptions, positional, command []string, haveCommand bool, stdou
 		fmt.Fprintf(stdout, "inherits: %s\n", inheritShown(s.InheritEnv))
 	}
 	return host.ExitOK
+}
+
+// resolvePaths makes s's command (when it is a path: it has a slash) and
+// each argument that names an existing file or folder by a relative path
+// absolute, and says which (FROM -> TO).
+func resolvePaths(s *catalog.Server) []string {
+	var said []string
+	abs := func(p string) (string, bool) {
+		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "-") || strings.Contains(p, "://") {
+			return p, false
+		}
+		if _, err := os.Stat(p); err != nil {
+			return p, false
+		}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return p, false
+		}
+		said = append(said, visible.Line(p)+" -> "+visible.Line(a))
+		return a, true
+	}
+	if strings.ContainsRune(s.Command, filepath.Separator) || strings.ContainsRune(s.Command, '/') {
+		s.Command, _ = abs(s.Command)
+	}
+	for i, a := range s.Args {
+		s.Args[i], _ = abs(a)
+	}
+	return said
+}
+
+// addProblems says what is wrong with the server mcp add would save, in
+// the command line's terms: NAME, URL, COMMAND and the flags.
+func addProblems(s *catalog.Server, err error) string {
+	var ps catalog.Problems
+	if !errors.As(err, &ps) {
+		return err.Error()
+	}
+	var out []string
+	for _, p := range ps {
+		field := p.Path
+		for _, prefix := range []string{"mcpServers." + s.Name, "mcpServers." + strconv.Quote(s.Name)} {
+			if rest, ok := strings.CutPrefix(p.Path, prefix); ok && (rest == "" || rest[0] == '.') {
+				field = strings.TrimPrefix(rest, ".")
+			}
+		}
+		msg := p.Msg
+		name, sub, _ := strings.Cut(field, ".")
+		if i := strings.IndexByte(name, '['); i >= 0 {
+			name = name[:i]
+		}
+		switch {
+		case field == "" && strings.HasPrefix(msg, "the name must"):
+			out = append(out, fmt.Sprintf("NAME %q: %s", s.Name, strings.Replace(msg, "rename the entry", "pick another name", 1)))
+		case field == "":
+			out = append(out, msg)
+		case field == "url":
+			out = append(out, fmt.Sprintf("URL %s: %s", s.Masked().Shown(), msg))
+		case field == "command":
+			out = append(out, "COMMAND: "+msg)
+		case sub == "" && (name == "args" || name == "cwd" || name == "env" || name == "inheritEnv"):
+			out = append(out, fmt.Sprintf("--%s is for a stdio server (a command after --), not an HTTP URL", map[string]string{"args": "arguments after --", "inheritEnv": "inherit-env"}[name]+map[bool]string{true: name}[name == "cwd" || name == "env"]))
+		case sub == "" && (name == "headers" || name == "oauth"):
+			out = append(out, "--header, --scope and --client-id are for an HTTP server (--transport http URL), not a command")
+		case name == "headers":
+			out = append(out, fmt.Sprintf("--header %s: %s", sub, msg))
+		case name == "env":
+			flag := "--env"
+			if k, kind, ok := strings.Cut(sub, "."); ok {
+				sub, flag = k, map[string]string{"param": "--env-param", "fromEnv": "--env-from"}[kind]
+			}
+			out = append(out, fmt.Sprintf("%s %s: %s", flag, sub, msg))
+		case name == "inheritEnv":
+			out = append(out, "--inherit-env: "+msg)
+		case name == "oauth":
+			out = append(out, "--scope: "+msg)
+		default:
+			out = append(out, field+": "+msg)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // inheritList reads --inherit-env's NAME,NAME,... ("" is none at all).
