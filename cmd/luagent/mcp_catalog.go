@@ -261,9 +261,9 @@ func addProblems(s *catalog.Server, err error) string {
 			out = append(out, fmt.Sprintf("URL %s: %s", s.Masked().Shown(), msg))
 		case field == "command":
 			out = append(out, "COMMAND: "+msg)
-		case sub == "" && (name == "args" || name == "cwd" || name == "env" || name == "inheritEnv"):
+		case field == name && (name == "args" || name == "cwd" || name == "env" || name == "inheritEnv"):
 			out = append(out, fmt.Sprintf("--%s is for a stdio server (a command after --), not an HTTP URL", map[string]string{"args": "arguments after --", "inheritEnv": "inherit-env"}[name]+map[bool]string{true: name}[name == "cwd" || name == "env"]))
-		case sub == "" && (name == "headers" || name == "oauth"):
+		case field == name && (name == "headers" || name == "oauth"):
 			out = append(out, "--header, --scope and --client-id are for an HTTP server (--transport http URL), not a command")
 		case name == "headers":
 			out = append(out, fmt.Sprintf("--header %s: %s", sub, msg))

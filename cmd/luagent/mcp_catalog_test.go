@@ -211,7 +211,7 @@ func TestMCPSecretEnvNeverPrinted(t *testing.T) {
 	run(0, "mcp", "get", "gh")
 	run(0, "mcp", "get", "gh", "--json")
 	run(1, "mcp", "add", "gh", "--env", "GITHUB_TOKEN="+secret, "--", "npx")
-	run(1, "mcp", "add", "gh2", "--env", "1BAD="+secret, "--", "npx")
+	run(2, "mcp", "add", "gh2", "--env", "1BAD="+secret, "--", "npx") // a command-line mistake
 	run(2, "mcp", "add", "gh3", "--env", secret, "--", "npx")
 	run(2, "mcp", "add", "gh3", "--env="+secret, "--", "npx")
 	if strings.Contains(out.String(), secret) {
