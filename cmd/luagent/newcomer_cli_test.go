@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -160,5 +163,101 @@ func TestMCPAddErrorsNameTheArgument(t *testing.T) {
 				t.Errorf("%v: the error speaks of the file (%q): %s", c.args, bad, r.stderr)
 			}
 		}
+	}
+}
+
+func structuredEntry(t *testing.T) string {
+	script, _ := filepath.Abs("testdata/structured.lua")
+	return `"structured":{"command":` + quoteJSON(bin) + `,"args":["serve",` + quoteJSON(script) + `]}`
+}
+
+// Global options are read before or after the command, mcp verbs too.
+func TestGlobalOptionsAnywhere(t *testing.T) {
+	env := savedHome(t, typedEntry(t, ""))
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"-v", "mcp", "call", "typed", "env", "name=HOME"},
+		{"mcp", "call", "typed", "env", "name=HOME", "-v"},
+		{"mcp", "-v", "call", "typed", "env", "name=HOME"},
+	} {
+		r := ok(t, env, args...)
+		if !strings.Contains(r.stderr, "trace request_sent") {
+			t.Errorf("%v printed no trace:\n%s", args, r.stderr)
+		}
+	}
+	for i, args := range [][]string{
+		{"--trace", "T", "mcp", "call", "typed", "env", "name=HOME"},
+		{"mcp", "tools", "typed", "--trace", "T"},
+		{"--trace=T", "mcp", "tools", "typed"},
+	} {
+		file := filepath.Join(dir, "trace"+string(rune('a'+i))+".jsonl")
+		for j := range args {
+			args[j] = strings.Replace(args[j], "T", file, 1)
+		}
+		ok(t, env, args...)
+		if b, err := os.ReadFile(file); err != nil || !strings.Contains(string(b), `"kind":"request_sent"`) {
+			t.Errorf("%v wrote no trace: %v %s", args, err, b)
+		}
+	}
+	// ask --log-http URL, the agents-exe seed's own form.
+	got := make(chan string, 16)
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- string(b)
+	}))
+	defer collector.Close()
+	r := ok(t, env, "ask", "--log-http", collector.URL, "--model", "mock", "hello")
+	if r.stdout == "" {
+		t.Errorf("ask --log-http: no answer: %+v", r)
+	}
+	select {
+	case b := <-got:
+		if !strings.Contains(b, `"kind"`) {
+			t.Errorf("the collector got %q", b)
+		}
+	default:
+		t.Error("ask --log-http posted nothing")
+	}
+}
+
+// agents-exe's `run --agent-file F` says in one line what to use.
+func TestRunAgentFileSaysWhatToUse(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "agent.json", `{}`)
+	failsWith(t, nil, 2, "luagent chat --agent FILE", "run", "--agent-file", file)
+}
+
+// luagent completion bash|zsh|fish prints a script for that shell.
+func TestCompletion(t *testing.T) {
+	for shell, want := range map[string]string{"bash": "complete -o default -F __start_luagent luagent", "zsh": "#compdef luagent", "fish": "complete -c luagent"} {
+		if r := ok(t, nil, "completion", shell); !strings.Contains(r.stdout, want) {
+			t.Errorf("completion %s lacks %q", shell, want)
+		}
+	}
+	// The saved servers' names complete mcp call's first argument.
+	env := savedHome(t, typedEntry(t, ""))
+	if r := ok(t, env, "__complete", "mcp", "call", ""); !strings.Contains(r.stdout, "typed\n") {
+		t.Errorf("no server names completed:\n%s", r.stdout)
+	}
+}
+
+// mcp call --json prints the whole result: content, structuredContent,
+// isError.
+func TestMCPCallJSON(t *testing.T) {
+	env := savedHome(t, structuredEntry(t)+","+typedEntry(t, ""))
+	r := ok(t, env, "mcp", "call", "structured", "weather", "city=Oslo", "--json")
+	var res struct {
+		Content           []map[string]any `json:"content"`
+		StructuredContent map[string]any   `json:"structuredContent"`
+		IsError           *bool            `json:"isError"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	if res.StructuredContent["temp"] != 21.0 || res.StructuredContent["city"] != "Oslo" || len(res.Content) == 0 || res.IsError == nil || *res.IsError {
+		t.Errorf("the whole result: %s", r.stdout)
+	}
+	r = luagent(t, "", env, "mcp", "call", "typed", "broken", "--json")
+	if r.code != 1 || !strings.Contains(r.stdout, `"isError": true`) || !strings.Contains(r.stdout, "it broke") {
+		t.Errorf("a tool error as JSON: %+v", r)
 	}
 }
