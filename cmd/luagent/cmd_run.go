@@ -48,7 +48,7 @@ math; a time limit, an instruction budget and a memory ceiling. --grant env,
 --grant mcp (connect, hub) and --grant agent add those modules.`,
 		Example: `  luagent run examples/hello.lua
   echo 'print(1 + 1)' | luagent run -
-  luagent run --sandbox --grant mcp untrusted.lua`,
+  luagent run --sandbox examples/json.lua`,
 		Annotations: map[string]string{"usage": `usage: luagent [options] run FILE [ARGS...]
        luagent [options] run - [ARGS...]
        luagent [options] run --sandbox [--grant MODULE]... FILE [ARGS...]

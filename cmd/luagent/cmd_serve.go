@@ -76,7 +76,7 @@ The same as luagent serve AGENT_FILE, with every serve option (--http,
 --workers, ...). Agents' parameters take --set NAME=VALUE,
 --set-json NAME=JSON and --params-file FILE (flags win over the file).`,
 		Example: `  luagent mcp-server --agent-file examples/agents.lua
-  luagent --set gh_token=... mcp-server --agent-file agents.lua --http 8081`,
+  luagent --set timer_seconds=5 mcp-server --agent-file examples/agents.lua --http 8081`,
 		Annotations: map[string]string{"usage": "usage: luagent mcp-server --agent-file FILE [--agent-file FILE ...] [serve options]\n"},
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
