@@ -51,11 +51,13 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 			return nil
 		},
 	}
-	modelFlags(c.Flags(), "ask", &a.model, &a.agent, &a.yes, &a.code)
-	d := flagDecl{fs: c.Flags()}
-	d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
-		"--server needs a value: luagent ask --server fs PROMPT")
-	d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
+	later(o, c, func() {
+		modelFlags(c.Flags(), "ask", &a.model, &a.agent, &a.yes, &a.code)
+		d := flagDecl{fs: c.Flags()}
+		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
+			"--server needs a value: luagent ask --server fs PROMPT")
+		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
+	})
 	return c
 }
 
@@ -84,10 +86,12 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 			return nil
 		},
 	}
-	modelFlags(c.Flags(), "chat", &ch.model, &ch.agent, &ch.yes, &ch.code)
-	d := flagDecl{fs: c.Flags()}
-	d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
-		"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
+	later(o, c, func() {
+		modelFlags(c.Flags(), "chat", &ch.model, &ch.agent, &ch.yes, &ch.code)
+		d := flagDecl{fs: c.Flags()}
+		d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
+			"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
+	})
 	return c
 }
 

@@ -97,7 +97,7 @@ saved configuration: nothing is started or connected.`,
 	flagDecl{fs: list.Flags()}.boolean(&listJSON, "json", `a JSON array; each element is {name, enabled, transport, url, command, args, cwd, envKeys} (url and cwd null when unset; env names only, never values)`)
 	list.Example = "  luagent mcp list"
 
-	c.AddCommand(addCmd(code, stdout, stderr))
+	c.AddCommand(addCmd(o, code, stdout, stderr))
 
 	remove := verb("catalog", "remove NAME", "forget a saved server", `Removes the saved server NAME from ~/.luagent/config.json. Its stored OAuth
 credentials stay (luagent mcp logout URL removes them).`,
@@ -273,7 +273,7 @@ the authorization server.`,
 }
 
 // addCmd is `luagent mcp add`.
-func addCmd(code *int, stdout, stderr io.Writer) *cobra.Command {
+func addCmd(o *options, code *int, stdout, stderr io.Writer) *cobra.Command {
 	a := &addOptions{s: catalog.Server{Enabled: true}}
 	var disabled bool
 	c := &cobra.Command{
@@ -307,6 +307,12 @@ starts from any folder.`,
 			return nil
 		},
 	}
+	later(o, c, func() { addFlags(c, a, &disabled) })
+	return c
+}
+
+// addFlags declares mcp add's flags.
+func addFlags(c *cobra.Command, a *addOptions, disabled *bool) {
 	s := &a.s
 	d := flagDecl{fs: c.Flags(), raw: true}
 	d.fn("transport", "stdio|http", "the server's transport (default: http for a URL, stdio for a command after --)", "", func(v string) error {
@@ -388,6 +394,5 @@ starts from any folder.`,
 	})
 	both := flagDecl{fs: c.Flags(), group: "both:"}
 	both.boolean(&a.force, "force,f", "replace a saved server of the same name")
-	both.boolean(&disabled, "disabled", "save it disabled")
-	return c
+	both.boolean(disabled, "disabled", "save it disabled")
 }

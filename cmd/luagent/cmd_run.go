@@ -76,12 +76,14 @@ math; a time limit, an instruction budget and a memory ceiling. --grant env,
 		},
 	}
 	c.Flags().SetInterspersed(false)
-	scriptFlags(c.Flags(), o)
-	sandboxFlags(c.Flags(), o, "run FILE as untrusted code (stdlib/doc/sandbox.md)")
-	// agents-exe's `run --agent-file F` is a chat with the agent in F.
-	d := flagDecl{fs: c.Flags()}
-	d.list(&o.agentFiles, "agent-file", "FILE", "agents-exe's form: luagent says what to use instead", "--agent-file needs a file: luagent chat --agent agent.json")
-	c.Flags().MarkHidden("agent-file")
+	later(o, c, func() {
+		scriptFlags(c.Flags(), o)
+		sandboxFlags(c.Flags(), o, "run FILE as untrusted code (stdlib/doc/sandbox.md)")
+		// agents-exe's `run --agent-file F` is a chat with the agent in F.
+		d := flagDecl{fs: c.Flags()}
+		d.list(&o.agentFiles, "agent-file", "FILE", "agents-exe's form: luagent says what to use instead", "--agent-file needs a file: luagent chat --agent agent.json")
+		c.Flags().MarkHidden("agent-file")
+	})
 	return c
 }
 

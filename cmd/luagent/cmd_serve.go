@@ -55,7 +55,7 @@ unless --init is given. Options may come before or after FILE; ARGS after
 			return nil
 		},
 	}
-	serveFlags(c.Flags(), o)
+	later(o, c, func() { serveFlags(c.Flags(), o) })
 	return c
 }
 
@@ -99,16 +99,18 @@ The same as luagent serve AGENT_FILE, with every serve option (--http,
 			return nil
 		},
 	}
-	d := flagDecl{fs: c.Flags()}
-	d.fn("agent-file", "FILE", "an agent file to serve (repeatable)",
-		"--agent-file needs a file: luagent mcp-server --agent-file examples/agents.lua", func(v string) error {
-			if _, err := os.Stat(v); err != nil {
-				return fmt.Errorf("--agent-file %s: %v", v, unwrapPathError(err))
-			}
-			o.agentFiles = append(o.agentFiles, v)
-			return nil
-		})
-	serveFlags(c.Flags(), o)
+	later(o, c, func() {
+		d := flagDecl{fs: c.Flags()}
+		d.fn("agent-file", "FILE", "an agent file to serve (repeatable)",
+			"--agent-file needs a file: luagent mcp-server --agent-file examples/agents.lua", func(v string) error {
+				if _, err := os.Stat(v); err != nil {
+					return fmt.Errorf("--agent-file %s: %v", v, unwrapPathError(err))
+				}
+				o.agentFiles = append(o.agentFiles, v)
+				return nil
+			})
+		serveFlags(c.Flags(), o)
+	})
 	return c
 }
 

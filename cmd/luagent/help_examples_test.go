@@ -19,7 +19,8 @@ import (
 // helpExamples are the example lines of every command's --help.
 func helpExamples(t *testing.T) []string {
 	code := 0
-	root := newRoot(&code, strings.NewReader(""), io.Discard, io.Discard)
+	root, o := newRoot(&code, strings.NewReader(""), io.Discard, io.Discard)
+	declareAll(o)
 	var out []string
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

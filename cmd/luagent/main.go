@@ -32,6 +32,7 @@ import (
 	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/runtime/transport"
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
@@ -111,6 +112,8 @@ type options struct {
 	apiKeys    string          // --api-keys FILE: the agents-exe keys file
 	version    bool            // --version
 	types      string          // --types DIR
+
+	later map[*cobra.Command]func() // flags declared when their command runs
 }
 
 // runScript runs the modes that run Lua in a host: the REPL, -e, a

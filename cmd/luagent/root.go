@@ -101,8 +101,8 @@ func (d flagDecl) fn(name, value, usage, need string, set func(string) error) {
 
 // newRoot builds the command tree; the command that runs stores its exit
 // code in *code.
-func newRoot(code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	o := &options{sets: catalog.Params{}}
+func newRoot(code *int, stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *options) {
+	o := &options{sets: catalog.Params{}, later: map[*cobra.Command]func(){}}
 	root := &cobra.Command{
 		Use:   "luagent",
 		Short: "a Lua host that speaks the Model Context Protocol",
@@ -139,7 +139,6 @@ func newRoot(code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Comman
 		SilenceErrors:         true,
 		SilenceUsage:          true,
 		DisableFlagsInUseLine: true,
-		CompletionOptions:     cobra.CompletionOptions{HiddenDefaultCmd: false},
 	}
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -162,7 +161,29 @@ func newRoot(code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Comman
 	cobra.EnableCommandSorting = false // help lists them as declared
 	setDefaults(root)
 	root.PersistentFlags().SortFlags = false
-	return root
+	return root, o
+}
+
+// later declares a command's own flags when it is the one that runs
+// (declareFlags): serve's cold start builds only serve's.
+func later(o *options, c *cobra.Command, declare func()) { o.later[c] = declare }
+
+// declareFlags declares the flags of c and its parents.
+func declareFlags(o *options, c *cobra.Command) {
+	for ; c != nil; c = c.Parent() {
+		if f := o.later[c]; f != nil {
+			delete(o.later, c)
+			f()
+		}
+	}
+}
+
+// declareAll declares every command's flags (help, completion).
+func declareAll(o *options) {
+	for c, f := range o.later {
+		delete(o.later, c)
+		f()
+	}
 }
 
 // setDefaults gives every command luagent's help line shape and argument
@@ -384,7 +405,17 @@ func looksLikeOption(s string) bool {
 // run runs luagent with argv and returns its exit code.
 func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := host.ExitOK
-	root := newRoot(&code, stdin, stdout, stderr)
+	root, o := newRoot(&code, stdin, stdout, stderr)
+	// cobra adds `completion` to every run; it is built only when asked
+	// for (serve's cold start pays for nothing it does not use).
+	if len(argv) == 0 || (argv[0] != "completion" && !strings.HasPrefix(argv[0], "__complete") && argv[0] != "help") {
+		root.CompletionOptions.DisableDefaultCmd = true
+	}
+	if c, _, err := root.Find(argv); err != nil || c == root || c.Name() == "help" || c.Name() == "completion" || strings.HasPrefix(c.Name(), "__") {
+		declareAll(o)
+	} else {
+		declareFlags(o, c)
+	}
 	args, err := prepare(root, argv)
 	if err == nil {
 		root.SetArgs(args)
