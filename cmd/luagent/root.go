@@ -406,12 +406,18 @@ func looksLikeOption(s string) bool {
 func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := host.ExitOK
 	root, o := newRoot(&code, stdin, stdout, stderr)
-	// cobra adds `completion` to every run; it is built only when asked
-	// for (serve's cold start pays for nothing it does not use).
-	if len(argv) == 0 || (argv[0] != "completion" && !strings.HasPrefix(argv[0], "__complete") && argv[0] != "help") {
-		root.CompletionOptions.DisableDefaultCmd = true
+	// Help and completion show every command's flags; any other run
+	// declares only its command's (serve's cold start builds serve's), and
+	// cobra's completion command is built only when asked for.
+	all := false
+	for _, a := range argv {
+		if a == "--" {
+			break
+		}
+		all = all || a == "-h" || a == "--help" || a == "help" || a == "completion" || strings.HasPrefix(a, "__complete")
 	}
-	if c, _, err := root.Find(argv); err != nil || c == root || c.Name() == "help" || c.Name() == "completion" || strings.HasPrefix(c.Name(), "__") {
+	root.CompletionOptions.DisableDefaultCmd = !all
+	if c, _, err := root.Find(argv); all || err != nil {
 		declareAll(o)
 	} else {
 		declareFlags(o, c)
