@@ -68,7 +68,7 @@ math; a time limit, an instruction budget and a memory ceiling. --grant env,
 				return agentFileInRun()
 			}
 			if err := checkSandboxFlags(*o); err != nil {
-				return &usageError{err.Error()}
+				return usagef("%v", err)
 			}
 			o.script, o.args = args[0], args[1:]
 			*code = runHost(*o, stdin, stdout, stderr)

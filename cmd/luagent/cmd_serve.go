@@ -219,7 +219,7 @@ func sandboxFlags(fs *pflag.FlagSet, o *options, usage string) {
 // checkServe checks the serve options that go together.
 func checkServe(o *options) error {
 	if err := checkSandboxFlags(*o); err != nil {
-		return &usageError{err.Error()}
+		return usagef("%v", err)
 	}
 	switch {
 	case len(o.allowOrigin) > 0 && o.http == "":

@@ -193,7 +193,7 @@ func mcpAdd(o *addOptions, positional, command []string, haveCommand bool, stdou
 	}
 	fmt.Fprintf(stdout, "added %s (%s: %s) to %s\n", s.Name, s.Transport(), s.Shown(), catalogPath())
 	if len(resolved) > 0 {
-		fmt.Fprintf(stdout, "note: saved %s as absolute (the server starts from any folder; --cwd DIR keeps paths relative to DIR)\n", strings.Join(resolved, ", "))
+		fmt.Fprintf(stdout, "note: saved %s: relative paths that exist here, made absolute so that the server starts from any folder (with --cwd DIR they stay relative to DIR)\n", strings.Join(resolved, ", "))
 	}
 	if keys := envKeys(s); len(keys) > 0 {
 		fmt.Fprintf(stdout, "env: %s (values not shown)\n", strings.Join(keys, ", "))
@@ -206,7 +206,7 @@ func mcpAdd(o *addOptions, positional, command []string, haveCommand bool, stdou
 
 // resolvePaths makes s's command (when it is a path: it has a slash) and
 // each argument that names an existing file or folder by a relative path
-// absolute, and says which (FROM -> TO).
+// absolute, and says which ("FROM as TO").
 func resolvePaths(s *catalog.Server) []string {
 	var said []string
 	abs := func(p string) (string, bool) {
@@ -220,7 +220,7 @@ func resolvePaths(s *catalog.Server) []string {
 		if err != nil {
 			return p, false
 		}
-		said = append(said, visible.Line(p)+" -> "+visible.Line(a))
+		said = append(said, visible.Line(p)+" as "+visible.Line(a))
 		return a, true
 	}
 	if strings.ContainsRune(s.Command, filepath.Separator) || strings.ContainsRune(s.Command, '/') {

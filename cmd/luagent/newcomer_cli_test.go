@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/luagent/luagent/runtime/errs"
 )
 
 // The command line as a new user meets it: global options anywhere, the
@@ -259,5 +261,29 @@ func TestMCPCallJSON(t *testing.T) {
 	r = luagent(t, "", env, "mcp", "call", "typed", "broken", "--json")
 	if r.code != 1 || !strings.Contains(r.stdout, `"isError": true`) || !strings.Contains(r.stdout, "it broke") {
 		t.Errorf("a tool error as JSON: %+v", r)
+	}
+}
+
+// A command-line mistake is an error of kind invalid, one line, exit 2.
+func TestUsageErrorsAreInvalid(t *testing.T) {
+	for _, argv := range [][]string{
+		{"--bogus"}, {"serve"}, {"serve", "s.lua", "--workers", "0", "--http"}, {"mcp", "frob"},
+		{"mcp", "add", "x", "npx", "-y"}, {"ask", "--model"}, {"chat", "extra"}, {"run", "--agent-file", "a.json"},
+	} {
+		code := 0
+		root, o := newRoot(&code, strings.NewReader(""), io.Discard, io.Discard)
+		declareAll(o)
+		args, err := prepare(root, argv)
+		if err == nil {
+			root.SetArgs(args)
+			err = root.Execute()
+		}
+		if !errs.Is(err, errs.Invalid) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v (kind %v)", argv, err, errs.KindOf(err))
+		}
+		var stderr strings.Builder
+		if code := run(argv, strings.NewReader(""), io.Discard, &stderr); code != 2 {
+			t.Errorf("%v: exit %d", argv, code)
+		}
 	}
 }

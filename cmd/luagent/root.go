@@ -15,6 +15,8 @@ import (
 
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/visible"
 )
 
 // The command tree: every command and flag is declared once here and in
@@ -22,14 +24,10 @@ import (
 // errors are generated from those declarations. The commands' bodies
 // (runScript, runAsk, runChat, the mcp verbs) get their options parsed.
 
-// usageError is a command-line mistake: luagent prints it on one line
-// (saying what to type instead) and exits 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
+// usagef is a command-line mistake (kind invalid): luagent prints it on
+// one line, saying what to type instead, and exits 2.
 func usagef(format string, a ...any) error {
-	return &usageError{fmt.Sprintf(format, a...)}
+	return errs.Errorf(errs.Invalid, "", format, a...)
 }
 
 // Flag annotations the help and the argument check read.
@@ -125,7 +123,7 @@ func newRoot(code *int, stdin io.Reader, stdout, stderr io.Writer) (*cobra.Comma
 				o.script, o.args = args[0], args[1:]
 			}
 			if err := checkSandboxFlags(*o); err != nil {
-				return &usageError{err.Error()}
+				return usagef("%v", err)
 			}
 			*code = runHost(*o, stdin, stdout, stderr)
 			return nil
@@ -428,12 +426,13 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = root.Execute()
 	}
 	if err != nil {
-		var ue *usageError
-		if !errors.As(err, &ue) {
-			// cobra's own (an unknown command under a parent, say).
-			ue = &usageError{fmt.Sprintf("%v (luagent --help)", err)}
+		// Every error Execute returns is the command line's: the commands'
+		// own failures are exit codes. cobra's own errors name no fix.
+		msg := err.Error()
+		if !errs.Is(err, errs.Invalid) {
+			msg += " (luagent --help)"
 		}
-		fmt.Fprintf(stderr, "luagent: %s\n", ue.msg)
+		fmt.Fprintf(stderr, "luagent: %s\n", visible.Line(msg))
 		return host.ExitUsage
 	}
 	return code
