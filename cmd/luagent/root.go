@@ -178,9 +178,11 @@ func declareFlags(o *options, c *cobra.Command) {
 
 // declareAll declares every command's flags (help, completion).
 func declareAll(o *options) {
-	for c, f := range o.later {
-		delete(o.later, c)
-		f()
+	for len(o.later) > 0 { // a declaration may add commands with their own
+		for c, f := range o.later {
+			delete(o.later, c)
+			f()
+		}
 	}
 }
 
@@ -419,6 +421,11 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		declareAll(o)
 	} else {
 		declareFlags(o, c)
+		if c.HasSubCommands() { // built just now (mcp's verbs): find again
+			if c, _, err = root.Find(argv); err == nil {
+				declareFlags(o, c)
+			}
+		}
 	}
 	args, err := prepare(root, argv)
 	if err == nil {
