@@ -33,61 +33,6 @@ type askOptions struct {
 	prompt  []string
 }
 
-func parseAsk(o options, rest []string, stdout, stderr io.Writer) (options, int, bool) {
-	a := &askOptions{}
-	o.ask = a
-	for i := 0; i < len(rest); i++ {
-		arg := rest[i]
-		need := func(name, example string) (string, bool) { return needValue(rest, &i, name, example, stderr) }
-		switch {
-		case isHelp(arg):
-			return o, printUsage(stdout, askUsage), false
-		case arg == "--yes" || arg == "-y":
-			a.yes = true
-		case arg == "--json":
-			a.json = true
-		case arg == "--code-mode":
-			a.code = true
-		case arg == "--model" || strings.HasPrefix(arg, "--model="):
-			v, ok := need("--model", "luagent ask --model openai:gpt-4.1-mini PROMPT")
-			if !ok {
-				return o, host.ExitUsage, false
-			}
-			a.model = v
-		case arg == "--agent" || strings.HasPrefix(arg, "--agent="):
-			v, ok := need("--agent", "luagent ask --agent examples/agent.lua PROMPT")
-			if !ok {
-				return o, host.ExitUsage, false
-			}
-			a.agent = v
-		case arg == "--server" || strings.HasPrefix(arg, "--server="):
-			v, ok := need("--server", "luagent ask --server fs PROMPT")
-			if !ok {
-				return o, host.ExitUsage, false
-			}
-			a.servers = append(a.servers, v)
-		case arg == "--":
-			a.prompt = append(a.prompt, rest[i+1:]...)
-			return o, 0, true
-		case strings.HasPrefix(arg, "-") && arg != "-":
-			fmt.Fprintf(stderr, "luagent: unknown ask option %s (luagent ask --help lists them)\n", arg)
-			return o, host.ExitUsage, false
-		default:
-			a.prompt = append(a.prompt, arg)
-		}
-	}
-	return o, 0, true
-}
-
-// needValue reads an option's value (optValue), or says what it needs.
-func needValue(args []string, i *int, name, example string, stderr io.Writer) (string, bool) {
-	v, ok := optValue(args, i, name)
-	if !ok {
-		fmt.Fprintf(stderr, "luagent: %s needs a value: %s\n", name, example)
-	}
-	return v, ok
-}
-
 // askModel is the one place that decides which model `luagent ask` uses:
 // --model, else LUAGENT_MODEL, else the catalog's "model", else the
 // offline mock with a note saying so.

@@ -6,20 +6,19 @@
 //	luagent -e 'CODE'            run CODE and exit
 //	luagent --types DIR          write the Lua modules' type stubs for editors
 //
-// This file only parses flags and wires packages together.
+// This file wires packages together; root.go and cmd_*.go declare the
+// commands and their flags.
 package main
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +31,7 @@ import (
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/runtime/transport"
 	"github.com/luagent/luagent/runtime/transport/httpserver"
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
@@ -80,7 +80,6 @@ type options struct {
 	serve       bool
 	ask         *askOptions  // `luagent ask ...` (nil: not ask)
 	chat        *chatOptions // `luagent chat ...` (nil: not chat)
-	mcp         []string     // `luagent mcp SUBCOMMAND ARGS...` (nil: not an mcp command)
 	handlerTO   time.Duration
 	http        string   // serve over HTTP at this ADDR/PATH ("" = stdio)
 	allowOrigin []string // more origins the HTTP server accepts
@@ -110,147 +109,15 @@ type options struct {
 	setsJSON   map[string]bool // names --set-json gave (JSON text)
 	agentFiles []string        // mcp-server --agent-file FILE
 	apiKeys    string          // --api-keys FILE: the agents-exe keys file
+	version    bool            // --version
+	types      string          // --types DIR
+
+	later map[*cobra.Command]func() // flags declared when their command runs
 }
 
-func parse(argv []string, stdout, stderr io.Writer) (options, int, bool) {
-	o := options{sets: catalog.Params{}}
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		switch {
-		case isHelp(a):
-			return o, printUsage(stdout, usage), false
-		case a == "--version" || a == "version":
-			fmt.Fprintln(stdout, "luagent", version)
-			return o, host.ExitOK, false
-		case a == "--clean":
-			o.clean = true
-		case a == "--init":
-			o.init = true
-		case a == "-v" || a == "--verbose":
-			o.verbose = true
-		case a == "--trace" || strings.HasPrefix(a, "--trace="):
-			v, ok := optValue(argv, &i, "--trace")
-			if !ok {
-				fmt.Fprintln(stderr, "luagent: --trace needs a file: luagent --trace trace.jsonl run script.lua")
-				return o, host.ExitUsage, false
-			}
-			o.trace = v
-		case a == "--api-keys" || strings.HasPrefix(a, "--api-keys="):
-			v, ok := optValue(argv, &i, "--api-keys")
-			if !ok {
-				fmt.Fprintln(stderr, "luagent: --api-keys needs a file: luagent --api-keys ~/.config/agents-exe/secret-keys mcp-server --agent-file agent.json")
-				return o, host.ExitUsage, false
-			}
-			o.apiKeys = v
-		case a == "--log-http" || strings.HasPrefix(a, "--log-http="):
-			v, ok := optValue(argv, &i, "--log-http")
-			if u, err := url.Parse(v); !ok || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				fmt.Fprintln(stderr, "luagent: --log-http needs a collector URL: luagent --log-http http://127.0.0.1:4318/events run script.lua")
-				return o, host.ExitUsage, false
-			}
-			o.logHTTP = v
-		case a == "--otlp" || strings.HasPrefix(a, "--otlp="):
-			v, ok := optValue(argv, &i, "--otlp")
-			if u, err := url.Parse(v); !ok || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				fmt.Fprintln(stderr, "luagent: --otlp needs the collector's OTLP/HTTP traces URL: luagent --otlp http://127.0.0.1:4318/v1/traces ask ...")
-				return o, host.ExitUsage, false
-			}
-			o.otlpURL = v
-		case a == "-i":
-			o.interactive = true
-		case a == "--types" || strings.HasPrefix(a, "--types="):
-			v, ok := optValue(argv, &i, "--types")
-			if !ok {
-				fmt.Fprintln(stderr, "luagent: --types needs a folder: luagent --types .luagent/types")
-				return o, host.ExitUsage, false
-			}
-			return o, writeTypes(v, stdout, stderr), false
-		case isParamFlag(a):
-			if !paramFlag(&o, argv, &i, stderr) {
-				return o, host.ExitUsage, false
-			}
-		case a == "-e":
-			if i+1 >= len(argv) {
-				fmt.Fprintln(stderr, "luagent: -e needs an argument: luagent -e 'print(1)'")
-				return o, host.ExitUsage, false
-			}
-			i++
-			o.exprs = append(o.exprs, argv[i])
-		case a == "--handler-timeout":
-			if i+1 >= len(argv) {
-				fmt.Fprintln(stderr, "luagent: --handler-timeout needs seconds: luagent serve --handler-timeout 30 server.lua")
-				return o, host.ExitUsage, false
-			}
-			i++
-			secs, err := strconv.ParseFloat(argv[i], 64)
-			if err != nil || secs <= 0 {
-				fmt.Fprintf(stderr, "luagent: --handler-timeout must be a number of seconds > 0, not %q\n", argv[i])
-				return o, host.ExitUsage, false
-			}
-			o.handlerTO = time.Duration(secs * float64(time.Second))
-		case a == "mcp":
-			o.mcp = append([]string{}, argv[i+1:]...)
-			return o, 0, true
-		case a == "ask":
-			return parseAsk(o, argv[i+1:], stdout, stderr)
-		case a == "chat":
-			return parseChat(o, argv[i+1:], stdout, stderr)
-		case a == "serve":
-			o.serve = true
-			return parseServe(o, argv[i+1:], stdout, stderr)
-		case a == "mcp-server":
-			return parseMCPServer(o, argv[i+1:], stdout, stderr)
-		case a == "run":
-			if i+1 < len(argv) && (argv[i+1] == "-h" || argv[i+1] == "--help") {
-				return o, printUsage(stdout, runUsage), false
-			}
-			for i+1 < len(argv) && isSandboxFlag(argv[i+1]) {
-				i++
-				if ok := sandboxFlag(&o, argv, &i, stderr); !ok {
-					return o, host.ExitUsage, false
-				}
-			}
-			if err := checkSandboxFlags(o); err != nil {
-				fmt.Fprintf(stderr, "luagent: %v\n", err)
-				return o, host.ExitUsage, false
-			}
-			if i+1 >= len(argv) {
-				fmt.Fprintln(stderr, "luagent: run needs a file: luagent run script.lua (or - for stdin)")
-				return o, host.ExitUsage, false
-			}
-			o.script, o.args = argv[i+1], argv[i+2:]
-			return o, 0, true
-		case a == "--":
-			if i+1 < len(argv) {
-				o.script, o.args = argv[i+1], argv[i+2:]
-			}
-			return o, 0, true
-		case a == "-":
-			o.script, o.args = "-", argv[i+1:]
-			return o, 0, true
-		case strings.HasPrefix(a, "-"):
-			fmt.Fprintf(stderr, "luagent: unknown option %s (luagent --help lists them)\n", a)
-			return o, host.ExitUsage, false
-		default:
-			if _, err := os.Stat(a); err != nil {
-				fmt.Fprintf(stderr, "luagent: no such command or file: %s (luagent --help lists commands)\n", a)
-				return o, host.ExitUsage, false
-			}
-			o.script, o.args = a, argv[i+1:]
-			return o, 0, true
-		}
-	}
-	return o, 0, true
-}
-
-func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, code, ok := parse(argv, stdout, stderr)
-	if !ok {
-		return code
-	}
-	if o.mcp != nil {
-		return runMCP(o.mcp, stdout, stderr)
-	}
+// runScript runs the modes that run Lua in a host: the REPL, -e, a
+// script, serve, mcp-server, ask and chat.
+func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := checkNesting(stderr); !ok {
 		return code
 	}
@@ -461,169 +328,7 @@ func isTerminal(v any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// parseServe reads `serve`'s options and file, in any order: options may
-// come before or after the file; `--` ends them (what follows goes to the
-// script as arg).
-func parseServe(o options, rest []string, stdout, stderr io.Writer) (options, int, bool) {
-	fail := func(format string, a ...any) (options, int, bool) {
-		fmt.Fprintf(stderr, "luagent: "+format+"\n", a...)
-		return o, host.ExitUsage, false
-	}
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		switch {
-		case a == "--":
-			if o.script == "" && i+1 < len(rest) {
-				o.script, i = rest[i+1], i+1
-			}
-			o.args = append(o.args, rest[i+1:]...)
-			i = len(rest)
-		case a == "-h" || a == "--help":
-			return o, printUsage(stdout, serveUsage), false
-		case a == "--init":
-			o.init = true
-		case a == "--handler-timeout" || strings.HasPrefix(a, "--handler-timeout="):
-			v, ok := optValue(rest, &i, "--handler-timeout")
-			if !ok {
-				return fail("--handler-timeout needs seconds: luagent serve --handler-timeout 30 server.lua")
-			}
-			secs, err := strconv.ParseFloat(v, 64)
-			if err != nil || secs <= 0 {
-				return fail("--handler-timeout must be a number of seconds > 0, not %q", v)
-			}
-			o.handlerTO = time.Duration(secs * float64(time.Second))
-		case a == "--http" || strings.HasPrefix(a, "--http="):
-			v, given := strings.CutPrefix(a, "--http=")
-			if !given && i+1 < len(rest) && takesAddr(rest[i+1], o.script != "") {
-				v, given, i = rest[i+1], true, i+1
-			}
-			o.http = defaultHTTP
-			if given {
-				addr, err := httpAddr(v)
-				if err != nil {
-					return fail("%v", err)
-				}
-				o.http = addr
-			}
-		case a == "--tls-cert" || strings.HasPrefix(a, "--tls-cert="):
-			v, ok := optValue(rest, &i, "--tls-cert")
-			if !ok {
-				return fail("--tls-cert needs a PEM certificate file: --tls-cert cert.pem --tls-key key.pem")
-			}
-			o.tlsCert = v
-		case a == "--tls-key" || strings.HasPrefix(a, "--tls-key="):
-			v, ok := optValue(rest, &i, "--tls-key")
-			if !ok {
-				return fail("--tls-key needs a PEM private key file: --tls-cert cert.pem --tls-key key.pem")
-			}
-			o.tlsKey = v
-		case a == "--allow-origin" || strings.HasPrefix(a, "--allow-origin="):
-			v, ok := optValue(rest, &i, "--allow-origin")
-			if !ok {
-				return fail("--allow-origin needs an origin: --allow-origin https://app.example.com")
-			}
-			o.allowOrigin = append(o.allowOrigin, v)
-		case a == "--auth-token-env" || strings.HasPrefix(a, "--auth-token-env="):
-			v, ok := optValue(rest, &i, "--auth-token-env")
-			if !ok || strings.ContainsAny(v, "= ") {
-				return fail("--auth-token-env needs the name of an environment variable: --auth-token-env MCP_TOKEN")
-			}
-			o.authEnv = v
-		case a == "--auth-server" || strings.HasPrefix(a, "--auth-server="):
-			v, ok := optValue(rest, &i, "--auth-server")
-			if !ok {
-				return fail("--auth-server needs a URL: --auth-server https://auth.example.com")
-			}
-			if err := httpserver.CheckServerURL(v); err != nil {
-				return fail("--auth-server: %v", err)
-			}
-			o.authServers = append(o.authServers, v)
-		case a == "--allow-host" || strings.HasPrefix(a, "--allow-host="):
-			v, ok := optValue(rest, &i, "--allow-host")
-			if !ok || strings.ContainsAny(v, "/: ") {
-				return fail("--allow-host needs a host name: --allow-host mcp.internal")
-			}
-			o.allowHost = append(o.allowHost, v)
-		case a == "--workers" || strings.HasPrefix(a, "--workers="):
-			v, ok := optValue(rest, &i, "--workers")
-			n, err := strconv.Atoi(v)
-			if !ok || err != nil || n < 1 || n > host.MaxWorkers {
-				return fail("--workers needs a number of Lua states from 1 to %d: --workers 2", host.MaxWorkers)
-			}
-			o.workers = n
-		case isSandboxFlag(a):
-			if ok := sandboxFlag(&o, rest, &i, stderr); !ok {
-				return o, host.ExitUsage, false
-			}
-		case a == "--grace" || strings.HasPrefix(a, "--grace="):
-			v, ok := optValue(rest, &i, "--grace")
-			secs, err := strconv.ParseFloat(v, 64)
-			if !ok || err != nil || secs <= 0 {
-				return fail("--grace needs seconds > 0: --grace 10")
-			}
-			o.grace = time.Duration(secs * float64(time.Second))
-		case strings.HasPrefix(a, "-") && a != "-":
-			if ok, err := parseLimitFlag(rest, &i, &o.limits); ok {
-				if err != nil {
-					return fail("%v", err)
-				}
-				continue
-			}
-			return fail("unknown serve option %s (luagent serve --help lists them)", a)
-		case o.script == "":
-			o.script = a
-		default:
-			o.args = append(o.args, a)
-		}
-	}
-	if o.script == "" {
-		return fail("serve needs a file: luagent serve server.lua")
-	}
-	if err := checkSandboxFlags(o); err != nil {
-		return fail("%v", err)
-	}
-	if len(o.allowOrigin) > 0 && o.http == "" {
-		return fail("--allow-origin is for HTTP: add --http")
-	}
-	if (len(o.allowHost) > 0 || o.workers > 1 || o.grace > 0) && o.http == "" {
-		return fail("--allow-host, --workers and --grace are for HTTP: add --http (over stdio one client has one server)")
-	}
-	if (o.authEnv != "" || len(o.authServers) > 0) && o.http == "" {
-		return fail("--auth-token-env and --auth-server are for HTTP: add --http (over stdio, pass credentials in the environment)")
-	}
-	if (o.limits != httpserver.Limits{} || o.tlsCert != "" || o.tlsKey != "") && o.http == "" {
-		return fail("the connection limits and --tls-cert/--tls-key are for HTTP: add --http")
-	}
-	if (o.tlsCert == "") != (o.tlsKey == "") {
-		return fail("--tls-cert and --tls-key go together: --tls-cert cert.pem --tls-key key.pem")
-	}
-	return o, 0, true
-}
-
 const defaultHTTP = "127.0.0.1:8080/mcp"
-
-func isSandboxFlag(a string) bool {
-	return a == "--sandbox" || a == "--grant" || strings.HasPrefix(a, "--grant=")
-}
-
-// sandboxFlag reads --sandbox or --grant MODULE at args[*i].
-func sandboxFlag(o *options, args []string, i *int, stderr io.Writer) bool {
-	if args[*i] == "--sandbox" {
-		o.sandbox = true
-		return true
-	}
-	v, ok := optValue(args, i, "--grant")
-	if !ok {
-		fmt.Fprintf(stderr, "luagent: --grant needs a module: --sandbox --grant %s\n", host.Grants[0])
-		return false
-	}
-	if err := host.CheckGrants([]string{v}); err != nil {
-		fmt.Fprintf(stderr, "luagent: --grant: %v\n", err)
-		return false
-	}
-	o.grants = append(o.grants, v)
-	return true
-}
 
 func checkSandboxFlags(o options) error {
 	if len(o.grants) > 0 && !o.sandbox {
@@ -633,29 +338,6 @@ func checkSandboxFlags(o options) error {
 		return fmt.Errorf("--sandbox runs a FILE: -e and -i are not sandboxed")
 	}
 	return nil
-}
-
-// optValue reads an option's value from --opt=V or the next argument.
-func optValue(args []string, i *int, name string) (string, bool) {
-	if v, ok := strings.CutPrefix(args[*i], name+"="); ok {
-		return v, v != ""
-	}
-	if *i+1 >= len(args) || looksLikeOption(args[*i+1]) {
-		return "", false
-	}
-	*i++
-	return args[*i], true
-}
-
-// looksLikeOption reports whether a separate value is the next option
-// instead ("--trace -v run x.lua" forgot the file): not "-" and not a
-// number. --name=VALUE takes any value.
-func looksLikeOption(s string) bool {
-	if len(s) < 2 || s[0] != '-' {
-		return false
-	}
-	_, err := strconv.ParseFloat(s, 64)
-	return err != nil
 }
 
 // takesAddr tells --http's optional ADDR[/PATH] from the script file or

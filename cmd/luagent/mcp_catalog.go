@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -88,14 +90,7 @@ func writeJSON(w io.Writer, v any) {
 }
 
 // mcpList prints the saved servers: a table, or --json.
-func mcpList(args []string, stdout, stderr io.Writer) int {
-	asJSON := false
-	for _, a := range args {
-		if a != "--json" {
-			return usageErr(stderr, "mcp list takes only --json: luagent mcp list [--json]")
-		}
-		asJSON = true
-	}
+func mcpList(asJSON bool, stdout, stderr io.Writer) int {
 	c, err := catalog.Load(catalogPath())
 	if err != nil {
 		return fail(stderr, err)
@@ -128,102 +123,23 @@ func yesNo(b bool) string {
 	return "no"
 }
 
+// addOptions are mcp add's flags, as the flags' values set them.
+type addOptions struct {
+	s         catalog.Server
+	force     bool
+	transport string
+}
+
 // mcpAdd saves a new server:
 //
 //	luagent mcp add NAME --transport http URL [--header K:V]... [--scope S]... [--client-id ID]
 //	luagent mcp add NAME [--env K=V]... [--env-param K=PARAM]... [--env-from K=VAR]... [--cwd DIR] -- COMMAND [ARGS...]
-func mcpAdd(args []string, stdout, stderr io.Writer) int {
-	s := &catalog.Server{Enabled: true}
-	force := false
-	transport := ""
-	var positional []string
-	var command []string
-	haveCommand := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			command, haveCommand = args[i+1:], true
-			break
-		}
-		name, val, hasVal := strings.Cut(a, "=")
-		takes := map[string]bool{"--transport": true, "--header": true, "-H": true, "--scope": true, "--client-id": true,
-			"--env": true, "-e": true, "--env-param": true, "--env-from": true, "--cwd": true, "--inherit-env": true}
-		if takes[name] && strings.HasPrefix(a, "-") {
-			if !hasVal {
-				if i+1 >= len(args) {
-					return usageErr(stderr, "%s needs a value (luagent mcp add --help says more)", name)
-				}
-				val, i = args[i+1], i+1
-			}
-		} else if hasVal && strings.HasPrefix(a, "--") {
-			return usageErr(stderr, "mcp add: unknown option %s (luagent mcp add --help lists them)", name)
-		}
-		switch {
-		case name == "--transport":
-			transport = val
-		case name == "--header" || name == "-H":
-			k, v, ok := strings.Cut(val, ":")
-			k = strings.TrimSpace(k)
-			if !ok || k == "" {
-				return usageErr(stderr, `--header needs NAME:VALUE, like --header "X-Team: a"`)
-			}
-			if s.Headers == nil {
-				s.Headers = map[string]string{}
-			}
-			s.Headers[k] = strings.TrimSpace(v)
-		case name == "--scope":
-			if strings.TrimSpace(val) == "" {
-				return usageErr(stderr, "--scope needs a scope name: --scope files:read")
-			}
-			if s.OAuth == nil {
-				s.OAuth = &catalog.OAuth{}
-			}
-			s.OAuth.Scopes = append(s.OAuth.Scopes, strings.Fields(val)...)
-		case name == "--client-id":
-			if s.OAuth == nil {
-				s.OAuth = &catalog.OAuth{}
-			}
-			s.OAuth.ClientID = val
-		case name == "--env" || name == "-e" || name == "--env-param" || name == "--env-from":
-			// Never echo val: it may be a secret typed without its NAME=.
-			k, v, ok := strings.Cut(val, "=")
-			if !ok || k == "" {
-				return usageErr(stderr, "%s needs NAME=VALUE (the value is not shown here), like %s API_KEY=...", name, name)
-			}
-			if s.Env == nil {
-				s.Env = map[string]catalog.EnvValue{}
-			}
-			switch name {
-			case "--env-param":
-				s.Env[k] = catalog.EnvValue{Param: v}
-			case "--env-from":
-				s.Env[k] = catalog.EnvValue{FromEnv: v}
-			default:
-				s.Env[k] = catalog.EnvValue{Value: v}
-			}
-		case name == "--inherit-env":
-			// minimal, or NAME,NAME,... (the catalog checks the names).
-			if val == catalog.InheritMinimal {
-				s.InheritEnv = catalog.InheritEnv{Minimal: true}
-			} else {
-				s.InheritEnv = catalog.InheritEnv{List: true, Names: inheritList(val)}
-			}
-		case name == "--cwd":
-			abs, err := filepath.Abs(val)
-			if err != nil {
-				return fail(stderr, fmt.Errorf("--cwd %s: %v", val, err))
-			}
-			s.Cwd = abs
-		case a == "--force" || a == "-f":
-			force = true
-		case a == "--disabled":
-			s.Enabled = false
-		case strings.HasPrefix(a, "-"):
-			return usageErr(stderr, "mcp add: unknown option %s; a server's own options go after --: luagent mcp add NAME -- COMMAND %s", a, a)
-		default:
-			positional = append(positional, a)
-		}
-	}
+//
+// positional are the arguments before --, command those after (haveCommand:
+// there was a --).
+func mcpAdd(o *addOptions, positional, command []string, haveCommand bool, stdout, stderr io.Writer) int {
+	s := &o.s
+	force, transport := o.force, o.transport
 	if len(positional) == 0 {
 		return usageErr(stderr, "mcp add needs a NAME: luagent mcp add NAME -- COMMAND [ARGS...] or luagent mcp add NAME --transport http URL")
 	}
@@ -260,10 +176,25 @@ func mcpAdd(args []string, stdout, stderr io.Writer) int {
 	default:
 		return usageErr(stderr, "--transport must be stdio or http, not %q", transport)
 	}
+	var resolved []string
+	if s.Command != "" && s.Cwd == "" {
+		// A relative path that exists here is saved absolute: the server
+		// is started from whatever folder luagent runs in. (With --cwd the
+		// paths are relative to that folder, which does not move.)
+		resolved = resolvePaths(s)
+	}
+	// What the command line gave is checked as the command line: the
+	// error names the argument or flag, not config.json's entry.
+	if err := s.Validate(); err != nil {
+		return usageErr(stderr, "%s", addProblems(s, err))
+	}
 	if err := editCatalog(func(c *catalog.Config) error { return c.Add(s, force) }); err != nil {
 		return fail(stderr, err)
 	}
 	fmt.Fprintf(stdout, "added %s (%s: %s) to %s\n", s.Name, s.Transport(), s.Shown(), catalogPath())
+	if len(resolved) > 0 {
+		fmt.Fprintf(stdout, "note: saved %s: relative paths that exist here, made absolute so that the server starts from any folder (with --cwd DIR they stay relative to DIR)\n", strings.Join(resolved, ", "))
+	}
 	if keys := envKeys(s); len(keys) > 0 {
 		fmt.Fprintf(stdout, "env: %s (values not shown)\n", strings.Join(keys, ", "))
 	}
@@ -271,6 +202,86 @@ func mcpAdd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "inherits: %s\n", inheritShown(s.InheritEnv))
 	}
 	return host.ExitOK
+}
+
+// resolvePaths makes s's command (when it is a path: it has a slash) and
+// each argument that names an existing file or folder by a relative path
+// absolute, and says which ("FROM as TO").
+func resolvePaths(s *catalog.Server) []string {
+	var said []string
+	abs := func(p string) (string, bool) {
+		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "-") || strings.Contains(p, "://") {
+			return p, false
+		}
+		if _, err := os.Stat(p); err != nil {
+			return p, false
+		}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return p, false
+		}
+		said = append(said, visible.Line(p)+" as "+visible.Line(a))
+		return a, true
+	}
+	if strings.ContainsRune(s.Command, filepath.Separator) || strings.ContainsRune(s.Command, '/') {
+		s.Command, _ = abs(s.Command)
+	}
+	for i, a := range s.Args {
+		s.Args[i], _ = abs(a)
+	}
+	return said
+}
+
+// addProblems says what is wrong with the server mcp add would save, in
+// the command line's terms: NAME, URL, COMMAND and the flags.
+func addProblems(s *catalog.Server, err error) string {
+	var ps catalog.Problems
+	if !errors.As(err, &ps) {
+		return err.Error()
+	}
+	var out []string
+	for _, p := range ps {
+		field := p.Path
+		for _, prefix := range []string{"mcpServers." + s.Name, "mcpServers." + strconv.Quote(s.Name)} {
+			if rest, ok := strings.CutPrefix(p.Path, prefix); ok && (rest == "" || rest[0] == '.') {
+				field = strings.TrimPrefix(rest, ".")
+			}
+		}
+		msg := p.Msg
+		name, sub, _ := strings.Cut(field, ".")
+		if i := strings.IndexByte(name, '['); i >= 0 {
+			name = name[:i]
+		}
+		switch {
+		case field == "" && strings.HasPrefix(msg, "the name must"):
+			out = append(out, fmt.Sprintf("NAME %q: %s", s.Name, strings.Replace(msg, "rename the entry", "pick another name", 1)))
+		case field == "":
+			out = append(out, msg)
+		case field == "url":
+			out = append(out, fmt.Sprintf("URL %s: %s", s.Masked().Shown(), msg))
+		case field == "command":
+			out = append(out, "COMMAND: "+msg)
+		case field == name && (name == "args" || name == "cwd" || name == "env" || name == "inheritEnv"):
+			out = append(out, fmt.Sprintf("--%s is for a stdio server (a command after --), not an HTTP URL", map[string]string{"args": "arguments after --", "inheritEnv": "inherit-env"}[name]+map[bool]string{true: name}[name == "cwd" || name == "env"]))
+		case field == name && (name == "headers" || name == "oauth"):
+			out = append(out, "--header, --scope and --client-id are for an HTTP server (--transport http URL), not a command")
+		case name == "headers":
+			out = append(out, fmt.Sprintf("--header %s: %s", sub, msg))
+		case name == "env":
+			flag := "--env"
+			if k, kind, ok := strings.Cut(sub, "."); ok {
+				sub, flag = k, map[string]string{"param": "--env-param", "fromEnv": "--env-from"}[kind]
+			}
+			out = append(out, fmt.Sprintf("%s %s: %s", flag, sub, msg))
+		case name == "inheritEnv":
+			out = append(out, "--inherit-env: "+msg)
+		case name == "oauth":
+			out = append(out, "--scope: "+msg)
+		default:
+			out = append(out, field+": "+msg)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // inheritList reads --inherit-env's NAME,NAME,... ("" is none at all).
@@ -297,24 +308,11 @@ func inheritShown(ie catalog.InheritEnv) string {
 	return strings.Join(ie.Names, ", ")
 }
 
-// oneName checks that args is one server name and returns it.
-func oneName(verb string, args []string, stderr io.Writer) (string, bool) {
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		usageErr(stderr, "mcp %s takes one server name: luagent mcp %s NAME (luagent mcp list shows the names)", verb, verb)
-		return "", false
-	}
-	return args[0], true
-}
-
 func notFound(name string) error {
 	return errs.Errorf(errs.NotFound, "catalog", "no server named %s in %s (luagent mcp list shows the names)", name, catalogPath())
 }
 
-func mcpRemove(args []string, stdout, stderr io.Writer) int {
-	name, ok := oneName("remove", args, stderr)
-	if !ok {
-		return host.ExitUsage
-	}
+func mcpRemove(name string, stdout, stderr io.Writer) int {
 	err := editCatalog(func(c *catalog.Config) error {
 		if !c.Remove(name) {
 			return notFound(name)
@@ -328,18 +326,7 @@ func mcpRemove(args []string, stdout, stderr io.Writer) int {
 	return host.ExitOK
 }
 
-func mcpEnable(args []string, stdout, stderr io.Writer) int {
-	return setEnabled("enable", true, args, stdout, stderr)
-}
-func mcpDisable(args []string, stdout, stderr io.Writer) int {
-	return setEnabled("disable", false, args, stdout, stderr)
-}
-
-func setEnabled(verb string, on bool, args []string, stdout, stderr io.Writer) int {
-	name, ok := oneName(verb, args, stderr)
-	if !ok {
-		return host.ExitUsage
-	}
+func setEnabled(verb string, on bool, name string, stdout, stderr io.Writer) int {
 	was := false
 	err := editCatalog(func(c *catalog.Config) error {
 		s := c.Server(name)
@@ -409,20 +396,7 @@ func shownHeaders(h map[string]string) map[string]string {
 	return out
 }
 
-func mcpGet(args []string, stdout, stderr io.Writer) int {
-	asJSON := false
-	var rest []string
-	for _, a := range args {
-		if a == "--json" {
-			asJSON = true
-		} else {
-			rest = append(rest, a)
-		}
-	}
-	name, ok := oneName("get", rest, stderr)
-	if !ok {
-		return host.ExitUsage
-	}
+func mcpGet(name string, asJSON bool, stdout, stderr io.Writer) int {
 	c, err := catalog.Load(catalogPath())
 	if err != nil {
 		return fail(stderr, err)

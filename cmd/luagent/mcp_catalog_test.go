@@ -153,10 +153,11 @@ func TestMCPEditVerbs(t *testing.T) {
 	for _, u := range usage {
 		failsWith(t, env, 2, u.want, u.args...)
 	}
-	// Rules of the format are checked before saving: exit 1, the field's path.
-	failsWith(t, env, 1, "mcpServers.x.url: must be an http or https URL", "mcp", "add", "x", "--transport", "http", "ftp://example.com")
-	failsWith(t, env, 1, `mcpServers."a b": the name must be`, "mcp", "add", "a b", "--", "true")
-	failsWith(t, env, 1, "mcpServers.x.headers.Bad Name: is not a valid HTTP header name", "mcp", "add", "x", "-H", "Bad Name: v", "https://x.example/mcp")
+	// Rules of the format are checked before saving, as the command
+	// line's mistakes: exit 2, the argument or flag to fix.
+	failsWith(t, env, 2, "URL ftp://example.com: must be an http or https URL", "mcp", "add", "x", "--transport", "http", "ftp://example.com")
+	failsWith(t, env, 2, `NAME "a b": the name must be`, "mcp", "add", "a b", "--", "true")
+	failsWith(t, env, 2, "--header Bad Name: is not a valid HTTP header name", "mcp", "add", "x", "-H", "Bad Name: v", "https://x.example/mcp")
 }
 
 func TestMCPGet(t *testing.T) {
@@ -210,7 +211,7 @@ func TestMCPSecretEnvNeverPrinted(t *testing.T) {
 	run(0, "mcp", "get", "gh")
 	run(0, "mcp", "get", "gh", "--json")
 	run(1, "mcp", "add", "gh", "--env", "GITHUB_TOKEN="+secret, "--", "npx")
-	run(1, "mcp", "add", "gh2", "--env", "1BAD="+secret, "--", "npx")
+	run(2, "mcp", "add", "gh2", "--env", "1BAD="+secret, "--", "npx") // a command-line mistake
 	run(2, "mcp", "add", "gh3", "--env", secret, "--", "npx")
 	run(2, "mcp", "add", "gh3", "--env="+secret, "--", "npx")
 	if strings.Contains(out.String(), secret) {

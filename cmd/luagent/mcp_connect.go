@@ -29,71 +29,6 @@ type connectFlags struct {
 	verbose bool
 }
 
-// parse takes --set P=V, --params-file FILE, --trace FILE and -v out of
-// args and returns the rest.
-func (f *connectFlags) parse(verb string, args []string, stderr io.Writer) ([]string, bool) {
-	f.params = catalog.Params{}
-	sets := catalog.Params{} // --set wins over --params-file, in any order
-	defer func() {
-		for k, v := range sets {
-			f.params[k] = v
-		}
-	}()
-	var rest []string
-	value := func(i *int, flag string) (string, bool) {
-		a := args[*i]
-		if v, ok := strings.CutPrefix(a, flag+"="); ok {
-			return v, true
-		}
-		if *i+1 >= len(args) {
-			usageErr(stderr, "%s needs a value (luagent mcp %s --help)", flag, verb)
-			return "", false
-		}
-		*i++
-		return args[*i], true
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--set" || strings.HasPrefix(a, "--set="):
-			v, ok := value(&i, "--set")
-			if !ok {
-				return nil, false
-			}
-			k, val, err := catalog.ParseSet(v)
-			if err != nil {
-				usageErr(stderr, "%v", err)
-				return nil, false
-			}
-			sets[k] = val
-		case a == "--params-file" || strings.HasPrefix(a, "--params-file="):
-			v, ok := value(&i, "--params-file")
-			if !ok {
-				return nil, false
-			}
-			ps, err := catalog.ReadParamsFile(v)
-			if err != nil {
-				fail(stderr, err)
-				return nil, false
-			}
-			for k, val := range ps {
-				f.params[k] = val
-			}
-		case a == "--trace" || strings.HasPrefix(a, "--trace="):
-			v, ok := value(&i, "--trace")
-			if !ok {
-				return nil, false
-			}
-			f.trace = v
-		case a == "-v" || a == "--verbose":
-			f.verbose = true
-		default:
-			rest = append(rest, a)
-		}
-	}
-	return rest, true
-}
-
 // connectOne starts the saved server name (enabled or not) in a hub of its
 // own and waits for it. The caller closes the hub.
 func connectOne(name string, f connectFlags, stderr io.Writer) (*hub.Hub, func(), error) {
@@ -141,27 +76,7 @@ func connectOne(name string, f connectFlags, stderr io.Writer) (*hub.Hub, func()
 	return h, done, nil
 }
 
-func mcpTools(args []string, stdout, stderr io.Writer) int {
-	var f connectFlags
-	args, ok := f.parse("tools", args, stderr)
-	if !ok {
-		return host.ExitUsage
-	}
-	asJSON := false
-	var name string
-	for _, a := range args {
-		switch {
-		case a == "--json":
-			asJSON = true
-		case strings.HasPrefix(a, "-") || name != "":
-			return usageErr(stderr, "mcp tools takes one server name and --json: luagent mcp tools NAME [--json]")
-		default:
-			name = a
-		}
-	}
-	if name == "" {
-		return usageErr(stderr, "mcp tools needs a saved server's name: luagent mcp tools NAME (luagent mcp list shows the names)")
-	}
+func mcpTools(name string, asJSON bool, f connectFlags, stdout, stderr io.Writer) int {
 	h, done, err := connectOne(name, f, stderr)
 	if err != nil {
 		return fail(stderr, err)
@@ -198,51 +113,31 @@ func summary(d string) string {
 	return visible.Line(d)
 }
 
-func mcpCall(args []string, stdout, stderr io.Writer) int {
-	var f connectFlags
-	args, ok := f.parse("call", args, stderr)
-	if !ok {
-		return host.ExitUsage
-	}
-	var pos, kv []string
-	var jsonArgs string
-	haveJSON := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--json" || strings.HasPrefix(a, "--json="):
-			v, found := strings.CutPrefix(a, "--json=")
-			if !found {
-				if i+1 >= len(args) {
-					return usageErr(stderr, "--json needs the arguments as a JSON object: luagent mcp call NAME TOOL --json '{\"message\":\"hi\"}'")
-				}
-				i++
-				v = args[i]
-			}
-			jsonArgs, haveJSON = v, true
-		case strings.HasPrefix(a, "-"):
-			return usageErr(stderr, "unknown option %s (luagent mcp call --help)", a)
-		case len(pos) < 2:
-			pos = append(pos, a)
-		default:
-			kv = append(kv, a)
-		}
-	}
+// callOptions are mcp call's own flags.
+type callOptions struct {
+	args     string // --args '{...}' (or --json '{...}', the older form)
+	haveArgs bool
+	json     bool // --json: print the whole result as JSON
+}
+
+// mcpCall calls one tool: pos is NAME TOOL, kv the k=v arguments.
+func mcpCall(pos, kv []string, co callOptions, f connectFlags, stdout, stderr io.Writer) int {
+	jsonArgs, haveJSON := co.args, co.haveArgs
 	if len(pos) < 2 {
 		return usageErr(stderr, "mcp call needs a server and a tool: luagent mcp call NAME TOOL [k=v ...] (luagent mcp tools NAME lists the tools)")
 	}
 	if haveJSON && len(kv) > 0 {
-		return usageErr(stderr, "give the arguments as k=v or as --json, not both")
+		return usageErr(stderr, "give the arguments as k=v or as --args '{...}', not both")
 	}
 	for _, a := range kv {
 		if k, _, found := strings.Cut(a, "="); !found || k == "" {
-			return usageErr(stderr, "arguments are k=v, not %q (or give them all as --json '{...}')", a)
+			return usageErr(stderr, "arguments are k=v, not %q (or give them all as --args '{...}')", a)
 		}
 	}
 	if haveJSON {
 		var obj map[string]any
 		if json.Unmarshal([]byte(jsonArgs), &obj) != nil {
-			return usageErr(stderr, "--json takes the arguments as one JSON object, such as '{\"message\":\"hi\"}'")
+			return usageErr(stderr, "--args takes the arguments as one JSON object, such as '{\"message\":\"hi\"}'")
 		}
 	}
 	name, toolName := pos[0], pos[1]
@@ -277,11 +172,26 @@ func mcpCall(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	out := stdout
-	if r.IsError {
-		out = stderr
+	if co.json {
+		// The whole result, the server's own members (_meta) included; a
+		// tool error is in it (isError), and the exit code says so too.
+		whole := map[string]any{}
+		json.Unmarshal(r.Raw, &whole)
+		whole["content"] = r.Content
+		whole["isError"] = r.IsError
+		if len(r.StructuredContent) > 0 {
+			whole["structuredContent"] = r.StructuredContent
+		}
+		var b strings.Builder
+		writeJSON(&b, whole)
+		fmt.Fprint(stdout, visible.Text(b.String()))
+	} else {
+		out := stdout
+		if r.IsError {
+			out = stderr
+		}
+		printResult(out, r.Content, r.StructuredContent)
 	}
-	printResult(out, r.Content, r.StructuredContent)
 	if r.IsError {
 		return host.ExitError
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/luagent/luagent/luabind/host"
@@ -17,33 +16,7 @@ type source struct{ format, path string }
 // mcpImport copies servers from another host's configuration:
 //
 //	luagent mcp import [--from claude-desktop|claude-code|cursor|vscode|codex] [FILE] [--dry-run]
-func mcpImport(args []string, stdout, stderr io.Writer) int {
-	format, file, dry := "", "", false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--dry-run" || a == "-n":
-			dry = true
-		case a == "--from" || strings.HasPrefix(a, "--from="):
-			v, ok := strings.CutPrefix(a, "--from=")
-			if !ok {
-				if i+1 >= len(args) {
-					return usageErr(stderr, "--from needs a host: %s", strings.Join(catalog.ImportFormats, ", "))
-				}
-				v, i = args[i+1], i+1
-			}
-			if !slices.Contains(catalog.ImportFormats, v) {
-				return usageErr(stderr, "--from must be one of %s, not %q", strings.Join(catalog.ImportFormats, ", "), v)
-			}
-			format = v
-		case strings.HasPrefix(a, "-"):
-			return usageErr(stderr, "mcp import: unknown option %s (luagent mcp import --help lists them)", a)
-		case file != "":
-			return usageErr(stderr, "mcp import takes one FILE: luagent mcp import --from cursor ~/.cursor/mcp.json")
-		default:
-			file = a
-		}
-	}
+func mcpImport(format, file string, dry bool, stdout, stderr io.Writer) int {
 	var sources []source
 	switch {
 	case file != "" && format == "":

@@ -13,8 +13,8 @@ import (
 // limitFlag is one of serve --http's limits (httpserver.Limits): its flag,
 // the value it wants (for messages) and how it sets the field.
 type limitFlag struct {
-	name, want string
-	set        func(l *httpserver.Limits, v string) error
+	name, want, usage string
+	set               func(l *httpserver.Limits, v string) error
 }
 
 func seconds(field func(*httpserver.Limits) *time.Duration) func(*httpserver.Limits, string) error {
@@ -40,14 +40,14 @@ func count(field func(*httpserver.Limits) *int) func(*httpserver.Limits, string)
 }
 
 var limitFlags = []limitFlag{
-	{"--max-conns", "N", count(func(l *httpserver.Limits) *int { return &l.MaxConns })},
-	{"--max-sessions", "N", count(func(l *httpserver.Limits) *int { return &l.MaxSessions })},
-	{"--session-idle", "SECONDS", seconds(func(l *httpserver.Limits) *time.Duration { return &l.SessionIdle })},
-	{"--idle-timeout", "SECONDS", seconds(func(l *httpserver.Limits) *time.Duration { return &l.IdleTimeout })},
-	{"--header-timeout", "SECONDS", seconds(func(l *httpserver.Limits) *time.Duration { return &l.HeaderTimeout })},
-	{"--body-timeout", "SECONDS", seconds(func(l *httpserver.Limits) *time.Duration { return &l.BodyTimeout })},
-	{"--write-timeout", "SECONDS", seconds(func(l *httpserver.Limits) *time.Duration { return &l.WriteTimeout })},
-	{"--max-body", "SIZE", func(l *httpserver.Limits, v string) error {
+	{"--max-conns", "N", "connections open at once (default 1024; more wait)", count(func(l *httpserver.Limits) *int { return &l.MaxConns })},
+	{"--max-sessions", "N", "2025-11-25 sessions; a new one ends the least recently used (default 1000)", count(func(l *httpserver.Limits) *int { return &l.MaxSessions })},
+	{"--session-idle", "SECONDS", "end a session unused this long (default 1800)", seconds(func(l *httpserver.Limits) *time.Duration { return &l.SessionIdle })},
+	{"--idle-timeout", "SECONDS", "close a keep-alive connection idle this long (default 60)", seconds(func(l *httpserver.Limits) *time.Duration { return &l.IdleTimeout })},
+	{"--header-timeout", "SECONDS", "to receive a request's head (default 10)", seconds(func(l *httpserver.Limits) *time.Duration { return &l.HeaderTimeout })},
+	{"--body-timeout", "SECONDS", "to receive a whole request, head and body (default 30)", seconds(func(l *httpserver.Limits) *time.Duration { return &l.BodyTimeout })},
+	{"--write-timeout", "SECONDS", "to write an answer or event to a client that does not read (default 30)", seconds(func(l *httpserver.Limits) *time.Duration { return &l.WriteTimeout })},
+	{"--max-body", "SIZE", "largest request body (default 4MiB)", func(l *httpserver.Limits, v string) error {
 		n, err := parseSize(v)
 		if err != nil {
 			return err
@@ -75,26 +75,6 @@ func parseSize(v string) (int64, error) {
 		return 0, fmt.Errorf("want a size in bytes such as 1048576, 512KiB or 4MiB")
 	}
 	return n * mult, nil
-}
-
-// parseLimitFlag handles a limit flag at args[*i] (as --flag V or
-// --flag=V); ok is false when args[*i] is not one.
-func parseLimitFlag(args []string, i *int, l *httpserver.Limits) (ok bool, err error) {
-	for _, f := range limitFlags {
-		a := args[*i]
-		if a != f.name && !strings.HasPrefix(a, f.name+"=") {
-			continue
-		}
-		v, has := optValue(args, i, f.name)
-		if !has {
-			return true, fmt.Errorf("%s needs %s: %s %s", f.name, f.want, f.name, example(f.want))
-		}
-		if err := f.set(l, v); err != nil {
-			return true, fmt.Errorf("%s %s: %v (e.g. %s %s)", f.name, v, err, f.name, example(f.want))
-		}
-		return true, nil
-	}
-	return false, nil
 }
 
 func example(want string) string {

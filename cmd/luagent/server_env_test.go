@@ -121,7 +121,7 @@ func TestMCPAddInheritEnv(t *testing.T) {
 		t.Errorf("get of the default:\n%s", r.stdout)
 	}
 	r = luagent(t, "", env, "mcp", "add", "bad", "--inherit-env", "A=B", "--", "npx")
-	if r.code != 1 || !strings.Contains(r.stderr, "mcpServers.bad.inheritEnv[0]: must be a variable's name") || strings.Count(r.stderr, "\n") != 1 {
+	if r.code != 2 || !strings.Contains(r.stderr, "--inherit-env: must be a variable's name") || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("bad name: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"sort"
@@ -73,6 +74,33 @@ func BenchmarkREPLFirstPrompt(b *testing.B) {
 		f.Write([]byte{4})
 		cmd.Wait()
 		f.Close()
+	}
+	reportMedian(b, ds)
+}
+
+// BenchmarkServeFirstResponse is serve's cold start: from exec to the
+// answer to initialize, then stdin closes and the server exits.
+func BenchmarkServeFirstResponse(b *testing.B) {
+	ds := make([]time.Duration, 0, b.N)
+	home := b.TempDir()
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n"
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, "serve", "../../examples/echo.lua")
+		cmd.Env = append(os.Environ(), "LUAGENT_HOME="+home)
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		in.Write([]byte(initialize))
+		line, err := bufio.NewReader(out).ReadString('\n')
+		ds = append(ds, time.Since(start))
+		if err != nil || !strings.Contains(line, `"serverInfo"`) {
+			b.Fatalf("no answer: %q %v", line, err)
+		}
+		in.Close()
+		cmd.Wait()
 	}
 	reportMedian(b, ds)
 }

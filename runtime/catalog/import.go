@@ -118,6 +118,7 @@ type importer struct {
 	out    []*Server
 	names  map[string]bool
 	inputs map[string]string // VS Code inputs: id -> description
+	fixes  []fix             // notes that end in a command (finishFixes)
 }
 
 func importData(format string, data []byte, file string) ([]*Server, []string, error) {
@@ -140,6 +141,7 @@ func importData(format string, data []byte, file string) ([]*Server, []string, e
 	default:
 		return nil, nil, unknownFormat(format)
 	}
+	im.finishFixes()
 	if len(im.out) == 0 && len(im.notes) == 0 {
 		im.notes = append(im.notes, "no servers in this "+format+" configuration")
 	}
@@ -148,6 +150,36 @@ func importData(format string, data []byte, file string) ([]*Server, []string, e
 
 func (im *importer) note(name, format string, args ...any) {
 	im.notes = append(im.notes, name+": "+fmt.Sprintf(format, args...))
+}
+
+// noteFix notes what s lacks and, once the import is done, the whole
+// command that adds it (finishFixes): the entry's other fields are not
+// all known yet.
+func (im *importer) noteFix(s *Server, extra []string, format string, args ...any) {
+	im.note(s.Name, format, args...)
+	im.fixes = append(im.fixes, fix{len(im.notes) - 1, s, extra})
+}
+
+// fix is a note that ends in the command adding what it names.
+type fix struct {
+	note  int
+	s     *Server
+	extra []string
+}
+
+// finishFixes ends each fix's note with its command: luagent mcp add
+// --force with the imported entry in full, so that it runs as printed.
+func (im *importer) finishFixes() {
+	for _, f := range im.fixes {
+		switch cmd := f.s.AddCommand(f.extra...); {
+		case !slices.Contains(im.out, f.s):
+			im.notes[f.note] += " once the entry is fixed (it was skipped)"
+		case strings.Contains(cmd, "..."):
+			im.notes[f.note] += ": " + cmd + " (fill in each ...)"
+		default:
+			im.notes[f.note] += ": " + cmd
+		}
+	}
 }
 
 func (im *importer) json(top []member) {
@@ -260,7 +292,7 @@ func (im *importer) add(orig string, e map[string]any, project string) {
 				s.Enabled = false
 			}
 		case "envFile":
-			im.note(name, "envFile %s is not read by luagent; add its variables with luagent mcp add --force %s --env NAME=VALUE ...", asString(v), name)
+			im.noteFix(s, []string{"--env", "NAME=VALUE"}, "envFile %s is not read by luagent; add its variables (one --env each)", asString(v))
 		default:
 			im.note(name, "%s is not a luagent setting; left out", k)
 		}
@@ -435,7 +467,7 @@ func (im *importer) env(s *Server, k, v string) {
 			s.Env[k] = EnvValue{FromEnv: r.fromEnv}
 		default:
 			delete(s.Env, k)
-			im.note(s.Name, "env %s left out; set it with luagent mcp add --force", k)
+			im.noteFix(s, []string{"--env", k + "=..."}, "env %s left out; set it", k)
 		}
 		return
 	}
@@ -444,7 +476,7 @@ func (im *importer) env(s *Server, k, v string) {
 	v, left, _ := im.expand(v)
 	if len(left) > 0 {
 		delete(s.Env, k)
-		im.note(s.Name, "env %s mixes text with a reference (%s); luagent env values are a literal or one whole reference, so it was left out: set it with --env", k, left[0])
+		im.noteFix(s, []string{"--env", k + "=..."}, "env %s mixes text with a reference (%s); luagent env values are a literal or one whole reference, so it was left out; set it", k, left[0])
 		return
 	}
 	s.Env[k] = EnvValue{Value: v}
@@ -454,7 +486,7 @@ func (im *importer) env(s *Server, k, v string) {
 // (headers are literal) and is left out with a note.
 func (im *importer) header(s *Server, k, v string) {
 	if refRE.MatchString(v) {
-		im.note(s.Name, "header %s uses %s; luagent headers are literal, so it was left out: add it with luagent mcp add --force %s -H '%s: ...', or use OAuth (luagent mcp login URL)", k, refRE.FindString(v), s.Name, k)
+		im.noteFix(s, []string{"-H", k + ": ..."}, "header %s uses %s; luagent headers are literal, so it was left out; use OAuth (luagent mcp login URL) or add it", k, refRE.FindString(v))
 		return
 	}
 	if s.Headers == nil {
@@ -546,10 +578,10 @@ func (im *importer) codex(data []byte) error {
 				}
 			case "env_http_headers":
 				for _, hk := range sortedKeys(asMap(v)) {
-					im.note(name, "header %s comes from $%s; luagent headers are literal, so it was left out: add it with -H or use OAuth (luagent mcp login URL)", hk, asString(asMap(v)[hk]))
+					im.noteFix(s, []string{"-H", hk + ": ..."}, "header %s comes from $%s; luagent headers are literal, so it was left out; use OAuth (luagent mcp login URL) or add it", hk, asString(asMap(v)[hk]))
 				}
 			case "bearer_token_env_var":
-				im.note(name, "bearer_token_env_var %s: luagent headers are literal, so the Authorization header was left out; use OAuth (luagent mcp login URL) or add -H 'Authorization: Bearer ...'", asString(v))
+				im.noteFix(s, []string{"-H", "Authorization: Bearer ..."}, "bearer_token_env_var %s: luagent headers are literal, so the Authorization header was left out; use OAuth (luagent mcp login URL) or add it", asString(v))
 			case "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec":
 				d, ok := codexSeconds(v, k == "startup_timeout_ms")
 				if !ok {

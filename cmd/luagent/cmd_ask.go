@@ -1,0 +1,132 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// `luagent ask` and `luagent chat`: an agent over the catalog's servers,
+// once or as a conversation. Their bodies are runAsk and runChat.
+
+const agentEnv = `  LUAGENT_MODEL    the default model
+  LUAGENT_HOME     replaces ~/.luagent (config.json, chat_history, sessions/)
+  OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL
+                   the providers' keys and endpoints (never printed)`
+
+// modelFlags are the flags ask and chat share.
+func modelFlags(fs *pflag.FlagSet, verb string, model, agent *string, yes, code *bool) {
+	d := flagDecl{fs: fs}
+	d.str(model, "model", "M", `the model: mock, openai:MODEL, anthropic:MODEL, ollama:MODEL or a configured name (default: $LUAGENT_MODEL, else config.json's "model", else mock, with a note)`,
+		"--model needs a value: luagent "+verb+" --model openai:gpt-4.1-mini"+map[string]string{"ask": " PROMPT"}[verb])
+	d.str(agent, "agent", "FILE", "the agent FILE returns (return agent.new{...}), or the one an agents-exe JSON agent file describes; --model, --server and --yes override its own settings",
+		"--agent needs a value: luagent "+verb+" --agent examples/agent.lua"+map[string]string{"ask": " PROMPT"}[verb])
+	d.boolean(yes, "yes,y", "allow every tool call the policy would ask about"+map[string]string{"ask": "; without it nobody is asked, so such calls are denied", "chat": ", unasked"}[verb])
+	d.boolean(code, "code-mode", `offer the model run_lua instead of the tools: a Lua snippet that calls them as functions in a sandbox (README "Code mode")`)
+}
+
+func askCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	a := &askOptions{}
+	c := &cobra.Command{
+		Use:   "ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] PROMPT...",
+		Short: "ask an agent over the catalog's servers (prompt on stdin when none)",
+		Long: `Asks an agent once and exits. The agent has the catalog's servers
+(~/.luagent/config.json; luagent mcp list), waits for them to start, streams
+its answer to stdout and its tool activity (server › tool args, progress,
+time and a one-line result) to stderr. The prompt is the arguments joined
+by spaces, or stdin when there are none. Exit 0 on an answer, 1 with the
+error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
+		Example: `  luagent ask "what tools do you have?"
+  OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
+  echo "write a note" | luagent ask --agent examples/agent.lua --yes`,
+		Annotations: map[string]string{
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] PROMPT...\n",
+			"env":   agentEnv,
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			a.prompt = args
+			o.ask = a
+			*code = runHost(*o, stdin, stdout, stderr)
+			return nil
+		},
+	}
+	later(o, c, func() {
+		modelFlags(c.Flags(), "ask", &a.model, &a.agent, &a.yes, &a.code)
+		d := flagDecl{fs: c.Flags()}
+		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
+			"--server needs a value: luagent ask --server fs PROMPT")
+		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
+	})
+	return c
+}
+
+func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	ch := &chatOptions{}
+	c := &cobra.Command{
+		Use:   "chat [--model M] [--agent FILE] [--resume FILE] [--yes]",
+		Short: "talk with an agent over the catalog's servers (/help in it)",
+		Long:  chatLong,
+		Example: `  luagent chat
+  luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
+  luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json`,
+		Annotations: map[string]string{
+			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--resume FILE] [--yes] [--code-mode]\n",
+			"env":   agentEnv,
+		},
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("chat takes no prompt on the command line, not %q: luagent chat, then type (luagent ask PROMPT asks once)", args[0])
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			o.chat = ch
+			*code = runHost(*o, stdin, stdout, stderr)
+			return nil
+		},
+	}
+	later(o, c, func() {
+		modelFlags(c.Flags(), "chat", &ch.model, &ch.agent, &ch.yes, &ch.code)
+		d := flagDecl{fs: c.Flags()}
+		d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
+			"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
+	})
+	return c
+}
+
+const chatLong = `A conversation with an agent over the catalog's servers
+(~/.luagent/config.json; luagent mcp list). It opens at once; the servers
+start in the background (a line says how many are ready) and their tools
+join when ready. A plain line goes to the agent; the answer streams, and
+each tool call shows server › tool args, its progress, time and a
+one-line result. A call the policy asks about asks you: y once, a for
+the session, n [REASON] to deny (the reason goes to the model). A
+server's form (elicitation) is asked field by field and checked before it
+is sent (!decline, !cancel); a URL it asks you to open is shown in full
+and opened only if you say y.
+
+End a line with \ to continue it on the next. Tab completes /commands,
+server and prompt names. Ctrl-C cancels a running turn (the servers are
+told) and the session goes on; at the prompt it clears the line, and a
+second one leaves; so does Ctrl-D. History is kept in
+~/.luagent/chat_history. The conversation is saved in ~/.luagent/sessions/
+after each turn (the path is printed on exit); --resume continues one.
+
+commands (in the chat):
+  /help                        the commands
+  /mcp, /mcps                  the servers' manager, full screen: status, inspect (tools,
+                               schemas, prompts), add, restart, authorize, enable, disable,
+                               remove; q goes back (without a terminal: the status as text)
+  /mcp NAME                    a server's tools (arguments, annotations), prompts, resources
+  /mcp restart NAME            restart a server (the conversation stays)
+  /mcp enable|disable NAME     enable or disable a server in the catalog (saved)
+  /mcp auth NAME               authorize an HTTP server again (OAuth in the browser)
+  /mcp prompt SERVER PROMPT [k=v ...]
+                               send a server's prompt as the next turn (each
+                               k=v split at its first =; k alone is empty)
+  /model [NAME]                show the model, or switch keeping the conversation
+  /clear                       a new conversation (the last one is saved)
+  /save FILE                   write the conversation as JSON
+  /lua CODE                    run one Lua line in the session's state
+  /quit, /exit                 save and leave`
