@@ -46,7 +46,7 @@ func askModel(flag string, getenv func(string) string, cfg *catalog.Config) (spe
 	if cfg.DefaultModel != "" {
 		return cfg.DefaultModel, ""
 	}
-	return "mock", "luagent: no model configured (--model, LUAGENT_MODEL or \"model\" in config.json); answering with the offline mock model"
+	return "mock", "luagent: no model configured (--model, LUAGENT_MODEL or \"model\" in config.json); answering with the offline mock model, which calls the best-matching tool with the prompt's key=value words (stdlib/doc/mock-model.md)"
 }
 
 // runAsk is `luagent ask`: the agent built as chat builds it

@@ -1,7 +1,8 @@
-// Package otlptest is a local OTLP/HTTP traces receiver for tests. It
+// A local OTLP/HTTP traces receiver for tests. It
 // takes the JSON encoding (the OTLP specification's: lowerCamelCase
 // fields, hex ids, 64-bit integers as strings), refuses unknown fields so
 // a misspelled key fails the test, and keeps the spans.
+
 package testkit
 
 import (

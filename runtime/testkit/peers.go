@@ -1,4 +1,4 @@
-// Package peers tells tests how to start the MCP reference servers that
+// Tells tests how to start the MCP reference servers that
 // luagent's client is tested against:
 //
 //   - the npm servers pinned in scripts/peers/package-lock.json
@@ -10,6 +10,7 @@
 // Each function returns a command line (program and arguments) that speaks
 // MCP over stdio. README.md beside this file records how each server behaves
 // on the wire.
+
 package testkit
 
 import (

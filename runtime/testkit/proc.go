@@ -1,7 +1,8 @@
 //go:build linux
 
-// Package proctest tells tests which processes are alive, from /proc: the
+// Tells tests which processes are alive, from /proc: the
 // lifetime tests check that nothing a server started outlives its owner.
+
 package testkit
 
 import (

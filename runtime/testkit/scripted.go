@@ -1,8 +1,9 @@
-// Package scripted serves a 2026-07-28 MCP peer over HTTP whose answers a
+// Serves a 2026-07-28 MCP peer over HTTP whose answers a
 // test writes by hand: what a real server would never do (break a reply
 // stream after running a tool, redirect, answer out of turn) is the point
 // of such a test. server/discover is answered; every other POST goes to
 // the test's function.
+
 package testkit
 
 import (

@@ -1,7 +1,8 @@
-// Package skilltest is the skills fixture of luagent's tests: the skills
+// The skills fixture of luagent's tests: the skills
 // server (runtime/testkit/servers/skills) over its testdata folder, which
 // publishes pdf-processing (with references/FORMS.md) and evil (its
 // SKILL.md tampered with), and a luagent home with one local skill.
+
 package testkit
 
 import (

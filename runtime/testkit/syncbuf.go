@@ -1,5 +1,6 @@
-// Package syncbuf is a bytes.Buffer that goroutines may write to while
+// A bytes.Buffer that goroutines may write to while
 // another reads it: what a process or a logger printed, captured by a test.
+
 package testkit
 
 import (

@@ -1,5 +1,6 @@
-// Package testbin builds the repository's helper programs (scripted servers)
+// Builds the repository's helper programs (scripted servers)
 // for tests, once per test process.
+
 package testkit
 
 import (

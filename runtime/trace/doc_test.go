@@ -10,7 +10,7 @@ import (
 // stdlib/doc/trace.md is the events' reference: every kind and every member of
 // the JSON shape is in it.
 func TestDocsListEveryKindAndMember(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/trace.md")
+	doc, err := os.ReadFile("../../stdlib/doc/trace.md")
 	if err != nil {
 		t.Fatal(err)
 	}
