@@ -35,6 +35,15 @@ function M.build(o)
     if o.yes then changes.yes = true end
     if o.code_mode then changes.code_mode = true end
     if next(changes) then a = a:with(changes) end
+    -- ask: say which of the agent's servers did not start, as for the
+    -- default agent (a tool it would have had is otherwise missing in
+    -- silence).
+    local h = rawget(a, "_hub")
+    if o.own_hub and o.warn and h then
+      for _, s in ipairs(h:status()) do
+        if s.status == "failed" then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
+      end
+    end
     return a
   end
   local h

@@ -407,3 +407,16 @@ end }`)
 		})
 	}
 }
+
+// An --agent file's server that does not start is named on stderr, as the
+// default agent's is: otherwise its tools are missing in silence.
+func TestAskAgentFileSaysWhichServerFailed(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, home, "config.json", `{"version":1,"mcpServers":{"gone":{"command":"/nonexistent/luagent-gone"}}}`)
+	dir := t.TempDir()
+	file := writeFile(t, dir, "a.lua", `return agent.new{ model = "mock", servers = { "gone" } }`)
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "ask", "--agent", file, "hello")
+	if r.code != 0 || !strings.Contains(r.stderr, "gone failed to start") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 0 and gone's failure named", r.code, r.stderr)
+	}
+}
