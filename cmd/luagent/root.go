@@ -417,6 +417,13 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		all = all || a == "-h" || a == "--help" || a == "help" || a == "completion" || strings.HasPrefix(a, "__complete")
 	}
 	root.CompletionOptions.DisableDefaultCmd = !all
+	if all {
+		// cobra's own completion command, worded as the others are.
+		root.InitDefaultCompletionCmd()
+		if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+			c.Short = "a completion script for bash, zsh or fish (luagent completion bash)"
+		}
+	}
 	if c, _, err := root.Find(argv); all || err != nil {
 		declareAll(o)
 	} else {
