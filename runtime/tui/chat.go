@@ -158,6 +158,21 @@ func (t *chatTerm) ask(prompt string) (string, error) {
 	return t.rd.ReadLine(visible.Line(prompt)) // a form's field is the server's
 }
 
+// asking takes the one question at a time (askMu; the prompt's read holds
+// it too). It is not ok when no turn runs — nobody is there to answer —
+// or when the question's turn ended while it waited for the terminal.
+func (t *chatTerm) asking(ctx context.Context) (release func(), ok bool) {
+	if !t.working.Load() || ctx.Err() != nil {
+		return func() {}, false
+	}
+	t.askMu.Lock()
+	if !t.working.Load() || ctx.Err() != nil {
+		t.askMu.Unlock()
+		return func() {}, false
+	}
+	return t.askMu.Unlock, true
+}
+
 func (t *chatTerm) fail(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -235,7 +250,13 @@ func (t *chatTerm) run(ctx context.Context) int {
 		if len(buf) > 0 {
 			p = chatContPrompt
 		}
+		// A question of a turn that was cancelled but has not yet stopped
+		// (a form, an approval, /meta's confirmation) waits for this
+		// read instead of reading the terminal beside it, and then finds
+		// its turn over.
+		t.askMu.Lock()
 		line, err := t.rd.ReadLine(p)
+		t.askMu.Unlock()
 		if errors.Is(err, ErrAborted) {
 			// Ctrl-C clears the line; a second one at the empty prompt it
 			// leaves ends the session.

@@ -48,10 +48,10 @@ func (t *chatTerm) trackCall(e ragent.Event) {
 
 // elicit answers one elicitation/create request.
 func (t *chatTerm) elicit(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
-	t.askMu.Lock()
-	defer t.askMu.Unlock()
+	release, ok := t.asking(ctx)
+	defer release()
 	who := t.asker(server)
-	if !t.working.Load() {
+	if !ok {
 		t.say("  %s asked for input while nothing ran (a background task?): declined", who)
 		return chat.Decline, nil
 	}

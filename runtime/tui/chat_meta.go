@@ -163,9 +163,9 @@ func (v *metaView) event(e ragent.Event) {
 // (or yes) saves. Ctrl-C cancels the turn.
 func (v *metaView) confirm(ctx context.Context, text string) bool {
 	t := v.t
-	t.askMu.Lock()
-	defer t.askMu.Unlock()
-	if !t.working.Load() || ctx.Err() != nil {
+	release, ok := t.asking(ctx)
+	defer release()
+	if !ok {
 		return false
 	}
 	v.flush()

@@ -33,9 +33,9 @@ func shortArgs(raw json.RawMessage) string { return render.Args(raw) }
 // with a reason). Ctrl-C at the question cancels the turn; end of input
 // denies.
 func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
-	t.askMu.Lock()
-	defer t.askMu.Unlock()
-	if !t.working.Load() {
+	release, ok := t.asking(ctx)
+	defer release()
+	if !ok {
 		t.say("  %s was asked about while nothing ran (a background task?): denied", callName(&c))
 		return chat.Approval{Choice: chat.Deny, Reason: "asked outside a turn; nobody could answer"}
 	}
