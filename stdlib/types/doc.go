@@ -117,6 +117,7 @@ var (
 // Docs parses the embedded stubs once.
 func Docs() *Doc {
 	docOnce.Do(func() {
+		compileDocPatterns()
 		doc = &Doc{Classes: map[string]*Class{}}
 		for _, name := range Names() {
 			src, err := files.ReadFile(name)
@@ -128,12 +129,18 @@ func Docs() *Doc {
 	return doc
 }
 
+// The stubs' line patterns, compiled on first use (Docs): every luagent
+// process links this package, and only help() reads the stubs.
 var (
-	docClassRE = regexp.MustCompile(`^---@class\s+([\w.]+)`)
-	docBindRE  = regexp.MustCompile(`^(local\s+)?(\w+)\s*=\s*\{\}`)
-	docFuncRE  = regexp.MustCompile(`^function\s+(\w+)([.:])(\w+)\(`)
-	docAnnotRE = regexp.MustCompile(`^---@(\w+)\s*(.*)$`)
+	docClassRE, docBindRE, docFuncRE, docAnnotRE *regexp.Regexp
 )
+
+func compileDocPatterns() {
+	docClassRE = regexp.MustCompile(`^---@class\s+([\w.]+)`)
+	docBindRE = regexp.MustCompile(`^(local\s+)?(\w+)\s*=\s*\{\}`)
+	docFuncRE = regexp.MustCompile(`^function\s+(\w+)([.:])(\w+)\(`)
+	docAnnotRE = regexp.MustCompile(`^---@(\w+)\s*(.*)$`)
+}
 
 // parse reads one stub: description lines (---text) and annotations
 // gather until the class or function they describe.
