@@ -57,6 +57,13 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s imports %s: modules must not import each other", p.rel, d)
 			}
 		}
+		if strings.HasPrefix(p.rel, "runtime/") {
+			for _, d := range p.tst {
+				if d == lua || strings.HasPrefix(d, lua+"/") || strings.HasPrefix(d, module+"luabind/") {
+					t.Errorf("%s's tests import %s: runtime/ has no Lua, not even in its tests", p.rel, d)
+				}
+			}
+		}
 		if strings.HasPrefix(p.rel, "cmd/") {
 			for _, d := range append(append([]string{}, p.imports...), p.tst...) {
 				if d == lua || strings.HasPrefix(d, lua+"/") {
