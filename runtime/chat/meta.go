@@ -4,7 +4,6 @@ import (
 	"context"
 
 	ragent "github.com/luagent/luagent/runtime/agent"
-	"github.com/luagent/luagent/runtime/errs"
 )
 
 // /meta REQUEST: the catalog agent (built by the session's Lua side, on
@@ -23,21 +22,14 @@ type metaState struct {
 // conversation carried over). Cancel ends it as it ends a turn; the
 // chat's conversation does not change.
 func (s *Session) MetaTurn(ctx context.Context, request string, build func(context.Context) (Agent, error), onEvent func(ragent.Event)) (string, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	s.mu.Lock()
-	if s.cancel != nil {
-		s.mu.Unlock()
-		return "", errs.New(errs.Invalid, "chat", "a turn is already running: wait for it or press Ctrl-C")
+	ctx, end, err := s.begin(ctx)
+	if err != nil {
+		return "", err
 	}
-	s.cancel = cancel
+	defer end()
+	s.mu.Lock()
 	main, m := s.agent, s.meta
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cancel = nil
-		s.mu.Unlock()
-	}()
 	if m == nil || m.for_ != main {
 		a, err := build(ctx)
 		if err != nil {

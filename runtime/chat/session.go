@@ -104,25 +104,37 @@ func (s *Session) Agent() Agent {
 // ErrCancelled is the cause a cancelled turn ends with.
 var ErrCancelled = errs.New(errs.Cancelled, "chat", "the turn was cancelled (Ctrl-C)")
 
+// begin starts a turn (Turn's or MetaTurn's: one at a time), which Cancel
+// ends through the context it returns; end finishes it.
+func (s *Session) begin(ctx context.Context) (context.Context, func(), error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		cancel(nil)
+		return nil, nil, errs.New(errs.Invalid, "chat", "a turn is already running: wait for it or press Ctrl-C")
+	}
+	s.cancel = cancel
+	return ctx, func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+		cancel(nil)
+	}, nil
+}
+
 // Turn sends prompt to the agent and waits for its answer; Cancel (from
 // another goroutine) ends it early, the model's stream and the tool calls
 // with it. The conversation keeps what the turn did either way.
 func (s *Session) Turn(ctx context.Context, prompt string) (string, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	s.mu.Lock()
-	if s.cancel != nil {
-		s.mu.Unlock()
-		return "", errs.New(errs.Invalid, "chat", "a turn is already running: wait for it or press Ctrl-C")
+	ctx, end, err := s.begin(ctx)
+	if err != nil {
+		return "", err
 	}
-	s.cancel = cancel
+	defer end()
+	s.mu.Lock()
 	a := s.agent
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cancel = nil
-		s.mu.Unlock()
-	}()
 	text, tr, err := a.Ask(ctx, prompt, s.o.UI.Event)
 	s.mu.Lock()
 	if tr != nil {
