@@ -42,15 +42,7 @@ func (h *Host) Run(ctx context.Context, s Script) int {
 	}
 	h.setArg(s)
 
-	var interrupted atomic.Bool
-	sigCode := ExitInterrupted
-	stopSignals := h.onSignals(func(sig os.Signal) {
-		if sig == syscall.SIGTERM {
-			sigCode = ExitTerminated
-		}
-		interrupted.Store(true)
-		h.Loop.Cancel(errs.New(errs.Cancelled, "", "interrupted by "+signalName(sig)))
-	})
+	in, stopSignals := h.catchInterrupts(nil)
 	defer stopSignals()
 
 	args := make([]lua.LValue, len(s.Args))
@@ -61,9 +53,9 @@ func (h *Host) Run(ctx context.Context, s Script) int {
 	code := ExitOK
 	main.OnDone(func(t *sched.Task) {
 		if f := t.Failure(); f != nil {
-			if interrupted.Load() {
+			if in.came.Load() {
 				fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", visible.Text(f.Message))
-				code = sigCode
+				code = in.code
 			} else {
 				h.printFailure(f)
 				code = ExitError
@@ -75,8 +67,8 @@ func (h *Host) Run(ctx context.Context, s Script) int {
 		code = ExitError
 	}
 	h.Loop.FlushUnobserved()
-	if code == ExitOK && interrupted.Load() {
-		code = sigCode
+	if code == ExitOK && in.came.Load() {
+		code = in.code
 	}
 	if code == ExitOK && h.unobserved > 0 {
 		code = ExitError
@@ -93,17 +85,7 @@ func (h *Host) Run(ctx context.Context, s Script) int {
 func (h *Host) RunGo(ctx context.Context, fn func(ctx context.Context) int) int {
 	fctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var interrupted atomic.Bool
-	sigCode := ExitInterrupted
-	stopSignals := h.onSignals(func(sig os.Signal) {
-		if sig == syscall.SIGTERM {
-			sigCode = ExitTerminated
-		}
-		interrupted.Store(true)
-		err := errs.New(errs.Cancelled, "", "interrupted by "+signalName(sig))
-		cancel(err)
-		h.Loop.Cancel(err)
-	})
+	in, stopSignals := h.catchInterrupts(cancel)
 	defer stopSignals()
 	code := ExitOK
 	go func() {
@@ -112,11 +94,37 @@ func (h *Host) RunGo(ctx context.Context, fn func(ctx context.Context) int) int 
 	}()
 	h.Loop.Run(ctx, sched.UntilStopped)
 	h.Loop.FlushUnobserved()
-	if interrupted.Load() {
+	if in.came.Load() {
 		fmt.Fprintf(h.cfg.Stderr, "luagent: %s\n", context.Cause(fctx).Error())
-		return sigCode
+		return in.code
 	}
 	return code
+}
+
+// interrupt is what catchInterrupts saw: whether SIGINT or SIGTERM came
+// (came), and the exit code that says which (code, set before came).
+type interrupt struct {
+	came atomic.Bool
+	code int
+}
+
+// catchInterrupts makes SIGINT and SIGTERM cancel every task of the loop
+// (stopping even a loop that never waits), after then (nil: nothing) has
+// had the cause, until stop.
+func (h *Host) catchInterrupts(then func(error)) (in *interrupt, stop func()) {
+	in = &interrupt{code: ExitInterrupted}
+	stop = h.onSignals(func(sig os.Signal) {
+		if sig == syscall.SIGTERM {
+			in.code = ExitTerminated
+		}
+		in.came.Store(true)
+		err := errs.New(errs.Cancelled, "", "interrupted by "+signalName(sig))
+		if then != nil {
+			then(err)
+		}
+		h.Loop.Cancel(err)
+	})
+	return in, stop
 }
 
 // Executable is the running luagent binary's absolute path (arg[-1]), so
