@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
+	"github.com/luagent/luagent/runtime/chat"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -66,7 +69,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 	c := &cobra.Command{
 		Use:   "chat [--model M] [--agent FILE] [--resume FILE] [--yes]",
 		Short: "talk with an agent over the catalog's servers (/help in it)",
-		Long:  chatLong,
+		Long:  chatLong + chatCommands(),
 		Example: `  luagent chat
   luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
   luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json`,
@@ -112,21 +115,19 @@ told) and the session goes on; at the prompt it clears the line, and a
 second one leaves; so does Ctrl-D. History is kept in
 ~/.luagent/chat_history. The conversation is saved in ~/.luagent/sessions/
 after each turn (the path is printed on exit); --resume continues one.
+`
 
-commands (in the chat):
-  /help                        the commands
-  /mcp, /mcps                  the servers' manager, full screen: status, inspect (tools,
-                               schemas, prompts), add, restart, authorize, enable, disable,
-                               remove; q goes back (without a terminal: the status as text)
-  /mcp NAME                    a server's tools (arguments, annotations), prompts, resources
-  /mcp restart NAME            restart a server (the conversation stays)
-  /mcp enable|disable NAME     enable or disable a server in the catalog (saved)
-  /mcp auth NAME               authorize an HTTP server again (OAuth in the browser)
-  /mcp prompt SERVER PROMPT [k=v ...]
-                               send a server's prompt as the next turn (each
-                               k=v split at its first =; k alone is empty)
-  /model [NAME]                show the model, or switch keeping the conversation
-  /clear                       a new conversation (the last one is saved)
-  /save FILE                   write the conversation as JSON
-  /lua CODE                    run one Lua line in the session's state
-  /quit, /exit                 save and leave`
+// chatCommands lists the chat's commands from the one list /help prints
+// (runtime/chat.Commands).
+func chatCommands() string {
+	var b strings.Builder
+	b.WriteString("\ncommands (in the chat):\n")
+	for _, c := range chat.Commands {
+		if len(c.Usage) > 28 {
+			fmt.Fprintf(&b, "  %s\n  %-28s %s\n", c.Usage, "", c.Help)
+			continue
+		}
+		fmt.Fprintf(&b, "  %-28s %s\n", c.Usage, c.Help)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

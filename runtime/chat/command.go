@@ -26,7 +26,7 @@ var Commands = []struct{ Name, Usage, Help string }{
 	{"mcp restart", "/mcp restart NAME", "restart a server"},
 	{"mcp enable", "/mcp enable|disable NAME", "enable or disable a server in the catalog (saved)"},
 	{"mcp auth", "/mcp auth NAME", "authorize an HTTP server again (OAuth in the browser)"},
-	{"mcp prompt", "/mcp prompt SERVER PROMPT [k=v ...]", "send a server's prompt as the next turn"},
+	{"mcp prompt", "/mcp prompt SERVER PROMPT [k=v ...]", "send a server's prompt as the next turn (quote a value as a shell does: k=\"a b\")"},
 	{"meta", "/meta REQUEST", "ask the catalog agent to add, change or remove servers (you confirm each save)"},
 	{"model", "/model [NAME]", "show the model, or switch to NAME keeping the conversation"},
 	{"clear", "/clear", "start a new conversation (the current one is saved)"},
