@@ -75,14 +75,13 @@ func secretValue(v string) bool {
 	return slices.ContainsFunc([]string{"bearer ", "basic ", "token "}, func(p string) bool { return strings.HasPrefix(v, p) })
 }
 
-// shQuote is a as a POSIX shell reads it back: bare when safe, else in
-// single quotes (nothing expands there), else shellWord's quoting.
+// shQuote is a as a POSIX shell reads it back: bare when shellWord leaves
+// it bare, else in single quotes (nothing expands there; a ' inside is
+// '\''). A control character cannot be typed back: it stays shellWord's
+// visible escape.
 func shQuote(a string) string {
-	if a != "" && !strings.ContainsAny(a, " \t\n\"'\\$`!*?;&|<>()[]{}#~") && visible.Line(a) == a {
-		return a
+	if w := shellWord(a); w == a || visible.Line(a) != a {
+		return w
 	}
-	if !strings.Contains(a, "'") && visible.Line(a) == a {
-		return "'" + a + "'"
-	}
-	return shellWord(a)
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }
