@@ -12,6 +12,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/render"
 )
 
 // The /mcp manager's verbs as plain text: inspect a server, restart it,
@@ -75,16 +76,16 @@ func (s *Servers) Inspect(ctx context.Context, name string) (string, error) {
 	fmt.Fprintf(&b, "%s: %s, %s", name, StatusWord(st.Status), d.Transport)
 	if st.Status != hub.Ready {
 		if st.Err != nil {
-			fmt.Fprintf(&b, "\n  error: %s", OneLine(st.Err.Error(), 300))
+			fmt.Fprintf(&b, "\n  error: %s", render.OneLine(st.Err.Error(), 300))
 		}
 		for _, l := range st.Stderr {
-			fmt.Fprintf(&b, "\n  stderr: %s", OneLine(l, 200))
+			fmt.Fprintf(&b, "\n  stderr: %s", render.OneLine(l, 200))
 		}
 		return b.String(), nil
 	}
 	fmt.Fprintf(&b, ", %s era, server %s %s\n", st.Info.Era, st.Info.ServerInfo.Name, st.Info.ServerInfo.Version)
 	if st.Info.Instructions != "" {
-		fmt.Fprintf(&b, "instructions: %s\n", OneLine(st.Info.Instructions, 400))
+		fmt.Fprintf(&b, "instructions: %s\n", render.OneLine(st.Info.Instructions, 400))
 	}
 	b.WriteString("tools:\n")
 	for _, t := range d.Tools {
@@ -93,7 +94,7 @@ func (s *Servers) Inspect(ctx context.Context, name string) (string, error) {
 			fmt.Fprintf(&b, " (%s)", t.Title)
 		}
 		if t.Description != "" {
-			fmt.Fprintf(&b, " — %s", OneLine(t.Description, 120))
+			fmt.Fprintf(&b, " — %s", render.OneLine(t.Description, 120))
 		}
 		if len(t.Hints) > 0 {
 			fmt.Fprintf(&b, " [%s]", strings.Join(t.Hints, ", "))
@@ -108,12 +109,12 @@ func (s *Servers) Inspect(ctx context.Context, name string) (string, error) {
 		for _, p := range d.Prompts {
 			fmt.Fprintf(&b, "  %s(%s)", p.Name, strings.Join(p.ArgNames(), ", "))
 			if p.Description != "" {
-				fmt.Fprintf(&b, " — %s", OneLine(p.Description, 120))
+				fmt.Fprintf(&b, " — %s", render.OneLine(p.Description, 120))
 			}
 			b.WriteString("\n")
 		}
 		if d.PromptsErr != nil {
-			fmt.Fprintf(&b, "  (listing failed: %s)\n", OneLine(d.PromptsErr.Error(), 200))
+			fmt.Fprintf(&b, "  (listing failed: %s)\n", render.OneLine(d.PromptsErr.Error(), 200))
 		}
 	}
 	if d.HasResources {
@@ -122,7 +123,7 @@ func (s *Servers) Inspect(ctx context.Context, name string) (string, error) {
 			fmt.Fprintf(&b, "  %s %s %s\n", r.URI, r.Name, r.MimeType)
 		}
 		if d.ResourcesErr != nil {
-			fmt.Fprintf(&b, "  (listing failed: %s)\n", OneLine(d.ResourcesErr.Error(), 200))
+			fmt.Fprintf(&b, "  (listing failed: %s)\n", render.OneLine(d.ResourcesErr.Error(), 200))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
@@ -192,7 +193,7 @@ func SchemaArgs(schema json.RawMessage) []string {
 			line += " (required)"
 		}
 		if ps.Description != "" {
-			line += " — " + OneLine(ps.Description, 100)
+			line += " — " + render.OneLine(ps.Description, 100)
 		}
 		out = append(out, line)
 	}

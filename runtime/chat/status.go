@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/hub"
@@ -78,7 +77,7 @@ func MCPList(states []hub.State, entries []*catalog.Server) string {
 		}
 		line := fmt.Sprintf("%s\t%s\t%s\t%s\t", st.Name, strings.ReplaceAll(string(st.Status), "_", " "), tr, tools)
 		if st.Err != nil && (st.Status == hub.Failed || st.Status == hub.NeedsAuth) {
-			line += OneLine(st.Err.Error(), 160)
+			line += render.OneLine(st.Err.Error(), 160)
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -90,11 +89,3 @@ func MCPList(states []hub.State, entries []*catalog.Server) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// OneLine folds white space, makes control characters visible (what it
-// shortens is a server's or a model's text as often as not) and shortens
-// s to n runes (… marks the cut).
-func OneLine(s string, n int) string { return render.OneLine(s, n) }
-
-// RoundDuration keeps two or three significant digits: 1.2s, 15ms, 340µs.
-func RoundDuration(d time.Duration) time.Duration { return render.RoundDuration(d) }

@@ -177,7 +177,7 @@ func (t *chatTerm) fail(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.endAnswerLocked()
-	fmt.Fprintf(t.errw, "%s: %s\n", errs.KindOf(err), t.shown(chat.OneLine(err.Error(), 400)))
+	fmt.Fprintf(t.errw, "%s: %s\n", errs.KindOf(err), t.shown(render.OneLine(err.Error(), 400)))
 }
 
 func (t *chatTerm) run(ctx context.Context) int {
@@ -308,7 +308,7 @@ func (t *chatTerm) resumeModel(ctx context.Context, saved string) string {
 	}
 	ag, err := t.s.SetModel(ctx, saved)
 	if err != nil {
-		return fmt.Sprintf("the conversation was with %s, which is not available here (%s): going on with %s", saved, chat.OneLine(err.Error(), 200), modelName(t.s.Agent()))
+		return fmt.Sprintf("the conversation was with %s, which is not available here (%s): going on with %s", saved, render.OneLine(err.Error(), 200), modelName(t.s.Agent()))
 	}
 	return fmt.Sprintf("model: %s (the one the conversation was saved with)", modelName(ag))
 }
@@ -556,7 +556,7 @@ func (t *chatTerm) watch(hb *rhub.Hub) (stop func()) {
 		switch st.Status {
 		case rhub.Failed:
 			if st.Err != nil {
-				t.say("  %s failed: %s", st.Name, chat.OneLine(st.Err.Error(), 300))
+				t.say("  %s failed: %s", st.Name, render.OneLine(st.Err.Error(), 300))
 			}
 		case rhub.NeedsAuth:
 			t.say("  %s needs authorization (luagent mcp login, or /mcp later)", st.Name)

@@ -9,6 +9,7 @@ import (
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/oauth"
+	"github.com/luagent/luagent/runtime/render"
 )
 
 // A server's elicitation in the chat: a form asked field by field (each
@@ -63,12 +64,12 @@ func (t *chatTerm) elicit(ctx context.Context, server string, params json.RawMes
 		t.say("  %s asked with a form this chat cannot show (%v): declined", who, err)
 		return chat.Decline, nil
 	}
-	t.say("  ? %s asks: %s", who, chat.OneLine(form.Message, 300))
+	t.say("  ? %s asks: %s", who, render.OneLine(form.Message, 300))
 	t.say("    (Enter takes the [default]; !decline declines, !cancel or Ctrl-C cancels)")
 	content := map[string]any{}
 	for _, f := range form.Fields {
 		if f.Description != "" {
-			t.say("    %s", chat.OneLine(f.Description, 200))
+			t.say("    %s", render.OneLine(f.Description, 200))
 		}
 		for {
 			line, err := t.ask("    " + f.Label() + ": ")
@@ -87,7 +88,7 @@ func (t *chatTerm) elicit(ctx context.Context, server string, params json.RawMes
 		}
 	}
 	b, _ := json.Marshal(content) // keys in order: a stable preview
-	t.say("    to send: %s", t.shown(chat.OneLine(string(b), 300)))
+	t.say("    to send: %s", t.shown(render.OneLine(string(b), 300)))
 	for {
 		line, err := t.ask("    send? [y = send, n = decline, c = cancel] ")
 		if ans, done := control(line, err); done {
@@ -119,7 +120,7 @@ func control(line string, err error) (json.RawMessage, bool) {
 }
 
 func (t *chatTerm) elicitURL(ctx context.Context, who string, u chat.URLRequest) json.RawMessage {
-	t.say("  ? %s asks you to open a URL: %s", who, chat.OneLine(u.Message, 300))
+	t.say("  ? %s asks you to open a URL: %s", who, render.OneLine(u.Message, 300))
 	t.say("    %s", u.URL)
 	t.say("    (nothing is fetched unless you say y)")
 	for {

@@ -197,7 +197,7 @@ func (v *metaView) confirm(ctx context.Context, text string) bool {
 // told too.
 func (t *chatTerm) metaSaved(path, name, op string) string {
 	if err := t.s.ApplyCatalog(path); err != nil {
-		msg := "the running servers did not change: " + chat.OneLine(err.Error(), 200)
+		msg := "the running servers did not change: " + render.OneLine(err.Error(), 200)
 		t.say("  %s: saved in %s; %s", name, path, msg)
 		return msg
 	}

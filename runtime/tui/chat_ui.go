@@ -76,7 +76,7 @@ func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 				t.say("    only a sampling request can be edited: answer y, a or n")
 				continue
 			}
-			text, err := t.ask("    the last message instead of " + strconv.Quote(chat.OneLine(chat.LastUserText(c.Arguments), 80)) + ": ")
+			text, err := t.ask("    the last message instead of " + strconv.Quote(render.OneLine(chat.LastUserText(c.Arguments), 80)) + ": ")
 			if err != nil {
 				continue
 			}
@@ -101,7 +101,7 @@ func annotationWords(a *ragent.Annotations) string {
 	}
 	var w []string
 	if a.Title != "" {
-		w = append(w, "title "+chat.OneLine(a.Title, 60))
+		w = append(w, "title "+render.OneLine(a.Title, 60))
 	}
 	flag := func(p *bool, yes, no string) {
 		if p != nil && *p {
@@ -137,14 +137,14 @@ func samplingLines(raw json.RawMessage) []string {
 	}
 	msgs, err := chat.PromptMessages(raw) // sampling's messages are shaped as a prompt's
 	if err != nil || json.Unmarshal(raw, &p) != nil {
-		return []string{chat.OneLine(string(raw), 200)}
+		return []string{render.OneLine(string(raw), 200)}
 	}
 	var out []string
 	if p.SystemPrompt != "" {
-		out = append(out, "[system] "+chat.OneLine(p.SystemPrompt, 200))
+		out = append(out, "[system] "+render.OneLine(p.SystemPrompt, 200))
 	}
 	for _, m := range msgs {
-		out = append(out, "["+m.Role+"] "+chat.OneLine(partsText(m), 200))
+		out = append(out, "["+m.Role+"] "+render.OneLine(partsText(m), 200))
 	}
 	if p.MaxTokens > 0 {
 		out = append(out, fmt.Sprintf("(at most %d tokens)", p.MaxTokens))

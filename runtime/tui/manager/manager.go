@@ -22,6 +22,7 @@ import (
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/render"
 )
 
 // Backend is what the manager changes and reads: a session's servers over
@@ -174,7 +175,7 @@ func (m *Model) done(note string) {
 }
 
 func errLine(err error) string {
-	return fmt.Sprint(errs.KindOf(err)) + ": " + chat.OneLine(err.Error(), 400)
+	return fmt.Sprint(errs.KindOf(err)) + ": " + render.OneLine(err.Error(), 400)
 }
 
 // Update is tea.Model's.

@@ -6,8 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/render"
 )
 
 // pending is a note about a server on its way ("srv: restarting"): once
@@ -50,7 +50,7 @@ func (m *Model) settle() {
 		case hub.Failed:
 			outcome, failed = "failed", true
 			if st.Err != nil {
-				outcome += ": " + chat.OneLine(st.Err.Error(), 300)
+				outcome += ": " + render.OneLine(st.Err.Error(), 300)
 			}
 		case hub.NeedsAuth:
 			outcome = "needs authorization (i starts the login)"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/render"
 )
 
 // Styles: the terminal's own 16 colours, so every theme keeps them
@@ -131,7 +132,7 @@ func (m Model) listLines() []string {
 		}
 		line := mark + name + pad(status(st.Status), statusW) + pad(tr, transW) + pad(toolCount(st), toolsW)
 		if st.Err != nil && (st.Status == hub.Failed || st.Status == hub.NeedsAuth) {
-			line += sty().err.Render(m.o.Redact(chat.OneLine(st.Err.Error(), 300)))
+			line += sty().err.Render(m.o.Redact(render.OneLine(st.Err.Error(), 300)))
 		}
 		out = append(out, strings.TrimRight(line, " "))
 	}
@@ -179,7 +180,7 @@ func (m Model) inspectLines() []line {
 		add(sty().dim.Render("headers  ") + strings.Join(d.HeaderKeys, ", ") + sty().dim.Render(" (values hidden)"))
 	}
 	if st.Err != nil && st.Status != hub.Ready {
-		wrapped("", sty().err.Render("error: ")+m.o.Redact(chat.OneLine(st.Err.Error(), 2000)))
+		wrapped("", sty().err.Render("error: ")+m.o.Redact(render.OneLine(st.Err.Error(), 2000)))
 	}
 	// A server restarted a few times says the same thing each time: a
 	// line repeated shows once, with its count.
@@ -188,7 +189,7 @@ func (m Model) inspectLines() []line {
 		for j < len(st.Stderr) && st.Stderr[j] == st.Stderr[i] {
 			j++
 		}
-		l := sty().dim.Render("stderr: ") + m.o.Redact(chat.OneLine(st.Stderr[i], 300))
+		l := sty().dim.Render("stderr: ") + m.o.Redact(render.OneLine(st.Stderr[i], 300))
 		if j-i > 1 {
 			l += sty().dim.Render(fmt.Sprintf(" (×%d)", j-i))
 		}
@@ -232,17 +233,17 @@ func (m Model) inspectLines() []line {
 		for _, p := range d.Prompts {
 			l := "  " + p.Name + "(" + strings.Join(p.ArgNames(), ", ") + ")"
 			if p.Description != "" {
-				l += sty().dim.Render(" — " + chat.OneLine(p.Description, 200))
+				l += sty().dim.Render(" — " + render.OneLine(p.Description, 200))
 			}
 			add(l)
 			for _, a := range p.Args {
 				if a.Description != "" {
-					add(sty().dim.Render("      " + a.Name + ": " + chat.OneLine(a.Description, 200)))
+					add(sty().dim.Render("      " + a.Name + ": " + render.OneLine(a.Description, 200)))
 				}
 			}
 		}
 		if d.PromptsErr != nil {
-			add(sty().err.Render("  listing failed: " + m.o.Redact(chat.OneLine(d.PromptsErr.Error(), 300))))
+			add(sty().err.Render("  listing failed: " + m.o.Redact(render.OneLine(d.PromptsErr.Error(), 300))))
 		}
 	}
 	if d.HasResources {
@@ -259,7 +260,7 @@ func (m Model) inspectLines() []line {
 			add(l)
 		}
 		if d.ResourcesErr != nil {
-			add(sty().err.Render("  listing failed: " + m.o.Redact(chat.OneLine(d.ResourcesErr.Error(), 300))))
+			add(sty().err.Render("  listing failed: " + m.o.Redact(render.OneLine(d.ResourcesErr.Error(), 300))))
 		}
 	}
 	if ins := strings.TrimSpace(st.Info.Instructions); ins != "" {
@@ -303,7 +304,7 @@ func schemaLines(t chat.ToolDetail) []string {
 			extra = append(extra, "default "+f.Default)
 		}
 		if f.Description != "" {
-			extra = append(extra, chat.OneLine(f.Description, 200))
+			extra = append(extra, render.OneLine(f.Description, 200))
 		}
 		if len(extra) > 0 {
 			l += "  " + sty().dim.Render(strings.Join(extra, " · "))

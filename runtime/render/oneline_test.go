@@ -1,9 +1,9 @@
-package chat_test
+package render_test
 
 import (
 	"testing"
 
-	"github.com/luagent/luagent/runtime/chat"
+	"github.com/luagent/luagent/runtime/render"
 )
 
 // OneLine shows a server's or a model's text on one line: white space
@@ -20,7 +20,7 @@ func TestOneLine(t *testing.T) {
 		{"a\u009b31m\u202eb", 100, `a\u009b31m\u202eb`},
 		{"abcdef", 3, "abc…"},
 	} {
-		if got := chat.OneLine(c.in, c.n); got != c.want {
+		if got := render.OneLine(c.in, c.n); got != c.want {
 			t.Errorf("OneLine(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
 	}
