@@ -76,9 +76,9 @@ func secretValue(v string) bool {
 }
 
 // shQuote is a as a POSIX shell reads it back: bare when shellWord leaves
-// it bare, else in single quotes (nothing expands there; a ' inside is
-// '\''). A control character cannot be typed back: it stays shellWord's
-// visible escape.
+// it bare, else in single quotes, where nothing expands (a single quote
+// inside closes them, is escaped, and opens them again). A control
+// character cannot be typed back: it stays shellWord's visible escape.
 func shQuote(a string) string {
 	if w := shellWord(a); w == a || visible.Line(a) != a {
 		return w
