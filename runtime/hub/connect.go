@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -231,8 +234,8 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 			return h.sample(ctx, name, p)
 		}
 	}
-	if cfg.Roots && h.opts.Roots != nil {
-		o.Roots = func(ctx context.Context) ([]mcp.Root, error) { return h.opts.Roots(ctx, name) }
+	if cfg.Roots {
+		o.Roots = h.roots(cfg)
 	}
 	if h.opts.Configure != nil {
 		h.opts.Configure(cfg, &o)
@@ -261,6 +264,37 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		}
 	}
 	return o, nil
+}
+
+// roots answers an entry's roots/list: the folders of its "roots" list;
+// for "roots": true, Options.Roots when set, else the working folder.
+func (h *Hub) roots(cfg *catalog.Server) func(context.Context) ([]mcp.Root, error) {
+	name := cfg.Name
+	if cfg.RootDirs == nil && h.opts.Roots != nil {
+		return func(ctx context.Context) ([]mcp.Root, error) { return h.opts.Roots(ctx, name) }
+	}
+	return func(context.Context) ([]mcp.Root, error) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, errs.Errorf(errs.NotFound, "roots/list", "server %q asked for its roots, the working folder, which is gone (%v): start luagent in an existing folder", name, err)
+		}
+		home, _ := os.UserHomeDir()
+		return FolderRoots(cfg.RootFolders(wd, home)), nil
+	}
+}
+
+// FolderRoots are folders (absolute) as roots: file:// URIs, each named
+// by its folder's base name.
+func FolderRoots(dirs []string) []mcp.Root {
+	out := make([]mcp.Root, 0, len(dirs))
+	for _, d := range dirs {
+		p := filepath.ToSlash(d)
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // C:/x is file:///C:/x
+		}
+		out = append(out, mcp.Root{URI: (&url.URL{Scheme: "file", Path: p}).String(), Name: filepath.Base(d)})
+	}
+	return out
 }
 
 // inheritNames is an entry's inheritEnv list for transport.Inherit: nil
