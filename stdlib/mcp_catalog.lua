@@ -67,6 +67,7 @@ end
 -- tokens).
 local function entry_table(s)
   local t = { name = s.Name, enabled = s.Enabled, transport = s:Transport(), roots = s.Roots, sampling = s.Sampling }
+  if s.Roots and s.RootDirs then t.roots = json.array(list(s.RootDirs)) end -- "roots": [folders]
   if s.URL ~= "" then
     t.url, t.headers = s.URL, {}
     for _, k in ipairs(sorted_keys(s.Headers)) do t.headers[k] = "…" end

@@ -357,7 +357,7 @@ type getEntry struct {
 	StartupTimeout     float64           `json:"startupTimeoutSeconds"`
 	RequestTimeout     float64           `json:"requestTimeoutSeconds"`
 	Protocol           string            `json:"protocol"`
-	Roots              bool              `json:"roots"`
+	Roots              any               `json:"roots"` // false, true (the working folder) or the folders as written
 	Sampling           bool              `json:"sampling"`
 	LogLevel           string            `json:"logLevel"`
 	MaxConcurrentCalls int               `json:"maxConcurrentCalls"`
@@ -408,7 +408,7 @@ func mcpGet(name string, asJSON bool, stdout, stderr io.Writer) int {
 	g := getEntry{listEntry: newListEntry(s), Headers: shownHeaders(s.Headers),
 		StartupTimeout: orDefault(s.StartupTimeout, catalog.DefaultStartupTimeout).Seconds(),
 		RequestTimeout: orDefault(s.RequestTimeout, catalog.DefaultRequestTimeout).Seconds(),
-		Protocol:       s.Protocol, Roots: s.Roots, Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
+		Protocol:       s.Protocol, Roots: rootsShown(s), Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
 	if g.Protocol == "" {
 		g.Protocol = catalog.DefaultProtocol
 	}
@@ -464,7 +464,12 @@ func mcpGet(name string, asJSON bool, stdout, stderr io.Writer) int {
 	row("startup timeout", fmt.Sprintf("%gs", g.StartupTimeout))
 	row("request timeout", fmt.Sprintf("%gs", g.RequestTimeout))
 	row("protocol", g.Protocol)
-	row("roots", yesNo(s.Roots))
+	switch r := g.Roots.(type) {
+	case []string:
+		row("roots", strings.Join(r, ", "))
+	case bool:
+		row("roots", map[bool]string{true: "yes (the working folder)", false: "no"}[r])
+	}
 	row("sampling", yesNo(s.Sampling))
 	if s.LogLevel != "" {
 		row("log level", s.LogLevel)
@@ -474,6 +479,15 @@ func mcpGet(name string, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	return host.ExitOK
+}
+
+// rootsShown is an entry's roots for mcp get --json: false, true (the
+// working folder) or its folders as written.
+func rootsShown(s *catalog.Server) any {
+	if s.Roots && s.RootDirs != nil {
+		return append([]string{}, s.RootDirs...)
+	}
+	return s.Roots
 }
 
 func orDefault(d, def time.Duration) time.Duration {

@@ -101,8 +101,12 @@ type Server struct {
 	// "" means auto.
 	Protocol string
 	// Roots and Sampling let the server ask for the client's roots and for
-	// model samples; both off unless the entry says true.
+	// model samples; both off unless the entry says so. The roots are
+	// RootDirs ("roots": ["~/src", "docs"]: relative folders are the
+	// working folder's, ~ the home folder), or the working folder when
+	// RootDirs is nil ("roots": true); see RootFolders.
 	Roots    bool
+	RootDirs []string
 	Sampling bool
 	// LogLevel asks the server for log messages at this level and above
 	// ("" asks for none).

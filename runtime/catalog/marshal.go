@@ -77,12 +77,19 @@ func (s *Server) node() node {
 	add("startupTimeoutSeconds", read && w.StartupTimeout == s.StartupTimeout, s.StartupTimeout == 0, secondsNode(s.StartupTimeout))
 	add("requestTimeoutSeconds", read && w.RequestTimeout == s.RequestTimeout, s.RequestTimeout == 0, secondsNode(s.RequestTimeout))
 	add("protocol", read && w.Protocol == s.Protocol, s.Protocol == "", quote(s.Protocol))
-	add("roots", read && w.Roots == s.Roots, !s.Roots, gen(strconv.FormatBool(s.Roots)))
+	add("roots", read && w.Roots == s.Roots && slices.Equal(w.RootDirs, s.RootDirs) && (w.RootDirs == nil) == (s.RootDirs == nil), !s.Roots, s.rootsNode())
 	add("sampling", read && w.Sampling == s.Sampling, !s.Sampling, gen(strconv.FormatBool(s.Sampling)))
 	add("logLevel", read && w.LogLevel == s.LogLevel, s.LogLevel == "", quote(s.LogLevel))
 	add("maxConcurrentCalls", read && w.MaxConcurrentCalls == s.MaxConcurrentCalls, s.MaxConcurrentCalls == 0, gen(strconv.Itoa(s.MaxConcurrentCalls)))
 	add("enabled", read && w.Enabled == s.Enabled, read && s.Enabled, gen(strconv.FormatBool(s.Enabled)))
 	return node{obj: true, members: appendExtra(ms, s.extra)}
+}
+
+func (s *Server) rootsNode() node {
+	if s.RootDirs != nil {
+		return list(s.RootDirs)
+	}
+	return gen(strconv.FormatBool(s.Roots))
 }
 
 func (i InheritEnv) node() node {

@@ -145,7 +145,7 @@ func parseServer(name string, raw json.RawMessage, path string, p *problems) *Se
 		case "protocol":
 			s.Protocol = str(m.val, fp, p)
 		case "roots":
-			s.Roots = boolean(m.val, fp, p, false)
+			s.Roots, s.RootDirs = roots(m.val, fp, p)
 		case "sampling":
 			s.Sampling = boolean(m.val, fp, p, false)
 		case "logLevel":
@@ -219,6 +219,22 @@ func inheritEnv(raw json.RawMessage, path string, p *problems) InheritEnv {
 	return InheritEnv{}
 }
 
+// roots reads true, false or null (off), or a list of folders (on).
+func roots(raw json.RawMessage, path string, p *problems) (bool, []string) {
+	if raw[0] == '[' {
+		var l []string
+		if json.Unmarshal(raw, &l) == nil {
+			return true, append([]string{}, l...)
+		}
+	} else if string(raw) == "true" || string(raw) == "false" || isNull(raw) {
+		return string(raw) == "true", nil
+	}
+	p.add(path, rootsRule)
+	return false, nil
+}
+
+const rootsRule = `must be true, false or a list of folders like [".", "~/src"] (true: the working folder)`
+
 const inheritEnvRule = `must be "minimal" or a list of variable names like ["PATH", "HOME"] (leave it out to inherit all but luagent's own keys)`
 
 func envMap(raw json.RawMessage, path string, p *problems) map[string]EnvValue {
@@ -290,7 +306,7 @@ func parseEnvValue(raw json.RawMessage, path string, p *problems) (EnvValue, boo
 func (s *Server) fields() *Server {
 	c := &Server{Name: s.Name, Enabled: s.Enabled, Command: s.Command, Args: cloneList(s.Args), Cwd: s.Cwd,
 		InheritEnv: s.InheritEnv.clone(), URL: s.URL, StartupTimeout: s.StartupTimeout, RequestTimeout: s.RequestTimeout, Protocol: s.Protocol,
-		Roots: s.Roots, Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
+		Roots: s.Roots, RootDirs: cloneList(s.RootDirs), Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
 	if s.Env != nil {
 		c.Env = make(map[string]EnvValue, len(s.Env))
 		for k, v := range s.Env {

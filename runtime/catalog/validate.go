@@ -147,6 +147,13 @@ func (s *Server) validate(p *problems) {
 			at(fmt.Sprintf("inheritEnv[%d]", i), k+" appears twice; keep one")
 		}
 	}
+	for i, d := range s.RootDirs {
+		if strings.TrimSpace(d) == "" || strings.ContainsRune(d, 0) {
+			at(fmt.Sprintf("roots[%d]", i), `must be a folder, like "." or "~/src"`)
+		} else if slices.Contains(s.RootDirs[:i], d) {
+			at(fmt.Sprintf("roots[%d]", i), d+" appears twice; keep one")
+		}
+	}
 	for _, k := range sortedKeys(s.Headers) {
 		if !httpguts.ValidHeaderFieldName(k) {
 			at("headers."+k, "is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~, no spaces or colons)")

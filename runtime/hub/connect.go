@@ -3,13 +3,18 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/jsonrpc"
 	"github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/secret"
@@ -54,8 +59,8 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	if err == nil && cfg.LogLevel != "" {
 		err = c.SetLogLevel(ctx, cfg.LogLevel)
 	}
-	if err == nil && c.Info().Capabilities.Tools != nil {
-		tools, err = c.Tools(ctx)
+	if err == nil {
+		tools, err = listTools(ctx, c)
 	}
 	var sk *serverSkills
 	if err == nil {
@@ -91,6 +96,39 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	s.state.Info = c.Info()
 	h.setLocked(s, Ready, nil)
 }
+
+// listTools lists a server's tools whether or not it declared the tools
+// capability, as leniently as the seed's clients: many small servers
+// answer tools/list with "capabilities": {}. One that declared no tools
+// and answers with an error ("method not found", or another code some
+// servers use for a method they lack), or does not answer within
+// undeclaredToolsWait, has none, without an error; its connection and its
+// credentials failing still fail it. A server that declared tools and
+// cannot list them is broken, and says so.
+func listTools(ctx context.Context, c *mcp.Client) ([]mcp.Tool, error) {
+	if c.Info().Capabilities.Tools != nil {
+		return c.Tools(ctx)
+	}
+	lctx, cancel := context.WithTimeout(ctx, undeclaredToolsWait)
+	defer cancel()
+	tools, err := c.Tools(lctx)
+	if err == nil {
+		return tools, nil
+	}
+	var rpc *jsonrpc.Error
+	switch k := errs.KindOf(err); {
+	case k == errs.Auth || k == errs.Closed || ctx.Err() != nil:
+		return nil, err
+	case errors.As(err, &rpc), lctx.Err() != nil:
+		return nil, nil
+	}
+	return nil, err
+}
+
+// undeclaredToolsWait bounds tools/list to a server that declared no
+// tools: one that never answers a method it lacks must not hold its start
+// until the startup timeout.
+var undeclaredToolsWait = 5 * time.Second // a test shortens it
 
 // lost marks a ready server whose process exited (or whose connection
 // broke) Failed, with why and its last stderr lines. Its tools stay listed:
@@ -196,8 +234,8 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 			return h.sample(ctx, name, p)
 		}
 	}
-	if cfg.Roots && h.opts.Roots != nil {
-		o.Roots = func(ctx context.Context) ([]mcp.Root, error) { return h.opts.Roots(ctx, name) }
+	if cfg.Roots {
+		o.Roots = h.roots(cfg)
 	}
 	if h.opts.Configure != nil {
 		h.opts.Configure(cfg, &o)
@@ -226,6 +264,37 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		}
 	}
 	return o, nil
+}
+
+// roots answers an entry's roots/list: the folders of its "roots" list;
+// for "roots": true, Options.Roots when set, else the working folder.
+func (h *Hub) roots(cfg *catalog.Server) func(context.Context) ([]mcp.Root, error) {
+	name := cfg.Name
+	if cfg.RootDirs == nil && h.opts.Roots != nil {
+		return func(ctx context.Context) ([]mcp.Root, error) { return h.opts.Roots(ctx, name) }
+	}
+	return func(context.Context) ([]mcp.Root, error) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, errs.Errorf(errs.NotFound, "roots/list", "server %q asked for its roots, the working folder, which is gone (%v): start luagent in an existing folder", name, err)
+		}
+		home, _ := os.UserHomeDir()
+		return FolderRoots(cfg.RootFolders(wd, home)), nil
+	}
+}
+
+// FolderRoots are folders (absolute) as roots: file:// URIs, each named
+// by its folder's base name.
+func FolderRoots(dirs []string) []mcp.Root {
+	out := make([]mcp.Root, 0, len(dirs))
+	for _, d := range dirs {
+		p := filepath.ToSlash(d)
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // C:/x is file:///C:/x
+		}
+		out = append(out, mcp.Root{URI: (&url.URL{Scheme: "file", Path: p}).String(), Name: filepath.Base(d)})
+	}
+	return out
 }
 
 // inheritNames is an entry's inheritEnv list for transport.Inherit: nil

@@ -94,7 +94,9 @@ type Options struct {
 	// Elicit answers servers' elicitation requests; it is advertised only
 	// when set (an interactive host). Sample and Roots answer sampling and
 	// roots requests, advertised only to entries with "sampling": true or
-	// "roots": true.
+	// "roots": true (or a list of folders). An entry's list of folders is
+	// its roots; for "roots": true, Roots answers when set, else the
+	// working folder is the one root.
 	Elicit func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)
 	Sample func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)
 	Roots  func(ctx context.Context, server string) ([]mcp.Root, error)

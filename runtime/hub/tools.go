@@ -183,7 +183,7 @@ func (h *Hub) refresh(ctx context.Context, s *server) error {
 		h.mu.Unlock()
 
 		rctx, cancel := context.WithTimeout(ctx, requestTimeout(s.cfg))
-		tools, err := c.Tools(rctx)
+		tools, err := listTools(rctx, c)
 		cancel()
 
 		h.mu.Lock()

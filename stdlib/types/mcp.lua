@@ -317,7 +317,7 @@ function Conn:close() end
 ---@field startupTimeoutSeconds? number
 ---@field requestTimeoutSeconds? number
 ---@field protocol? "auto"|"legacy"|"modern"
----@field roots? boolean
+---@field roots? boolean|string[] let the server list roots: true = the working folder, or these folders (relative ones the working folder's, ~ expanded); default false
 ---@field sampling? boolean let the server sample through an agent's model (under its policy) or on_sample
 ---@field logLevel? string
 ---@field maxConcurrentCalls? integer
@@ -498,7 +498,7 @@ function Hub:close() end
 ---@field requestTimeoutSeconds? number
 ---@field protocol? string
 ---@field logLevel? string
----@field roots boolean
+---@field roots boolean|string[] true = the working folder, or the folders as written
 ---@field sampling boolean
 
 ---config.json, read and edited. Every edit is one locked, atomic write

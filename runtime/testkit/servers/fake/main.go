@@ -22,7 +22,7 @@ import (
 var (
 	era        = flag.String("era", "dual", "legacy, modern or dual")
 	probe      = flag.String("probe", "", "how a legacy server answers server/discover: method-not-found, invalid-params, silent, exit, junk, invalid-jsonrpc, legacy-discover, unsupported-legacy, unsupported-modern, old-code, late")
-	quirk      = flag.String("quirk", "", "comma-separated misbehaviours: no-result-type, unknown-result-type, junk-lines, exit-on-initialize-first-run")
+	quirk      = flag.String("quirk", "", "comma-separated misbehaviours: no-result-type, unknown-result-type, junk-lines, exit-on-initialize-first-run, no-capabilities (declare {}), no-tools-list (tools/list: -32601), silent-tools-list (tools/list: no answer)")
 	logFile    = flag.String("log", "", "append every received line to this file")
 	nTools     = flag.Int("tools", 0, "extra tools tool_1..tool_N")
 	pageSize   = flag.Int("page", 0, "tools/list page size (0 = no pagination)")
@@ -234,13 +234,13 @@ func (s *server) discover(m msg) {
 	s.mode = "modern"
 	s.reply(m.ID, s.result(map[string]any{
 		"supportedVersions": []string{"2026-07-28"},
-		"capabilities": map[string]any{
+		"capabilities": s.capabilities(map[string]any{
 			"tools":      map[string]any{"listChanged": true},
 			"resources":  map[string]any{"subscribe": true, "listChanged": true},
 			"prompts":    map[string]any{},
 			"logging":    map[string]any{},
 			"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}},
-		},
+		}),
 		"instructions": "a fake server for tests",
 		"ttlMs":        60000,
 		"cacheScope":   "public",
@@ -263,16 +263,25 @@ func (s *server) initialize(m msg) {
 	}
 	s.reply(m.ID, map[string]any{
 		"protocolVersion": version,
-		"capabilities": map[string]any{
+		"capabilities": s.capabilities(map[string]any{
 			"tools":     map[string]any{"listChanged": true},
 			"resources": map[string]any{"subscribe": true, "listChanged": true},
 			"prompts":   map[string]any{},
 			"logging":   map[string]any{},
 			"tasks":     map[string]any{"list": map[string]any{}, "cancel": map[string]any{}, "requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}},
-		},
+		}),
 		"serverInfo":   map[string]string{"name": "fake", "version": "1.0"},
 		"instructions": "a fake server for tests",
 	})
+}
+
+// capabilities is caps, or {} with the no-capabilities quirk (a server
+// that declares nothing, as many small hand-written ones do).
+func (s *server) capabilities(caps map[string]any) map[string]any {
+	if s.quirks["no-capabilities"] {
+		return map[string]any{}
+	}
+	return caps
 }
 
 // ask sends a server→client request (legacy) and waits for the answer.
@@ -343,6 +352,13 @@ func (s *server) request(m msg) {
 	}
 	switch m.Method {
 	case "tools/list":
+		if s.quirks["no-tools-list"] {
+			s.fail(m.ID, -32601, "Method not found", nil)
+			return
+		}
+		if s.quirks["silent-tools-list"] {
+			return
+		}
 		all := s.tools()
 		start := 0
 		if p.Cursor != "" {
