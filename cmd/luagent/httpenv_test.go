@@ -308,3 +308,42 @@ func TestHTTPEnvTokenFile(t *testing.T) {
 		t.Errorf("a missing token file: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// mcp.connect's env = {MCP_ACCESS_TOKEN = ...} and {MCP_OAUTH_TOKEN_FILE =
+// path} decide as a catalog entry's do (mcp.HTTPAuth): the same token
+// sent, the same refusal, the same refresh in place.
+func TestHTTPEnvFromLua(t *testing.T) {
+	srv := newBearerServer(t, "lua-good-SECRET")
+	srv.mu.Lock()
+	srv.refreshes["lua-refresh-SECRET"] = "lua-fresh-SECRET"
+	srv.mu.Unlock()
+	dir := t.TempDir()
+	tokFile := filepath.Join(dir, "token.json")
+	b, _ := json.Marshal(map[string]any{"client_id": "c1", "token_endpoint": srv.srv.URL + "/token", "access_token": "lua-expired-SECRET",
+		"refresh_token": "lua-refresh-SECRET", "expires_at": time.Now().Add(-time.Hour).Unix()})
+	if err := os.WriteFile(tokFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := writeFile(t, dir, "connect.lua", `
+local url, file = arg[1], arg[2]
+local function try(env)
+  local ok, c = task.pcall(mcp.connect, { url = url, env = env })
+  if not ok then return "error " .. c.kind .. ": " .. c.message end
+  local r = c:call("whoami")
+  c:close()
+  return r.content[1].text
+end
+print("good", try({ MCP_ACCESS_TOKEN = "lua-good-SECRET" }))
+print("bad", try({ MCP_ACCESS_TOKEN = "lua-bad-SECRET" }))
+print("file", try({ MCP_OAUTH_TOKEN_FILE = file }))`)
+	r := luagent(t, "", nil, "run", script, srv.url(), tokFile)
+	for _, want := range []string{"good\tauthorized\n", "bad\terror auth: ", "refused the access token MCP_ACCESS_TOKEN supplies", "file\tauthorized\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("lacks %q: exit %d\n%s%s", want, r.code, r.stdout, r.stderr)
+		}
+	}
+	noSecret(t, "mcp.connect", []string{"lua-good-SECRET", "lua-bad-SECRET", "lua-expired-SECRET", "lua-refresh-SECRET", "lua-fresh-SECRET"}, r.stdout, r.stderr)
+	if b, _ := os.ReadFile(tokFile); !strings.Contains(string(b), `"access_token": "lua-fresh-SECRET"`) {
+		t.Errorf("the token file was not refreshed in place:\n%s", b)
+	}
+}
