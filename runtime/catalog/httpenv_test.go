@@ -60,3 +60,14 @@ func TestHTTPEnv(t *testing.T) {
 		t.Errorf("Load = %v, want one line with %q", err, want)
 	}
 }
+
+// The mcp add command that saves an HTTP entry again gives its env too,
+// a literal token as "...".
+func TestAddCommandHTTPEnv(t *testing.T) {
+	s := &Server{Name: "w", Enabled: true, URL: "https://example.com/mcp",
+		Env: map[string]EnvValue{"MCP_ACCESS_TOKEN": {Value: "lit-SECRET"}, "MCP_OAUTH_TOKEN_FILE": {FromEnv: "TOKFILE"}}}
+	want := "luagent mcp add --force w --transport http https://example.com/mcp --env MCP_ACCESS_TOKEN=... --env-from MCP_OAUTH_TOKEN_FILE=TOKFILE"
+	if got := s.AddCommand(); got != want {
+		t.Errorf("AddCommand() = %s\nwant %s", got, want)
+	}
+}
