@@ -290,10 +290,13 @@ server is reached at URL (Streamable HTTP; an old SSE endpoint is served by
 the legacy fallback). NAME is 1 to 64 letters, digits, _ or -. A COMMAND or
 an argument that names an existing file by a relative path (greet.lua,
 ./bin/server) is saved as its absolute path, with a note, so the server
-starts from any folder.`,
+starts from any folder. An HTTP server's env takes two names: MCP_ACCESS_TOKEN
+(a bearer token sent as given, no OAuth) and MCP_OAUTH_TOKEN_FILE (a token
+file, refreshed in place).`,
 		Example: `  luagent mcp add everything -- npx -y @modelcontextprotocol/server-everything
   luagent mcp add github --env-from GITHUB_TOKEN=GITHUB_TOKEN -- npx -y @modelcontextprotocol/server-github
-  luagent mcp add remote --transport http https://mcp.example.com/mcp --scope read`,
+  luagent mcp add remote --transport http https://mcp.example.com/mcp --scope read
+  luagent mcp add hosted https://mcp.example.com/mcp --env-from MCP_ACCESS_TOKEN=HOSTED_TOKEN`,
 		Annotations: map[string]string{
 			"usage": `usage: luagent mcp add NAME [options] -- COMMAND [ARGS...]
        luagent mcp add NAME --transport http URL [options]
@@ -346,7 +349,7 @@ func addFlags(c *cobra.Command, a *addOptions, disabled *bool) {
 			return nil
 		}
 	}
-	st.fn("env,e", "K=V", "set the variable K to V (repeatable; V is saved in the file, mode 0600, and never printed)", "", env("--env"))
+	st.fn("env,e", "K=V", "set the variable K to V (repeatable; V is saved in the file, mode 0600, and never printed); an HTTP server takes MCP_ACCESS_TOKEN and MCP_OAUTH_TOKEN_FILE", "", env("--env"))
 	st.fn("env-param", "K=P", "K comes from the parameter P: --set P=VALUE or --params-file", "", env("--env-param"))
 	st.fn("env-from", "K=VAR", "K comes from luagent's own environment variable VAR", "", env("--env-from"))
 	st.fn("inherit-env", "minimal|A,B", "which of luagent's variables it inherits besides --env: the MCP SDKs' short list (HOME, PATH, ...), or only A and B (default: all but luagent's own keys, such as OPENAI_API_KEY, unless --env names them)", "", func(v string) error {

@@ -132,7 +132,7 @@ type addOptions struct {
 
 // mcpAdd saves a new server:
 //
-//	luagent mcp add NAME --transport http URL [--header K:V]... [--scope S]... [--client-id ID]
+//	luagent mcp add NAME --transport http URL [--header K:V]... [--scope S]... [--client-id ID] [--env MCP_ACCESS_TOKEN=V]...
 //	luagent mcp add NAME [--env K=V]... [--env-param K=PARAM]... [--env-from K=VAR]... [--cwd DIR] -- COMMAND [ARGS...]
 //
 // positional are the arguments before --, command those after (haveCommand:
@@ -434,6 +434,9 @@ func mcpGet(name string, asJSON bool, stdout, stderr io.Writer) int {
 		row("url", s.Shown())
 		for _, k := range slices.Sorted(maps.Keys(g.Headers)) {
 			row("header", k+": "+g.Headers[k])
+		}
+		if keys := envKeys(s); len(keys) > 0 {
+			row("env", strings.Join(keys, ", ")+" (values not shown)")
 		}
 		if o := g.OAuth; o != nil {
 			if o.ClientID != "" {

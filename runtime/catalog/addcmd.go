@@ -35,6 +35,7 @@ func (s *Server) AddCommand(extra ...string) string {
 				words = append(words, "--client-id", shQuote(s.OAuth.ClientID))
 			}
 		}
+		words = s.envWords(words)
 		for _, e := range extra {
 			words = append(words, shQuote(e))
 		}
@@ -43,16 +44,7 @@ func (s *Server) AddCommand(extra ...string) string {
 	if s.Cwd != "" {
 		words = append(words, "--cwd", shQuote(s.Cwd))
 	}
-	for _, k := range sortedKeys(s.Env) {
-		switch v := s.Env[k]; {
-		case v.Param != "":
-			words = append(words, "--env-param", shQuote(k+"="+v.Param))
-		case v.FromEnv != "":
-			words = append(words, "--env-from", shQuote(k+"="+v.FromEnv))
-		default:
-			words = append(words, "--env", shQuote(k+"=..."))
-		}
-	}
+	words = s.envWords(words)
 	switch ie := s.InheritEnv; {
 	case ie.Minimal:
 		words = append(words, "--inherit-env", InheritMinimal)
@@ -67,6 +59,22 @@ func (s *Server) AddCommand(extra ...string) string {
 		words = append(words, shQuote(a))
 	}
 	return strings.Join(words, " ")
+}
+
+// envWords appends the --env, --env-param and --env-from flags that give
+// s's env (a literal value is "...").
+func (s *Server) envWords(words []string) []string {
+	for _, k := range sortedKeys(s.Env) {
+		switch v := s.Env[k]; {
+		case v.Param != "":
+			words = append(words, "--env-param", shQuote(k+"="+v.Param))
+		case v.FromEnv != "":
+			words = append(words, "--env-from", shQuote(k+"="+v.FromEnv))
+		default:
+			words = append(words, "--env", shQuote(k+"=..."))
+		}
+	}
+	return words
 }
 
 // secretValue says whether a header value carries a credential scheme.

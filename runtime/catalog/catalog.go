@@ -87,7 +87,8 @@ type Server struct {
 	InheritEnv InheritEnv
 
 	// URL is a Streamable HTTP endpoint; Headers are sent with every
-	// request; OAuth configures authorization when the server asks for it.
+	// request; OAuth configures authorization when the server asks for it
+	// (Env may give its token instead: HTTPEnv).
 	URL     string
 	Headers map[string]string
 	OAuth   *OAuth
@@ -131,6 +132,12 @@ type OAuth struct {
 	read  *OAuth
 	raw   map[string]json.RawMessage
 }
+
+// HTTPEnv are the env names an HTTP entry takes (the seed's, for remote
+// servers): MCP_ACCESS_TOKEN, a bearer token sent as given (no OAuth), and
+// MCP_OAUTH_TOKEN_FILE, a token record used and refreshed in place. Their
+// values are written as a stdio server's are (ResolveEnv).
+var HTTPEnv = []string{"MCP_ACCESS_TOKEN", "MCP_OAUTH_TOKEN_FILE"}
 
 // EnvValue is one env entry: a literal, or a reference resolved when the
 // server starts, so secrets need not sit in the file.

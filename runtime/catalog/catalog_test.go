@@ -355,7 +355,17 @@ func TestValidate(t *testing.T) {
 		{"url relative", with(web(), func(s *Server) { s.URL = "/mcp" }), "mcpServers.w.url:"},
 		{"http url ok", with(web(), func(s *Server) { s.URL = "http://127.0.0.1:8080/mcp" }), ""},
 		{"args on http", with(web(), func(s *Server) { s.Args = []string{"x"} }), "mcpServers.w.args: only a stdio server"},
-		{"env on http", with(web(), func(s *Server) { s.Env = map[string]EnvValue{"A": {Value: "1"}} }), "mcpServers.w.env: only a stdio server"},
+		{"env on http other name", with(web(), func(s *Server) { s.Env = map[string]EnvValue{"A": {Value: "1"}} }),
+			"mcpServers.w.env.A: an HTTP server takes only MCP_ACCESS_TOKEN (a bearer token) and MCP_OAUTH_TOKEN_FILE (a token file) in env; remove A, or send it as a header"},
+		{"env on http access token", with(web(), func(s *Server) { s.Env = map[string]EnvValue{"MCP_ACCESS_TOKEN": {Value: "t0k"}} }), ""},
+		{"env on http token from env", with(web(), func(s *Server) { s.Env = map[string]EnvValue{"MCP_ACCESS_TOKEN": {FromEnv: "GH_TOKEN"}} }), ""},
+		{"env on http token param", with(web(), func(s *Server) { s.Env = map[string]EnvValue{"MCP_ACCESS_TOKEN": {Param: "token"}} }), ""},
+		{"env on http token file", with(web(), func(s *Server) { s.Env = map[string]EnvValue{"MCP_OAUTH_TOKEN_FILE": {Value: "/tmp/tok.json"}} }), ""},
+		{"env on http both", with(web(), func(s *Server) {
+			s.Env = map[string]EnvValue{"MCP_ACCESS_TOKEN": {FromEnv: "T"}, "MCP_OAUTH_TOKEN_FILE": {Value: "/tmp/tok.json"}}
+		}), ""},
+		{"env on http bad fromEnv", with(web(), func(s *Server) { s.Env = map[string]EnvValue{"MCP_ACCESS_TOKEN": {FromEnv: "A-B"}} }), "mcpServers.w.env.MCP_ACCESS_TOKEN.fromEnv: must be an environment variable name"},
+		{"env on http lower case", with(web(), func(s *Server) { s.Env = map[string]EnvValue{"mcp_access_token": {Value: "x"}} }), "mcpServers.w.env.mcp_access_token: an HTTP server takes only MCP_ACCESS_TOKEN"},
 		{"headers on stdio", with(ok(), func(s *Server) { s.Headers = map[string]string{"A": "1"} }), "mcpServers.s.headers: only an HTTP server"},
 		{"oauth on stdio", with(ok(), func(s *Server) { s.OAuth = &OAuth{} }), "mcpServers.s.oauth: only an HTTP server"},
 		{"secret without id", with(web(), func(s *Server) { s.OAuth = &OAuth{ClientSecret: "x"} }), "mcpServers.w.oauth.clientSecret: a client secret needs clientId"},

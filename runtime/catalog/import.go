@@ -485,6 +485,10 @@ func (im *importer) env(s *Server, k, v string) {
 // header adds a header; one that holds a reference cannot be expressed
 // (headers are literal) and is left out with a note.
 func (im *importer) header(s *Server, k, v string) {
+	if tok, ok := bearerRef(k, v); ok {
+		im.env(s, "MCP_ACCESS_TOKEN", tok) // the token the seed's env gives
+		return
+	}
 	if refRE.MatchString(v) {
 		im.noteFix(s, []string{"-H", k + ": ..."}, "header %s uses %s; luagent headers are literal, so it was left out; use OAuth (luagent mcp login URL) or add it", k, refRE.FindString(v))
 		return
@@ -493,6 +497,18 @@ func (im *importer) header(s *Server, k, v string) {
 		s.Headers = map[string]string{}
 	}
 	s.Headers[k] = v
+}
+
+// bearerRef is the reference in "Authorization: Bearer ${...}" (the
+// whole token one reference), which an HTTP entry's env.MCP_ACCESS_TOKEN
+// expresses.
+func bearerRef(k, v string) (string, bool) {
+	if !strings.EqualFold(k, "Authorization") || len(v) < 7 || !strings.EqualFold(v[:7], "Bearer ") {
+		return "", false
+	}
+	tok := strings.TrimSpace(v[7:])
+	m := refRE.FindStringIndex(tok)
+	return tok, m != nil && m[0] == 0 && m[1] == len(tok)
 }
 
 func asString(v any) string {
@@ -581,7 +597,14 @@ func (im *importer) codex(data []byte) error {
 					im.noteFix(s, []string{"-H", hk + ": ..."}, "header %s comes from $%s; luagent headers are literal, so it was left out; use OAuth (luagent mcp login URL) or add it", hk, asString(asMap(v)[hk]))
 				}
 			case "bearer_token_env_var":
-				im.noteFix(s, []string{"-H", "Authorization: Bearer ..."}, "bearer_token_env_var %s: luagent headers are literal, so the Authorization header was left out; use OAuth (luagent mcp login URL) or add it", asString(v))
+				if name := asString(v); envNameRE.MatchString(name) {
+					if s.Env == nil {
+						s.Env = map[string]EnvValue{}
+					}
+					s.Env["MCP_ACCESS_TOKEN"] = EnvValue{FromEnv: name}
+				} else {
+					im.noteFix(s, []string{"--env", "MCP_ACCESS_TOKEN=..."}, "bearer_token_env_var %s is not a variable name; the token was left out; set it", name)
+				}
 			case "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec":
 				d, ok := codexSeconds(v, k == "startup_timeout_ms")
 				if !ok {

@@ -100,9 +100,14 @@ func (s *Server) validate(p *problems) {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"args", s.Args != nil}, {"cwd", s.Cwd != ""}, {"env", s.Env != nil}, {"inheritEnv", !s.InheritEnv.IsDefault()}} {
+		}{{"args", s.Args != nil}, {"cwd", s.Cwd != ""}, {"inheritEnv", !s.InheritEnv.IsDefault()}} {
 			if f.set {
 				at(f.name, "only a stdio server (command) takes "+f.name+"; remove it from this HTTP entry")
+			}
+		}
+		for _, k := range sortedKeys(s.Env) {
+			if !slices.Contains(HTTPEnv, k) {
+				at("env."+k, "an HTTP server takes only MCP_ACCESS_TOKEN (a bearer token) and MCP_OAUTH_TOKEN_FILE (a token file) in env; remove "+k+", or send it as a header")
 			}
 		}
 	}

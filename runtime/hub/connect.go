@@ -167,11 +167,31 @@ func startupTimeout(cfg *catalog.Server) any {
 	return catalog.DefaultStartupTimeout
 }
 
-// needsAuth is the one line a NeedsAuth server shows.
+// needsAuth is the one line a NeedsAuth server shows. An entry whose env
+// gives its token says why that token failed (the cause says what to do).
 func needsAuth(cfg *catalog.Server, cause error) error {
+	_, token := cfg.Env[mcp.EnvAccessToken]
+	_, file := cfg.Env[mcp.EnvOAuthTokenFile]
+	if token || file {
+		return &errs.Error{Kind: errs.Auth, Op: "hub", Msg: "server " + quote(cfg.Name) + " needs authorization: " + causeMsg(cause), Err: cause}
+	}
 	return &errs.Error{Kind: errs.Auth, Op: "hub",
 		Msg: "server " + quote(cfg.Name) + " needs authorization: run `luagent mcp login " + secret.URL(cfg.URL) + "`, or reauthorize it from the hub",
 		Err: cause}
+}
+
+// causeMsg is what an auth error itself says: the server's error
+// message, or the error's own without the operation before it.
+func causeMsg(err error) string {
+	var je *jsonrpc.Error
+	var e *errs.Error
+	switch {
+	case errors.As(err, &je):
+		return je.Message
+	case errors.As(err, &e) && e.Msg != "":
+		return e.Msg
+	}
+	return err.Error()
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
@@ -216,11 +236,13 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		}
 	}
 	if cfg.URL != "" {
-		oa, err := h.oauthOptions(cfg, interactive)
+		a, err := h.httpAuth(cfg, interactive)
 		if err != nil {
 			return o, err
 		}
-		o.OAuth = oa
+		if err := a.Apply(&o); err != nil {
+			return o, err
+		}
 	}
 	if h.opts.Elicit != nil {
 		o.Elicit = func(ctx context.Context, p json.RawMessage) (json.RawMessage, error) {
@@ -327,11 +349,19 @@ func envSecrets(env map[string]string) []string {
 	return out
 }
 
-// oauthOptions: with a stored credential, OAuth (refreshing it when it
-// expires); interactive, the whole flow with the browser step; otherwise
-// none, so a server that answers 401 makes the start fail with an auth
-// error (NeedsAuth) without discovery, registration or a browser.
-func (h *Hub) oauthOptions(cfg *catalog.Server, interactive bool) (*mcp.OAuthOptions, error) {
+// httpAuth is how an HTTP entry authorizes, decided as for mcp.connect
+// (mcp.HTTPAuth): env.MCP_ACCESS_TOKEN is sent as given; otherwise OAuth,
+// its credential in env.MCP_OAUTH_TOKEN_FILE's file or the store. A
+// background start (not interactive) uses a kept credential only,
+// refreshing it when it expires; without one a server that answers 401
+// makes the start fail with an auth error (NeedsAuth) without discovery,
+// registration or a browser. interactive runs the whole flow with the
+// browser step.
+func (h *Hub) httpAuth(cfg *catalog.Server, interactive bool) (mcp.HTTPAuth, error) {
+	env, err := cfg.ResolveEnv(h.opts.Params, h.opts.LookupEnv)
+	if err != nil {
+		return mcp.HTTPAuth{}, err
+	}
 	oc := oauth.Config{ServerURL: cfg.URL, ClientName: "luagent", Out: h.opts.AuthOut}
 	if cfg.OAuth != nil {
 		oc.ClientID, oc.ClientSecret = cfg.OAuth.ClientID, cfg.OAuth.ClientSecret
@@ -339,21 +369,27 @@ func (h *Hub) oauthOptions(cfg *catalog.Server, interactive bool) (*mcp.OAuthOpt
 	}
 	if interactive {
 		oc.Browse = h.opts.Browse
-	} else {
-		if h.opts.Store == nil {
-			return nil, nil
-		}
-		if cred, err := h.opts.Store.Load(cfg.URL); err != nil || cred == nil {
-			return nil, nil
-		}
-		oc.Browse = func(context.Context, string) (string, error) {
-			return "", errs.New(errs.Auth, "hub", "a background start does not open a browser")
-		}
 	}
-	if err := oc.Validate(); err != nil {
+	a := mcp.HTTPAuth{AccessToken: env[mcp.EnvAccessToken], TokenFile: env[mcp.EnvOAuthTokenFile],
+		OAuth: &oc, Store: h.opts.Store, Background: !interactive}
+	if h.opts.Store != nil {
+		a.Warn = h.opts.Store.Warn
+	}
+	return a, nil
+}
+
+// oauthOptions are an HTTP entry's OAuth options (nil: it does not use
+// OAuth, or, not interactive, has no credential kept).
+func (h *Hub) oauthOptions(cfg *catalog.Server, interactive bool) (*mcp.OAuthOptions, error) {
+	a, err := h.httpAuth(cfg, interactive)
+	if err != nil {
 		return nil, err
 	}
-	return &mcp.OAuthOptions{Config: oc, Store: h.opts.Store}, nil
+	o := mcp.Options{URL: cfg.URL}
+	if err := a.Apply(&o); err != nil {
+		return nil, err
+	}
+	return o.OAuth, nil
 }
 
 // Restart stops a server and connects it again in the background.
@@ -408,6 +444,9 @@ func (h *Hub) Reauthorize(ctx context.Context, name string) error {
 	oa, err := h.oauthOptions(cfg, true)
 	if err != nil {
 		return err
+	}
+	if oa == nil {
+		return errs.Errorf(errs.Invalid, "hub.reauthorize", "server %q is given its token (env.%s): nothing to log in to; change the token in its entry", name, mcp.EnvAccessToken)
 	}
 	if _, err := mcp.Login(ctx, cfg.URL, *oa, nil); err != nil {
 		return err

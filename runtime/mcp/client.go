@@ -85,6 +85,8 @@ type Options struct {
 	// that succeeds. Both run on their own goroutine and may block.
 	OnDisconnect func(err error)
 	OnReconnect  func(Info)
+
+	tokenFrom string // where Token's token was supplied (HTTPAuth): a 401 says it was refused
 }
 
 func (o *Options) defaults() {
@@ -377,6 +379,9 @@ func (c *Client) start() (*session, error) {
 		token := c.opts.Token
 		hc := c.opts.HTTPClient
 		var authorize func(context.Context, int, string, string) (bool, error)
+		if c.auth == nil && token != nil && c.opts.tokenFrom != "" {
+			authorize = refusedToken(c.opts.tokenFrom)
+		}
 		if c.auth != nil {
 			token, authorize = c.auth.token, c.auth.authorize
 			if d := c.auth.flow.DPoP(); d != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -106,15 +105,8 @@ func (m *module) prepare(o *connectOptions) error {
 		o.Options.Header = h
 	}
 	o.Options.Elicit, o.Options.Sample = m.luaCallback(o.OnElicit, "on_elicit"), m.luaCallback(o.OnSample, "on_sample")
-	if _, err := url.Parse(o.Options.URL); err != nil {
-		o.AccessToken, o.OAuthConfig = "", nil // connect refuses it with its own message
-	}
-	if tok := o.AccessToken; tok != "" {
-		o.Options.Token = func(context.Context) (string, error) { return tok, nil }
-	} else if o.OAuthConfig != nil {
-		if err := m.oauth(o); err != nil {
-			return err
-		}
+	if err := m.auth(o); err != nil {
+		return err
 	}
 	switch r := o.Roots.(type) {
 	case *lua.LFunction:
@@ -139,33 +131,30 @@ func (m *module) prepare(o *connectOptions) error {
 	return nil
 }
 
-// oauth sets o.Options.OAuth from o.OAuthConfig, on_auth_url and the stores.
-func (m *module) oauth(o *connectOptions) error {
-	cfg := *o.OAuthConfig
-	cfg.ServerURL, cfg.ClientName = o.Options.URL, "luagent"
-	if fn, ok := o.OnAuthURL.(*lua.LFunction); ok {
-		cfg.Browse = func(ctx context.Context, authURL string) (string, error) {
-			arg, _ := json.Marshal(authURL)
-			raw, err := m.callLua(ctx, fn, "on_auth_url", arg)
-			var cb string
-			if err == nil && (json.Unmarshal(raw, &cb) != nil || cb == "") {
-				err = errs.New(errs.Invalid, "on_auth_url", "on_auth_url must return the URL the browser was sent back to (with code and state)")
+// auth sets how o authorizes (rmcp.HTTPAuth decides, as for a catalog
+// entry): o.OAuthConfig with on_auth_url's browser step, the stores.
+func (m *module) auth(o *connectOptions) error {
+	a := rmcp.HTTPAuth{AccessToken: o.AccessToken, TokenFile: o.TokenFile}
+	if o.OAuthConfig != nil {
+		cfg := *o.OAuthConfig
+		cfg.ServerURL, cfg.ClientName = o.Options.URL, "luagent"
+		if fn, ok := o.OnAuthURL.(*lua.LFunction); ok {
+			cfg.Browse = func(ctx context.Context, authURL string) (string, error) {
+				arg, _ := json.Marshal(authURL)
+				raw, err := m.callLua(ctx, fn, "on_auth_url", arg)
+				var cb string
+				if err == nil && (json.Unmarshal(raw, &cb) != nil || cb == "") {
+					err = errs.New(errs.Invalid, "on_auth_url", "on_auth_url must return the URL the browser was sent back to (with code and state)")
+				}
+				return cb, err
 			}
-			return cb, err
 		}
+		a.OAuth = &cfg
 	}
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	o.Options.OAuth = &rmcp.OAuthOptions{Config: cfg}
 	if o.Store && m.cfg.Home != "" {
-		o.Options.OAuth.Store = store.Default(m.cfg.Home)
+		a.Store = store.Default(m.cfg.Home)
 	}
-	if o.TokenFile != "" {
-		// A token record kept elsewhere: used and refreshed in place.
-		o.Options.OAuth.Entry = store.Legacy(o.TokenFile, o.Options.URL, nil)
-	}
-	return nil
+	return a.Apply(&o.Options)
 }
 
 // parseRoots accepts {{uri=, name=}, ...} or {roots = {...}}.
