@@ -12,6 +12,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth"
+	"github.com/luagent/luagent/runtime/oauth/store"
 	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/transport"
 )
@@ -258,33 +259,58 @@ func envSecrets(env map[string]string) []string {
 	return out
 }
 
+// OAuthOptions are the OAuth options of a catalog entry (an HTTP one):
+// its oauth member (a pre-registered client, a Client ID Metadata
+// Document, the scopes to ask for when the server names none) and where
+// its credential lives in st: bound to the entry's connectionId when it
+// has one (store.Connection), else to its URL. `luagent mcp login` and the
+// hub use the same, so a login serves the entry.
+func OAuthOptions(cfg *catalog.Server, st *store.Store) mcp.OAuthOptions {
+	oc := oauth.Config{ServerURL: cfg.URL, ClientName: "luagent"}
+	if cfg.OAuth != nil {
+		oc.ClientID, oc.ClientSecret = cfg.OAuth.ClientID, cfg.OAuth.ClientSecret
+		oc.ClientIDMetadataURL, oc.Scopes = cfg.OAuth.ClientIDMetadataURL, cfg.OAuth.Scopes
+	}
+	o := mcp.OAuthOptions{Config: oc, Store: st}
+	if id := cfg.ConnectionID(); id != "" && st != nil {
+		o.Entry = st.Connection(id, cfg.URL)
+	}
+	return o
+}
+
+// credential is the entry's stored credential, or nil.
+func credential(o mcp.OAuthOptions, url string) *oauth.Credential {
+	var c *oauth.Credential
+	switch {
+	case o.Entry != nil:
+		c, _ = o.Entry.Load()
+	case o.Store != nil:
+		c, _ = o.Store.Load(url)
+	}
+	return c
+}
+
 // oauthOptions: with a stored credential, OAuth (refreshing it when it
 // expires); interactive, the whole flow with the browser step; otherwise
 // none, so a server that answers 401 makes the start fail with an auth
 // error (NeedsAuth) without discovery, registration or a browser.
 func (h *Hub) oauthOptions(cfg *catalog.Server, interactive bool) (*mcp.OAuthOptions, error) {
-	oc := oauth.Config{ServerURL: cfg.URL, ClientName: "luagent", Out: h.opts.AuthOut}
-	if cfg.OAuth != nil {
-		oc.ClientID, oc.ClientSecret = cfg.OAuth.ClientID, cfg.OAuth.ClientSecret
-		oc.ClientIDMetadataURL, oc.Scopes = cfg.OAuth.ClientIDMetadataURL, cfg.OAuth.Scopes
-	}
+	o := OAuthOptions(cfg, h.opts.Store)
+	o.Config.Out = h.opts.AuthOut
 	if interactive {
-		oc.Browse = h.opts.Browse
+		o.Config.Browse = h.opts.Browse
 	} else {
-		if h.opts.Store == nil {
+		if h.opts.Store == nil || credential(o, cfg.URL) == nil {
 			return nil, nil
 		}
-		if cred, err := h.opts.Store.Load(cfg.URL); err != nil || cred == nil {
-			return nil, nil
-		}
-		oc.Browse = func(context.Context, string) (string, error) {
+		o.Config.Browse = func(context.Context, string) (string, error) {
 			return "", errs.New(errs.Auth, "hub", "a background start does not open a browser")
 		}
 	}
-	if err := oc.Validate(); err != nil {
+	if err := o.Config.Validate(); err != nil {
 		return nil, err
 	}
-	return &mcp.OAuthOptions{Config: oc, Store: h.opts.Store}, nil
+	return &o, nil
 }
 
 // Restart stops a server and connects it again in the background.
