@@ -131,9 +131,15 @@ func startupTimeout(cfg *catalog.Server) any {
 }
 
 // needsAuth is the one line a NeedsAuth server shows.
+// An entry bound to a connectionId is named: another entry may share its
+// URL.
 func needsAuth(cfg *catalog.Server, cause error) error {
+	what := secret.URL(cfg.URL)
+	if cfg.ConnectionID() != "" {
+		what = cfg.Name
+	}
 	return &errs.Error{Kind: errs.Auth, Op: "hub",
-		Msg: "server " + quote(cfg.Name) + " needs authorization: run `luagent mcp login " + secret.URL(cfg.URL) + "`, or reauthorize it from the hub",
+		Msg: "server " + quote(cfg.Name) + " needs authorization: run `luagent mcp login " + what + "`, or reauthorize it from the hub",
 		Err: cause}
 }
 
