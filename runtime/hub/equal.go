@@ -7,11 +7,14 @@ import (
 )
 
 // sameEntry reports whether two entries would start the same connection:
-// their exported fields are equal, deeply, and so is their connectionId
-// (the credentials are bound to it). Other unknown and managed members the
-// catalog keeps for other tools do not count.
+// their exported fields are equal, deeply, and for an HTTP entry so is its
+// connectionId (its credentials are bound to it). Other unknown and
+// managed members the catalog keeps for other tools do not count.
 func sameEntry(a, b *catalog.Server) bool {
-	return a.ConnectionID() == b.ConnectionID() && equalExported(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem())
+	if a.URL != "" && a.ConnectionID() != b.ConnectionID() {
+		return false
+	}
+	return equalExported(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem())
 }
 
 func equalExported(a, b reflect.Value) bool {
