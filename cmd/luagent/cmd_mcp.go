@@ -118,10 +118,10 @@ credentials stay (luagent mcp logout URL removes them).`,
 		get := verb("catalog", "get NAME [--json]", "one saved server in full (env names only, never values)", `Prints one saved server in full: transport, command or URL, cwd, the names
 of its env variables (never their values), headers (values of
 credential-like headers masked), OAuth settings (the client secret only as
-set or not), timeouts with their defaults, protocol, roots, sampling.`,
+set or not), the connectionId its credentials are bound to, timeouts with their defaults, protocol, roots, sampling.`,
 			func(c *cobra.Command, args []string) int { return mcpGet(args[0], getJSON, stdout, stderr) })
 		get.Args, get.ValidArgsFunction = oneName("get"), complete
-		flagDecl{fs: get.Flags()}.boolean(&getJSON, "json", `the same as a JSON object: list --json's members and headers, oauth, startupTimeoutSeconds, requestTimeoutSeconds, protocol, roots, sampling, logLevel, maxConcurrentCalls`)
+		flagDecl{fs: get.Flags()}.boolean(&getJSON, "json", `the same as a JSON object: list --json's members and headers, oauth, connectionId, startupTimeoutSeconds, requestTimeoutSeconds, protocol, roots, sampling, logLevel, maxConcurrentCalls`)
 		get.Example = "  luagent mcp get everything"
 
 		var from string

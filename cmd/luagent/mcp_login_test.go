@@ -269,3 +269,18 @@ func TestMCPLoginConnectionID(t *testing.T) {
 	dup := savedHome(t, `"a":{"url":"`+u+`","connectionId":"same"},"b":{"url":"https://other.example/mcp","connectionId":"same"}`)
 	failsWith(t, dup, 1, "mcpServers.b.connectionId: is also the connectionId of a; two entries may not share one", "mcp", "list")
 }
+
+// mcp get shows an entry's connectionId (null in --json when unset).
+func TestMCPGetConnectionID(t *testing.T) {
+	env := savedHome(t, `"bound":{"url":"https://x.example/mcp","connectionId":"conn-7"},"free":{"url":"https://y.example/mcp"}`)
+	var g map[string]any
+	if err := json.Unmarshal([]byte(ok(t, env, "mcp", "get", "bound", "--json").stdout), &g); err != nil || g["connectionId"] != "conn-7" {
+		t.Errorf("get --json: %v %v", g, err)
+	}
+	if err := json.Unmarshal([]byte(ok(t, env, "mcp", "get", "free", "--json").stdout), &g); err != nil || g["connectionId"] != nil {
+		t.Errorf("get --json without one: %v %v", g, err)
+	}
+	if text := ok(t, env, "mcp", "get", "bound").stdout; !strings.Contains(text, "connection id:") || !strings.Contains(text, "conn-7") {
+		t.Errorf("get:\n%s", text)
+	}
+}
