@@ -272,8 +272,8 @@ granted before (same authorization server and resource) and each --scope.`,
 		logoutErr := "mcp logout needs one server URL, exactly as it was used, or a saved server's name: luagent mcp logout https://mcp.example.com/mcp"
 		logout := verb("creds", "logout URL|NAME", "remove the stored OAuth credentials of the MCP server URL (the exact URL) or the saved server NAME (nothing is revoked at the authorization server)", `Removes the stored OAuth credentials of the MCP server URL, which must be
 exactly the URL they were stored for (query included), and those of the
-saved servers at URL whose credentials are bound to their connectionId; or
-those of the saved server NAME. Nothing is revoked at the authorization
+saved servers at URL (any equivalent spelling; their own URL's, or those
+bound to their connectionId); or those of the saved server NAME. Nothing is revoked at the authorization
 server.`,
 			func(c *cobra.Command, args []string) int { return mcpLogout(args[0], stdout, stderr) })
 		logout.Args = func(c *cobra.Command, args []string) error {

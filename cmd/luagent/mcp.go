@@ -89,8 +89,9 @@ func mcpLogin(arg string, scopes []string, stdout, stderr io.Writer) int {
 }
 
 // mcpLogout removes the stored credentials of one exact server URL, and
-// those of the saved servers at that URL bound to their connectionId; or
-// those of one saved server by name. It does not revoke anything at the
+// those of the saved servers at that URL (any equivalent spelling; bound to
+// their connectionId or to their own URL); or those of one saved server by
+// name. It does not revoke anything at the
 // authorization server, and says so.
 func mcpLogout(arg string, stdout, stderr io.Writer) int {
 	st := store.Default(host.Home())
@@ -114,9 +115,11 @@ func mcpLogout(arg string, stdout, stderr io.Writer) int {
 		entries = append(entries, st.Entry(u))
 		if cfg, err := catalog.Load(catalogPath()); err == nil {
 			for _, s := range cfg.ServersAt(u) {
-				if o := hub.OAuthOptions(s, st); o.Entry != nil {
-					entries = append(entries, o.Entry)
+				o := hub.OAuthOptions(s, st)
+				if o.Entry == nil {
+					o.Entry = st.Entry(s.URL)
 				}
+				entries = append(entries, o.Entry)
 			}
 		}
 	}

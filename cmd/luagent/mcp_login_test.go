@@ -185,6 +185,14 @@ func TestMCPLoginUsesEntry(t *testing.T) {
 	if r := ok(t, env, "mcp", "tools", "remote"); !strings.Contains(r.stdout, "whoami") {
 		t.Errorf("mcp tools after the login: %s", r.stdout)
 	}
+	// logout by the same spelling removes what the login stored.
+	if r := ok(t, env, "mcp", "logout", spelled); !strings.Contains(r.stdout, "removed the stored credentials") {
+		t.Errorf("logout %s: %s", spelled, r.stdout)
+	}
+	failsWith(t, env, 1, "needs authorization", "mcp", "tools", "remote")
+	if r := login(t, env, "mcp", "login", spelled, "--scope", "extra"); r.code != 0 {
+		t.Fatalf("login again: exit %d\nstderr: %s", r.code, r.stderr)
+	}
 
 	// By name: the same client; the scopes granted before are kept.
 	r = login(t, env, "mcp", "login", "remote")
@@ -193,7 +201,7 @@ func TestMCPLoginUsesEntry(t *testing.T) {
 	}
 	regs, n := a.counts()
 	q = a.last()
-	if regs != 0 || n != 2 || q.Get("client_id") != "pre-registered" || q.Get("scope") != "cfg:read cfg:write extra" {
+	if regs != 0 || n != 3 || q.Get("client_id") != "pre-registered" || q.Get("scope") != "cfg:read cfg:write extra" {
 		t.Errorf("login NAME: registrations %d, %d authorizations, client %q, scope %q", regs, n, q.Get("client_id"), q.Get("scope"))
 	}
 }
