@@ -118,10 +118,10 @@ credentials stay (luagent mcp logout URL removes them).`,
 		get := verb("catalog", "get NAME [--json]", "one saved server in full (env names only, never values)", `Prints one saved server in full: transport, command or URL, cwd, the names
 of its env variables (never their values), headers (values of
 credential-like headers masked), OAuth settings (the client secret only as
-set or not), timeouts with their defaults, protocol, roots, sampling.`,
+set or not), the connectionId its credentials are bound to, timeouts with their defaults, protocol, roots, sampling.`,
 			func(c *cobra.Command, args []string) int { return mcpGet(args[0], getJSON, stdout, stderr) })
 		get.Args, get.ValidArgsFunction = oneName("get"), complete
-		flagDecl{fs: get.Flags()}.boolean(&getJSON, "json", `the same as a JSON object: list --json's members and headers, oauth, startupTimeoutSeconds, requestTimeoutSeconds, protocol, roots, sampling, logLevel, maxConcurrentCalls`)
+		flagDecl{fs: get.Flags()}.boolean(&getJSON, "json", `the same as a JSON object: list --json's members and headers, oauth, connectionId, startupTimeoutSeconds, requestTimeoutSeconds, protocol, roots, sampling, logLevel, maxConcurrentCalls`)
 		get.Example = "  luagent mcp get everything"
 
 		var from string
@@ -235,22 +235,32 @@ _meta) as one JSON object. Options as for luagent mcp tools (--set,
   luagent mcp call everything get-structured-content location=Chicago --json`
 
 		var scopes []string
-		login := verb("creds", "login URL [--scope S]...", "authorize with the MCP server at URL now (OAuth: opens or prints the authorization URL, waits for the browser)", `Authorizes with the MCP server at URL now and stores the credential, so later
-connections (mcp.connect{url = URL}) need no browser step. The server's
-authorization server is discovered from URL (RFC 9728, RFC 8414); the browser
-opens (or the URL is printed) and a loopback redirect receives the code.`,
+		loginUse := "mcp login takes one server URL or saved server's name, and --scope S (repeatable): luagent mcp login https://mcp.example.com/mcp --scope files:read"
+		login := verb("creds", "login URL|NAME [--scope S]...", "authorize with the MCP server at URL (or the saved server NAME) now (OAuth: opens or prints the authorization URL, waits for the browser)", `Authorizes with the MCP server at URL now and stores the credential, so later
+connections (mcp.connect{url = URL}, the saved server) need no browser step.
+A saved server's URL (any equivalent spelling; the query counts) or its NAME
+logs in with that entry's oauth settings: its clientId, clientSecret or
+clientIdMetadataUrl instead of registering a new client, its scopes, and its
+connectionId, which the credential is bound to. The server's authorization
+server is discovered from URL (RFC 9728, RFC 8414); the browser opens (or
+the URL is printed) and a loopback redirect receives the code.
+
+The scope asked for is the server's challenge scope, else its resource
+metadata's scopes_supported, else the entry's oauth.scopes; then the scopes
+granted before (same authorization server and resource) and each --scope.`,
 			func(c *cobra.Command, args []string) int { return mcpLogin(args[0], scopes, stdout, stderr) })
 		login.Args = func(c *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0:
-				return usagef("mcp login needs a server URL: luagent mcp login https://mcp.example.com/mcp")
+				return usagef("mcp login needs a server URL or a saved server's name: luagent mcp login https://mcp.example.com/mcp (or luagent mcp login NAME)")
 			case len(args) > 1:
-				return usagef("mcp login takes one server URL and --scope S (repeatable): luagent mcp login https://mcp.example.com/mcp --scope files:read")
+				return usagef("%s", loginUse)
 			}
 			return nil
 		}
-		login.Annotations = map[string]string{"unknown": "mcp login takes one server URL and --scope S (repeatable): luagent mcp login https://mcp.example.com/mcp --scope files:read"}
-		flagDecl{fs: login.Flags(), raw: true}.fn("scope", "S", `ask for scope S as well as those the server names (repeatable; "a b" adds both)`,
+		login.ValidArgsFunction = complete
+		login.Annotations = map[string]string{"unknown": loginUse}
+		flagDecl{fs: login.Flags(), raw: true}.fn("scope", "S", `ask for scope S as well as those the server or the entry names (repeatable; "a b" adds both)`,
 			"--scope needs a scope name: luagent mcp login URL --scope files:read", func(v string) error {
 				if strings.TrimSpace(v) == "" {
 					return fmt.Errorf("--scope needs a scope name: luagent mcp login URL --scope files:read")
@@ -259,10 +269,12 @@ opens (or the URL is printed) and a loopback redirect receives the code.`,
 				return nil
 			})
 
-		logoutErr := "mcp logout needs one server URL, exactly as it was used: luagent mcp logout https://mcp.example.com/mcp"
-		logout := verb("creds", "logout URL", "remove the stored OAuth credentials of the MCP server URL (the exact URL; nothing is revoked at the authorization server)", `Removes the stored OAuth credentials of the MCP server URL, which must be
-exactly the URL they were stored for (query included). Nothing is revoked at
-the authorization server.`,
+		logoutErr := "mcp logout needs one server URL, exactly as it was used, or a saved server's name: luagent mcp logout https://mcp.example.com/mcp"
+		logout := verb("creds", "logout URL|NAME", "remove the stored OAuth credentials of the MCP server URL (the exact URL) or the saved server NAME (nothing is revoked at the authorization server)", `Removes the stored OAuth credentials of the MCP server URL, which must be
+exactly the URL they were stored for (query included), and those of the
+saved servers at URL (any equivalent spelling; their own URL's, or those
+bound to their connectionId); or those of the saved server NAME. Nothing is revoked at the authorization
+server.`,
 			func(c *cobra.Command, args []string) int { return mcpLogout(args[0], stdout, stderr) })
 		logout.Args = func(c *cobra.Command, args []string) error {
 			if len(args) != 1 || args[0] == "" {
@@ -270,6 +282,7 @@ the authorization server.`,
 			}
 			return nil
 		}
+		logout.ValidArgsFunction = complete
 		logout.Annotations = map[string]string{"unknown": logoutErr}
 		setDefaults(c)
 	})

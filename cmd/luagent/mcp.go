@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hub"
 	rmcp "github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/oauth/store"
@@ -16,15 +19,59 @@ import (
 	"github.com/luagent/luagent/runtime/visible"
 )
 
+// loginTarget resolves the argument of mcp login and logout: a saved
+// server's name, or a URL, looked up in the catalog by any equivalent
+// spelling (catalog.ServersAt; the query is significant). It returns the
+// entry (nil for a URL no entry has) and the URL to use: the entry's own,
+// where its credential is kept.
+func loginTarget(verb, arg string) (*catalog.Server, string, error) {
+	cfg, err := catalog.Load(catalogPath())
+	if err != nil {
+		return nil, "", err
+	}
+	if !strings.Contains(arg, "://") {
+		s := cfg.Server(arg)
+		switch {
+		case s == nil:
+			return nil, "", errs.Errorf(errs.NotFound, "catalog", "no server named %s in %s: give a saved server's name (luagent mcp list shows them) or a server URL (https://host/mcp)", arg, catalogPath())
+		case s.URL == "":
+			return nil, "", errs.Errorf(errs.Invalid, "catalog", "%s is a stdio server: only HTTP servers (url) log in with OAuth", arg)
+		}
+		return s, s.URL, nil
+	}
+	switch m := cfg.ServersAt(arg); len(m) {
+	case 0:
+		return nil, arg, nil
+	case 1:
+		return m[0], m[0].URL, nil
+	default:
+		var names []string
+		for _, s := range m {
+			names = append(names, s.Name)
+		}
+		return nil, "", errs.Errorf(errs.Invalid, "catalog", "%s is the URL of several saved servers (%s): say which one, luagent mcp %s NAME", secret.URL(arg), strings.Join(names, ", "), verb)
+	}
+}
+
 // mcpLogin authorizes with one server now and stores the credential: the
 // browser step opens (or prints) the authorization URL and waits on a
-// loopback redirect.
-func mcpLogin(u string, scopes []string, stdout, stderr io.Writer) int {
+// loopback redirect. A saved server's URL or name logs in with its oauth
+// settings, and the credential goes where the entry looks for it.
+func mcpLogin(arg string, scopes []string, stdout, stderr io.Writer) int {
+	entry, u, err := loginTarget("login", arg)
+	if err != nil {
+		return fail(stderr, err)
+	}
 	st := store.Default(host.Home())
 	st.Warn = stderr
+	opts := rmcp.OAuthOptions{Store: st, Config: oauth.Config{ServerURL: u, ClientName: "luagent"}}
+	if entry != nil {
+		opts = hub.OAuthOptions(entry, st)
+	}
+	opts.Config.ExtraScopes, opts.Config.Out = scopes, stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cred, err := rmcp.Login(ctx, u, rmcp.OAuthOptions{Store: st, Config: oauth.Config{ServerURL: u, ClientName: "luagent", Scopes: scopes, Out: stderr}}, nil)
+	cred, err := rmcp.Login(ctx, u, opts, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "luagent: %s\n", visible.Text(err.Error()))
 		return host.ExitError
@@ -33,27 +80,66 @@ func mcpLogin(u string, scopes []string, stdout, stderr io.Writer) int {
 	if scope == "" {
 		scope = "(none named)"
 	}
-	fmt.Fprintf(stdout, "logged in to %s: authorization server %s, scopes %s; stored in %s\n", secret.URL(u), visible.Line(cred.Issuer), visible.Line(scope), st.Dir())
+	what := secret.URL(u)
+	if entry != nil {
+		what += " (saved server " + entry.Name + ")"
+	}
+	fmt.Fprintf(stdout, "logged in to %s: authorization server %s, scopes %s; stored in %s\n", what, visible.Line(cred.Issuer), visible.Line(scope), st.Dir())
 	return host.ExitOK
 }
 
-// mcpLogout removes the stored credentials of one exact server URL. It does
-// not revoke anything at the authorization server, and says so.
-func mcpLogout(u string, stdout, stderr io.Writer) int {
+// mcpLogout removes the stored credentials of one exact server URL, and
+// those of the saved servers at that URL (any equivalent spelling; bound to
+// their connectionId or to their own URL); or those of one saved server by
+// name. It does not revoke anything at the
+// authorization server, and says so.
+func mcpLogout(arg string, stdout, stderr io.Writer) int {
 	st := store.Default(host.Home())
 	st.Warn = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	removed, err := st.Delete(ctx, u)
-	if err != nil {
-		fmt.Fprintf(stderr, "luagent: %s\n", visible.Text(err.Error()))
-		return host.ExitError
+	var entries []*store.Entry
+	u := arg
+	if !strings.Contains(arg, "://") {
+		entry, eu, err := loginTarget("logout", arg)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		u = eu
+		o := hub.OAuthOptions(entry, st)
+		if o.Entry == nil {
+			o.Entry = st.Entry(eu)
+		}
+		entries = append(entries, o.Entry)
+	} else {
+		entries = append(entries, st.Entry(u))
+		if cfg, err := catalog.Load(catalogPath()); err == nil {
+			for _, s := range cfg.ServersAt(u) {
+				o := hub.OAuthOptions(s, st)
+				if o.Entry == nil {
+					o.Entry = st.Entry(s.URL)
+				}
+				entries = append(entries, o.Entry)
+			}
+		}
+	}
+	removed := false
+	for _, e := range entries {
+		ok, err := e.Delete(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "luagent: %s\n", visible.Text(err.Error()))
+			return host.ExitError
+		}
+		removed = removed || ok
 	}
 	if removed {
 		fmt.Fprintf(stdout, "removed the stored credentials for %s (the authorization server was not asked to revoke them)\n", secret.URL(u))
 		return host.ExitOK
 	}
 	fmt.Fprintf(stdout, "no stored credentials for %s\n", secret.URL(u))
+	if u != arg {
+		return host.ExitOK
+	}
 	// The URL must match exactly: point at near misses (same host).
 	if p, err := url.Parse(u); err == nil && p.Host != "" {
 		urls, _ := st.URLs()

@@ -354,6 +354,7 @@ type getEntry struct {
 	listEntry
 	Headers            map[string]string `json:"headers"`
 	OAuth              *getOAuth         `json:"oauth"`
+	ConnectionID       *string           `json:"connectionId"` // null when unset
 	StartupTimeout     float64           `json:"startupTimeoutSeconds"`
 	RequestTimeout     float64           `json:"requestTimeoutSeconds"`
 	Protocol           string            `json:"protocol"`
@@ -421,6 +422,9 @@ func mcpGet(name string, asJSON bool, stdout, stderr io.Writer) int {
 	if o := s.OAuth; o != nil {
 		g.OAuth = &getOAuth{ClientID: o.ClientID, ClientSecretSet: o.ClientSecret != "", ClientIDMetadataURL: o.ClientIDMetadataURL, Scopes: append([]string{}, o.Scopes...)}
 	}
+	if id := s.ConnectionID(); id != "" {
+		g.ConnectionID = &id
+	}
 	if asJSON {
 		writeJSON(stdout, g)
 		return host.ExitOK
@@ -451,6 +455,9 @@ func mcpGet(name string, asJSON bool, stdout, stderr io.Writer) int {
 			if len(o.Scopes) > 0 {
 				row("oauth scopes", strings.Join(o.Scopes, " "))
 			}
+		}
+		if g.ConnectionID != nil {
+			row("connection id", *g.ConnectionID+" (credentials bound to it)")
 		}
 	} else {
 		row("command", s.Shown())

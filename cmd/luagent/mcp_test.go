@@ -76,7 +76,7 @@ func TestMCPUsage(t *testing.T) {
 			t.Errorf("luagent %s: code %d, want 2\nstdout: %s\nstderr: %s", strings.Join(c.args, " "), r.code, r.stdout, r.stderr)
 		}
 	}
-	if r := luagent(t, "", nil, "mcp", "--help"); !strings.Contains(r.stdout, "logout URL") || !strings.Contains(r.stdout, "login URL [--scope S]") {
+	if r := luagent(t, "", nil, "mcp", "--help"); !strings.Contains(r.stdout, "logout URL") || !strings.Contains(r.stdout, "login URL|NAME [--scope S]") {
 		t.Errorf("the mcp usage does not list login and logout:\n%s", r.stdout)
 	}
 }

@@ -26,7 +26,7 @@ func TestHelpAtEveryCommand(t *testing.T) {
 		{[]string{"serve", "--help"}, []string{"usage: luagent serve FILE", "--http [PORT|ADDR][/PATH]", "--max-body SIZE", "--init"}},
 		{[]string{"serve", echo, "--help"}, []string{"usage: luagent serve FILE"}},
 		{[]string{"serve", "--http", "8089", "-h"}, []string{"usage: luagent serve FILE"}},
-		{[]string{"mcp", "--help"}, []string{"usage: luagent mcp VERB", "login URL [--scope S]", "logout URL"}},
+		{[]string{"mcp", "--help"}, []string{"usage: luagent mcp VERB", "login URL|NAME [--scope S]", "logout URL"}},
 		{[]string{"mcp", "help"}, []string{"usage: luagent mcp VERB"}},
 		{[]string{"mcp", "login", "--help"}, []string{"usage: luagent mcp login URL", "--scope S"}},
 		{[]string{"mcp", "logout", "--help"}, []string{"usage: luagent mcp logout URL"}},

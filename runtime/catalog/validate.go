@@ -67,6 +67,7 @@ func (c *Config) Validate() error {
 		seen[s.Name] = true
 		s.validate(&p)
 	}
+	c.validateConnections(&p)
 	c.validateModels(&p)
 	return p.err()
 }
@@ -200,6 +201,7 @@ func (s *Server) validate(p *problems) {
 	if s.MaxConcurrentCalls < 0 {
 		at("maxConcurrentCalls", "must be 0 or more (0: no bound)")
 	}
+	s.validateConnectionID(at)
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -17,6 +17,7 @@ import (
 	"github.com/luagent/luagent/runtime/jsonrpc"
 	"github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth"
+	"github.com/luagent/luagent/runtime/oauth/store"
 	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/transport"
 )
@@ -169,14 +170,20 @@ func startupTimeout(cfg *catalog.Server) any {
 
 // needsAuth is the one line a NeedsAuth server shows. An entry whose env
 // gives its token says why that token failed (the cause says what to do).
+// An entry bound to a connectionId is named: another entry may share its
+// URL.
 func needsAuth(cfg *catalog.Server, cause error) error {
 	_, token := cfg.Env[mcp.EnvAccessToken]
 	_, file := cfg.Env[mcp.EnvOAuthTokenFile]
 	if token || file {
 		return &errs.Error{Kind: errs.Auth, Op: "hub", Msg: "server " + quote(cfg.Name) + " needs authorization: " + causeMsg(cause), Err: cause}
 	}
+	what := secret.URL(cfg.URL)
+	if cfg.ConnectionID() != "" {
+		what = cfg.Name
+	}
 	return &errs.Error{Kind: errs.Auth, Op: "hub",
-		Msg: "server " + quote(cfg.Name) + " needs authorization: run `luagent mcp login " + secret.URL(cfg.URL) + "`, or reauthorize it from the hub",
+		Msg: "server " + quote(cfg.Name) + " needs authorization: run `luagent mcp login " + what + "`, or reauthorize it from the hub",
 		Err: cause}
 }
 
@@ -349,29 +356,46 @@ func envSecrets(env map[string]string) []string {
 	return out
 }
 
+// OAuthOptions are the OAuth options of a catalog entry (an HTTP one):
+// its oauth member (a pre-registered client, a Client ID Metadata
+// Document, the scopes to ask for when the server names none) and where
+// its credential lives in st: bound to the entry's connectionId when it
+// has one (store.Connection), else to its URL. `luagent mcp login` and the
+// hub use the same, so a login serves the entry.
+func OAuthOptions(cfg *catalog.Server, st *store.Store) mcp.OAuthOptions {
+	oc := oauth.Config{ServerURL: cfg.URL, ClientName: "luagent"}
+	if cfg.OAuth != nil {
+		oc.ClientID, oc.ClientSecret = cfg.OAuth.ClientID, cfg.OAuth.ClientSecret
+		oc.ClientIDMetadataURL, oc.Scopes = cfg.OAuth.ClientIDMetadataURL, cfg.OAuth.Scopes
+	}
+	o := mcp.OAuthOptions{Config: oc, Store: st}
+	if id := cfg.ConnectionID(); id != "" && st != nil {
+		o.Entry = st.Connection(id, cfg.URL)
+	}
+	return o
+}
+
 // httpAuth is how an HTTP entry authorizes, decided as for mcp.connect
 // (mcp.HTTPAuth): env.MCP_ACCESS_TOKEN is sent as given; otherwise OAuth,
-// its credential in env.MCP_OAUTH_TOKEN_FILE's file or the store. A
-// background start (not interactive) uses a kept credential only,
-// refreshing it when it expires; without one a server that answers 401
-// makes the start fail with an auth error (NeedsAuth) without discovery,
-// registration or a browser. interactive runs the whole flow with the
-// browser step.
+// its credential in env.MCP_OAUTH_TOKEN_FILE's file, bound to the entry's
+// connectionId, or in the store by URL. A background start (not
+// interactive) uses a kept credential only, refreshing it when it
+// expires; without one a server that answers 401 makes the start fail
+// with an auth error (NeedsAuth) without discovery, registration or a
+// browser. interactive runs the whole flow with the browser step.
 func (h *Hub) httpAuth(cfg *catalog.Server, interactive bool) (mcp.HTTPAuth, error) {
 	env, err := cfg.ResolveEnv(h.opts.Params, h.opts.LookupEnv)
 	if err != nil {
 		return mcp.HTTPAuth{}, err
 	}
-	oc := oauth.Config{ServerURL: cfg.URL, ClientName: "luagent", Out: h.opts.AuthOut}
-	if cfg.OAuth != nil {
-		oc.ClientID, oc.ClientSecret = cfg.OAuth.ClientID, cfg.OAuth.ClientSecret
-		oc.ClientIDMetadataURL, oc.Scopes = cfg.OAuth.ClientIDMetadataURL, cfg.OAuth.Scopes
-	}
+	o := OAuthOptions(cfg, h.opts.Store)
+	oc := o.Config
+	oc.Out = h.opts.AuthOut
 	if interactive {
 		oc.Browse = h.opts.Browse
 	}
 	a := mcp.HTTPAuth{AccessToken: env[mcp.EnvAccessToken], TokenFile: env[mcp.EnvOAuthTokenFile],
-		OAuth: &oc, Store: h.opts.Store, Background: !interactive}
+		OAuth: &oc, Store: h.opts.Store, Entry: o.Entry, Background: !interactive}
 	if h.opts.Store != nil {
 		a.Warn = h.opts.Store.Warn
 	}

@@ -7,9 +7,13 @@ import (
 )
 
 // sameEntry reports whether two entries would start the same connection:
-// their exported fields are equal, deeply. Unknown and managed members
-// the catalog keeps for other tools do not count.
+// their exported fields are equal, deeply, and for an HTTP entry so is its
+// connectionId (its credentials are bound to it). Other unknown and
+// managed members the catalog keeps for other tools do not count.
 func sameEntry(a, b *catalog.Server) bool {
+	if a.URL != "" && a.ConnectionID() != b.ConnectionID() {
+		return false
+	}
 	return equalExported(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem())
 }
 

@@ -88,4 +88,12 @@ func TestSameEntry(t *testing.T) {
 	if sameEntry(a, c) || sameEntry(a, d) {
 		t.Error("entries differing in args or env are the same")
 	}
+	// An HTTP entry's credentials are bound to its connectionId.
+	h1 := &catalog.Server{Name: "h", URL: "https://x.example/mcp"}
+	h2 := &catalog.Server{Name: "h", URL: "https://x.example/mcp"}
+	h1.SetConnectionID("c1")
+	h2.SetConnectionID("c2")
+	if sameEntry(h1, h2) {
+		t.Error("HTTP entries with different connectionIds are the same")
+	}
 }

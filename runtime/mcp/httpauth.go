@@ -39,6 +39,9 @@ type HTTPAuth struct {
 	OAuth *oauth.Config
 	// Store keeps OAuth credentials; nil keeps them in memory only.
 	Store *store.Store
+	// Entry, if set, is where the credential lives instead of Store's
+	// record for the URL (one bound to a connectionId). TokenFile wins.
+	Entry *store.Entry
 	// Background: a start nobody watches (a hub's); see HTTPAuth.
 	Background bool
 	// Warn receives the token file's warnings (nil: os.Stderr).
@@ -68,18 +71,22 @@ func (a HTTPAuth) Apply(o *Options) error {
 	if cfg.ClientName == "" {
 		cfg.ClientName = "luagent"
 	}
-	var entry *store.Entry
-	if a.TokenFile != "" {
+	entry, legacy := a.Entry, a.TokenFile != ""
+	if legacy {
 		entry = store.Legacy(a.TokenFile, o.URL, a.Warn)
 	}
 	if a.Background {
 		switch {
-		case entry != nil:
+		case legacy:
 			// The file is what the user gave for this server: when it
 			// cannot be used, say so now (missing, not private, not a
 			// record) rather than answer "needs authorization".
 			if _, err := entry.Load(); err != nil {
 				return err
+			}
+		case entry != nil:
+			if cred, err := entry.Load(); err != nil || cred == nil {
+				return nil
 			}
 		case a.Store == nil:
 			return nil
@@ -89,7 +96,7 @@ func (a HTTPAuth) Apply(o *Options) error {
 			}
 		}
 		why := "a background start does not open a browser"
-		if entry != nil {
+		if legacy {
 			why = "the server refused the token in " + a.TokenFile + " (" + EnvOAuthTokenFile + ") and it holds no refresh token; put new tokens in that file, or unset " + EnvOAuthTokenFile + " and run `luagent mcp login URL`"
 		}
 		cfg.Browse = func(context.Context, string) (string, error) {

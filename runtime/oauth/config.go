@@ -33,11 +33,14 @@ type Config struct {
 	// servers that advertise client_id_metadata_document_supported.
 	ClientIDMetadataURL string
 
-	// Scopes (oauth.scopes, --scope) are requested in addition to the
-	// challenge's scopes or the resource metadata's scopes_supported and
-	// the scopes granted before; they never replace them (optional; no
-	// blank entries; see Flow.Authorize).
-	Scopes []string
+	// Scopes are the configured scopes (an entry's oauth.scopes): asked
+	// for only when neither the server's challenge nor its resource
+	// metadata's scopes_supported names any (the first nonempty source).
+	// ExtraScopes (mcp login --scope) are always asked for, after those and
+	// the scopes granted before. Both optional; no blank entries; see
+	// Flow.selectScopes.
+	Scopes      []string
+	ExtraScopes []string
 
 	// ClientName is the client_name for dynamic registration ("luagent").
 	ClientName string
@@ -123,12 +126,17 @@ func (c *Config) Validate() error {
 			return errs.Errorf(errs.Invalid, "oauth", "oauth.clientIdMetadataUrl %q must be an https URL with a path (https://example.com/client.json)", secret.URL(m))
 		}
 	}
-	for _, s := range c.Scopes {
-		if strings.TrimSpace(s) == "" {
-			return errs.New(errs.Invalid, "oauth", "oauth.scopes has a blank entry: remove it or name the scope")
-		}
-		if strings.ContainsAny(s, " \t\r\n\"\\") {
-			return errs.Errorf(errs.Invalid, "oauth", "oauth.scopes entry %q is not one scope (no spaces, quotes or backslashes): give each scope as its own entry", s)
+	for _, l := range []struct {
+		what   string
+		scopes []string
+	}{{"oauth.scopes", c.Scopes}, {"--scope", c.ExtraScopes}} {
+		for _, s := range l.scopes {
+			if strings.TrimSpace(s) == "" {
+				return errs.Errorf(errs.Invalid, "oauth", "%s has a blank entry: remove it or name the scope", l.what)
+			}
+			if strings.ContainsAny(s, " \t\r\n\"\\") {
+				return errs.Errorf(errs.Invalid, "oauth", "%s entry %q is not one scope (no spaces, quotes or backslashes): give each scope as its own entry", l.what, s)
+			}
 		}
 	}
 	if r := c.RedirectURL; r != "" {

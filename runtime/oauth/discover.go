@@ -145,6 +145,17 @@ func (f *Flow) checkResource(m *resourceMetadata, from string) error {
 	return nil
 }
 
+// ResourceCovers reports whether resource (an RFC 8707 resource a token
+// was issued for) identifies the MCP server at serverURL, by the rule the
+// protected resource metadata's resource is checked with: same scheme,
+// host and port, and a path equal to the server's or a whole-segment
+// prefix of it.
+func ResourceCovers(resource, serverURL string) bool {
+	r, err1 := url.Parse(resource)
+	s, err2 := url.Parse(serverURL)
+	return err1 == nil && err2 == nil && s.Host != "" && sameResource(s, r)
+}
+
 // sameResource reports whether resource r identifies the server at s: same
 // scheme, host and port (case-insensitive; default ports elided) and a path
 // equal to s's or a whole-segment prefix of it; no fragment.

@@ -245,25 +245,29 @@ func (f *Flow) Refresh(ctx context.Context, cred *Credential) (*Credential, erro
 }
 
 // selectScopes applies the scope rule: the first nonempty of the
-// challenge's scopes and the resource metadata's scopes_supported (the
-// spec's order), then the scopes prev was granted (Authorize reuses prev
-// only for the same issuer and resource), then the configured ones
-// (Config.Scopes: oauth.scopes, --scope), which add to the others and
-// never replace them; without duplicates, in that order, and nothing when
-// all are empty (the parameter is omitted). offline_access is asked for
-// only when the authorization server lists it in scopes_supported (last,
-// and not alone). A step-up that would ask for nothing new is refused, so
-// a server that keeps answering insufficient_scope cannot loop the client.
+// challenge's scopes, the resource metadata's scopes_supported (the spec's
+// order) and the configured ones (Config.Scopes: oauth.scopes, used only
+// when the server names none); then the scopes prev was granted (Authorize
+// reuses prev only for the same issuer and resource) and Config.ExtraScopes
+// (--scope), which always add; without duplicates, in that order, and
+// nothing when all are empty (the parameter is omitted). offline_access is
+// asked for only when the authorization server lists it in
+// scopes_supported (last, and not alone). A step-up that would ask for
+// nothing new is refused, so a server that keeps answering
+// insufficient_scope cannot loop the client.
 func (f *Flow) selectScopes(ch Challenge, supported []string, meta *serverMetadata, prev *Credential) ([]string, error) {
 	req := ch.Scopes()
 	if len(req) == 0 {
 		req = supported
 	}
+	if len(req) == 0 {
+		req = f.cfg.Scopes
+	}
 	var had []string
 	if prev != nil {
 		had = strings.Fields(prev.Scope)
 	}
-	req = slices.DeleteFunc(union(union(req, had), f.cfg.Scopes), func(s string) bool { return s == offlineAccess })
+	req = slices.DeleteFunc(union(union(req, had), f.cfg.ExtraScopes), func(s string) bool { return s == offlineAccess })
 	if prev != nil && ch.InsufficientScope() && !slices.ContainsFunc(req, func(s string) bool { return !slices.Contains(had, s) }) {
 		what := "no scope"
 		if ch.Scope != "" {

@@ -275,36 +275,45 @@ func TestState(t *testing.T) {
 // add and never replace; no duplicates, in that order; offline_access only
 // when the authorization server advertises it.
 func TestScopes(t *testing.T) {
+	// The seed's rule: the first nonempty of the challenge's scope, the
+	// resource metadata's scopes_supported and the configured oauth.scopes;
+	// then the union with the scopes granted before (same issuer and
+	// resource) and --scope.
 	tests := []struct {
 		name       string
 		o          mockOpts
 		challenge  string // scope in the challenge
 		errCode    string
-		configured []string
+		configured []string // oauth.scopes
 		prevScope  string
-		want       string // the authorization request's scope ("" omitted)
+		extra      []string // --scope
+		want       string   // the authorization request's scope ("" omitted)
 	}{
-		{"scope-from-www-authenticate", mockOpts{prmScopes: []string{"mcp:profile"}}, "mcp:basic", "", nil, "", "mcp:basic"},
-		{"scope-from-scopes-supported", mockOpts{prmScopes: []string{"mcp:basic", "mcp:read", "mcp:write"}}, "", "", nil, "", "mcp:basic mcp:read mcp:write"},
-		{"scope-omitted-when-undefined", mockOpts{}, "", "", nil, "", ""},
-		{"configured alone", mockOpts{}, "", "", []string{"c"}, "", "c"},
-		{"configured adds to the challenge", mockOpts{}, "mcp:basic", "", []string{"extra"}, "", "mcp:basic extra"},
-		{"configured adds to scopes_supported", mockOpts{prmScopes: []string{"a", "b"}}, "", "", []string{"c"}, "", "a b c"},
-		{"offline-access-scope", mockOpts{prmScopes: []string{"mcp:basic"}, asScopes: []string{"mcp:basic", "offline_access"}}, "", "", nil, "", "mcp:basic offline_access"},
-		{"offline-access-not-supported", mockOpts{prmScopes: []string{"mcp:basic", "mcp:read"}, asScopes: []string{"mcp:basic", "mcp:read"}}, "", "", nil, "", "mcp:basic mcp:read"},
-		{"offline_access not alone", mockOpts{asScopes: []string{"offline_access"}}, "", "", nil, "", ""},
-		{"offline_access configured, not advertised", mockOpts{}, "mcp:basic offline_access", "", []string{"offline_access", "x"}, "", "mcp:basic x"},
-		{"offline_access configured and advertised: once, last", mockOpts{prmScopes: []string{"x"}, asScopes: []string{"x", "offline_access"}}, "", "", []string{"offline_access", "y"}, "", "x y offline_access"},
-		{"scope-step-up union", mockOpts{prmScopes: []string{"mcp:profile"}}, "mcp:write", "insufficient_scope", nil, "mcp:basic", "mcp:write mcp:basic"},
-		{"step-up drops stale offline_access", mockOpts{}, "mcp:write", "insufficient_scope", nil, "mcp:basic offline_access", "mcp:write mcp:basic"},
-		{"re-auth after 401 keeps scopes", mockOpts{}, "mcp:basic", "invalid_token", nil, "mcp:read", "mcp:basic mcp:read"},
-		{"granted, scopes_supported and configured", mockOpts{prmScopes: []string{"a", "b"}}, "", "", []string{"c"}, "d", "a b d c"},
-		{"no duplicates, order kept", mockOpts{}, "a b a", "invalid_token", []string{"c", "a"}, "b c", "a b c"},
+		{"scope-from-www-authenticate", mockOpts{prmScopes: []string{"mcp:profile"}}, "mcp:basic", "", nil, "", nil, "mcp:basic"},
+		{"scope-from-scopes-supported", mockOpts{prmScopes: []string{"mcp:basic", "mcp:read", "mcp:write"}}, "", "", nil, "", nil, "mcp:basic mcp:read mcp:write"},
+		{"scope-omitted-when-undefined", mockOpts{}, "", "", nil, "", nil, ""},
+		{"configured alone", mockOpts{}, "", "", []string{"c"}, "", nil, "c"},
+		{"configured not added to the challenge", mockOpts{prmScopes: []string{"p"}}, "mcp:basic", "", []string{"extra"}, "", nil, "mcp:basic"},
+		{"configured not added to scopes_supported", mockOpts{prmScopes: []string{"a", "b"}}, "", "", []string{"c"}, "", nil, "a b"},
+		{"--scope adds to the challenge", mockOpts{}, "mcp:basic", "", []string{"ignored"}, "", []string{"x"}, "mcp:basic x"},
+		{"--scope adds to configured", mockOpts{}, "", "", []string{"c"}, "", []string{"x", "c"}, "c x"},
+		{"--scope alone", mockOpts{}, "", "", nil, "", []string{"x"}, "x"},
+		{"offline-access-scope", mockOpts{prmScopes: []string{"mcp:basic"}, asScopes: []string{"mcp:basic", "offline_access"}}, "", "", nil, "", nil, "mcp:basic offline_access"},
+		{"offline-access-not-supported", mockOpts{prmScopes: []string{"mcp:basic", "mcp:read"}, asScopes: []string{"mcp:basic", "mcp:read"}}, "", "", nil, "", nil, "mcp:basic mcp:read"},
+		{"offline_access not alone", mockOpts{asScopes: []string{"offline_access"}}, "", "", nil, "", nil, ""},
+		{"offline_access in the challenge, not advertised", mockOpts{}, "mcp:basic offline_access", "", nil, "", []string{"offline_access", "x"}, "mcp:basic x"},
+		{"offline_access configured and advertised: once, last", mockOpts{asScopes: []string{"x", "offline_access"}}, "", "", []string{"offline_access", "y"}, "", nil, "y offline_access"},
+		{"scope-step-up union", mockOpts{prmScopes: []string{"mcp:profile"}}, "mcp:write", "insufficient_scope", nil, "mcp:basic", nil, "mcp:write mcp:basic"},
+		{"step-up drops stale offline_access", mockOpts{}, "mcp:write", "insufficient_scope", nil, "mcp:basic offline_access", nil, "mcp:write mcp:basic"},
+		{"re-auth after 401 keeps scopes", mockOpts{}, "mcp:basic", "invalid_token", nil, "mcp:read", nil, "mcp:basic mcp:read"},
+		{"scopes_supported, granted, then --scope", mockOpts{prmScopes: []string{"a", "b"}}, "", "", []string{"c"}, "d", []string{"e"}, "a b d e"},
+		{"configured, granted, then --scope", mockOpts{}, "", "", []string{"c"}, "d", []string{"e"}, "c d e"},
+		{"no duplicates, order kept", mockOpts{}, "a b a", "invalid_token", []string{"z"}, "b c", []string{"c", "a", "d"}, "a b c d"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newMock(t, tt.o)
-			f := newFlow(t, m, func(c *Config) { c.Scopes = tt.configured })
+			f := newFlow(t, m, func(c *Config) { c.Scopes, c.ExtraScopes = tt.configured, tt.extra })
 			var prev *Credential
 			if tt.prevScope != "" {
 				prev = &Credential{Issuer: m.issuer(), Resource: m.serverURL(), ClientID: "prev-client", TokenAuth: AuthNone, AccessToken: "old-SECRET", Scope: tt.prevScope}

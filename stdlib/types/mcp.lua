@@ -131,7 +131,7 @@
 ---@field client_issuer? string the issuer the pre-registered client belongs to
 ---@field client_id_metadata_url? string a Client ID Metadata Document
 ---@field redirect_url? string
----@field scopes? string[]|string scopes to ask for as well as the server's
+---@field scopes? string[]|string scopes to ask for when the server names none (its challenge and resource metadata)
 ---@field store? boolean false keeps tokens in memory only
 ---@field grant? "client_credentials"|"jwt_bearer" an unattended grant (default: the browser flow)
 ---@field private_key_pem? string private_key_jwt client authentication

@@ -24,6 +24,7 @@ import (
 // private permissions, atomic writes, one lock per file.
 type Entry struct {
 	url    string // the server's URL ("" when unknown, legacy only)
+	conn   string // the connectionId it is bound to ("": keyed by url)
 	path   string // the file (legacy: as given; symbolic links are followed)
 	dir    string // the private folder kept at 0700; "" for a legacy file
 	legacy bool
@@ -50,7 +51,9 @@ func (e *Entry) Path() string { return e.path }
 func (e *Entry) URL() string { return e.url }
 
 // Load returns the stored credential. A URL without one gives nil and no
-// error; a legacy file that does not exist is an error of kind not_found.
+// error; so does a connection-bound entry (Store.Connection) whose file was
+// saved for another URL, unless the tokens' resource covers the entry's URL
+// now (oauth.ResourceCovers): a token is never sent to another server; a legacy file that does not exist is an error of kind not_found.
 // Loose permissions are fixed with a warning; a file that is not the user's
 // or not a regular file is refused (kind invalid), and so is one that is not
 // a valid record (kind invalid, saying how to start over).
@@ -378,6 +381,9 @@ func (e *Entry) startOver() string {
 		return "fix it, or unset MCP_OAUTH_TOKEN_FILE and log in with `luagent mcp login URL`"
 	}
 	u := shellQuote(secret.URL(e.url))
+	if e.conn != "" {
+		return "run `luagent mcp login " + u + "` (it replaces the file), or remove the file"
+	}
 	return "run `luagent mcp logout " + u + "`, then `luagent mcp login " + u + "`"
 }
 
@@ -414,8 +420,9 @@ func (b badRecord) Error() string { return string(b) }
 
 // record is a credential file in a Store.
 type record struct {
-	URL        string            `json:"url"`
-	Credential *oauth.Credential `json:"credential"`
+	URL          string            `json:"url"`
+	ConnectionID string            `json:"connectionId,omitempty"`
+	Credential   *oauth.Credential `json:"credential"`
 }
 
 // load reads and decodes the file. Absent: nil, nil.
@@ -442,6 +449,15 @@ func (e *Entry) load() (*oauth.Credential, error) {
 	if rec.Credential == nil {
 		return nil, e.corrupt(path, "it has no credential")
 	}
+	if e.conn != "" {
+		switch {
+		case rec.ConnectionID != e.conn:
+			return nil, errs.Errorf(errs.Invalid, op, "%s holds the credentials of another connection, not this entry's connectionId; %s", path, e.startOver())
+		case rec.URL != e.url && !oauth.ResourceCovers(rec.Credential.Resource, e.url):
+			return nil, nil // bound to this connection, but issued for another server
+		}
+		return rec.Credential, nil
+	}
 	if rec.URL != e.url {
 		return nil, errs.Errorf(errs.Invalid, op, "%s holds the credentials of another URL (%s), not %s; %s", path, secret.URL(rec.URL), secret.URL(e.url), e.startOver())
 	}
@@ -457,7 +473,7 @@ func (e *Entry) write(c *oauth.Credential) error {
 	if e.legacy {
 		data, err = encodeLegacy(path, c)
 	} else {
-		data, err = json.MarshalIndent(record{URL: e.url, Credential: c}, "", "  ")
+		data, err = json.MarshalIndent(record{URL: e.url, ConnectionID: e.conn, Credential: c}, "", "  ")
 	}
 	if err != nil {
 		return errs.Errorf(errs.Internal, op, "encoding the credential for %s: %v", e.what(), err)

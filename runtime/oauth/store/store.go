@@ -73,6 +73,25 @@ func (s *Store) Entry(url string) *Entry {
 	return &Entry{url: url, path: s.Path(url), dir: s.dir, warn: s.warnWriter}
 }
 
+// Connection returns the credential file of the catalog entry whose
+// connectionId is id and whose URL is now url: credentials bound to an
+// immutable connection identity (a managed host's connectionId), kept apart
+// from url's own file and from other connections to the same URL. The
+// binding outlives a change of the entry's URL only where the tokens were
+// issued for a resource that still covers the new URL (see Entry.Load);
+// otherwise the entry has no credential until it logs in again.
+func (s *Store) Connection(id, url string) *Entry {
+	return &Entry{url: url, conn: id, path: filepath.Join(s.dir, ConnectionFileName(id)), dir: s.dir, warn: s.warnWriter}
+}
+
+// ConnectionFileName is the name of the file that holds the credential
+// bound to connection id: "connection-", the hex SHA-256 of id, ".json"
+// (id may be any string: none of it is shown in the name).
+func ConnectionFileName(id string) string {
+	sum := sha256.Sum256([]byte("connectionId\x00" + id))
+	return "connection-" + hex.EncodeToString(sum[:]) + ".json"
+}
+
 // Load returns url's stored credential, or nil (and no error) when there is
 // none. It takes no lock: files are replaced atomically, so it never sees a
 // partial one.
