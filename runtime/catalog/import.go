@@ -603,8 +603,10 @@ func (im *importer) codex(data []byte) error {
 					s.OAuth = orOAuth(s.OAuth)
 					s.OAuth.ClientID = id
 				}
-			case "enabled_tools", "disabled_tools":
-				im.note(name, "%s: luagent offers every tool of a server; filter them in a policy (init.lua)", k)
+			case "enabled_tools":
+				s.EnabledTools = exactNames(v)
+			case "disabled_tools":
+				s.DisabledTools = exactNames(v)
 			default:
 				im.note(name, "%s is not a luagent setting; left out", k)
 			}
@@ -665,6 +667,20 @@ func (im *importer) codexEnvVars(name string, v any) []string {
 	}
 	return out
 }
+
+// exactNames is a host's list of exact tool names as enabledTools or
+// disabledTools patterns: glob characters escaped, so each matches only
+// itself. A list stays a list when empty (an empty enabled list enables
+// no tool).
+func exactNames(v any) []string {
+	out := []string{}
+	for _, n := range asStrings(v) {
+		out = append(out, globEscaper.Replace(n))
+	}
+	return out
+}
+
+var globEscaper = strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
 
 func orOAuth(o *OAuth) *OAuth {
 	if o == nil {

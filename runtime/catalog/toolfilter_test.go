@@ -60,7 +60,7 @@ func TestToolFilterRoundTrip(t *testing.T) {
 	if mode, n := c.ToolSearchSettings(); mode != ToolSearchAlways || n != 12 {
 		t.Errorf("ToolSearchSettings = %q, %d", mode, n)
 	}
-	if mode, n := (&Config{}).ToolSearchSettings(); mode != ToolSearchAuto || n != DefaultToolSearchThreshold || n != 40 {
+	if mode, n := (&Config{}).ToolSearchSettings(); mode != ToolSearchAuto || n != 40 {
 		t.Errorf("defaults = %q, %d; want auto, 40", mode, n)
 	}
 }
