@@ -397,6 +397,15 @@ func addFlags(c *cobra.Command, a *addOptions, disabled *bool) {
 		return nil
 	})
 	both := flagDecl{fs: c.Flags(), group: "both:"}
+	tools := flagDecl{fs: c.Flags(), raw: true, group: "both:"}
+	tools.fn("enable-tool", "T", "offer only the tools named T or matching the glob T (repeatable; enabledTools)", "", func(v string) error {
+		s.EnabledTools = append(s.EnabledTools, v)
+		return nil
+	})
+	tools.fn("disable-tool", "T", "never offer the tool T or those matching the glob T; wins over --enable-tool (repeatable; disabledTools)", "", func(v string) error {
+		s.DisabledTools = append(s.DisabledTools, v)
+		return nil
+	})
 	both.boolean(&a.force, "force,f", "replace a saved server of the same name")
 	both.boolean(disabled, "disabled", "save it disabled")
 }

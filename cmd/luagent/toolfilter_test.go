@@ -147,3 +147,25 @@ disabled_tools = ["get_issue"]
 		t.Errorf("config.json:\n%s", b)
 	}
 }
+
+// mcp add --enable-tool and --disable-tool save the filters (a bad glob is
+// refused); an import note's command keeps them.
+func TestAddToolFilterFlags(t *testing.T) {
+	home, env := catalogHome(t)
+	ok(t, env, "mcp", "add", "x", "--enable-tool", "read_*", "--disable-tool", "read_secret", "--disable-tool", "rm", "--", "some-server")
+	b, _ := os.ReadFile(filepath.Join(home, "config.json"))
+	if !strings.Contains(string(b), `"enabledTools": ["read_*"]`) || !strings.Contains(string(b), `"disabledTools": ["read_secret", "rm"]`) {
+		t.Errorf("config.json:\n%s", b)
+	}
+	failsWith(t, env, 2, `"[x" is not a valid glob`, "mcp", "add", "y", "--enable-tool", "[x", "--", "some-server")
+	src := writeFile(t, t.TempDir(), "config.toml", `
+[mcp_servers.web]
+url = "https://example.com/mcp"
+bearer_token_env_var = "TOKEN"
+disabled_tools = ["delete_all"]
+`)
+	_, env2 := catalogHome(t)
+	if r := ok(t, env2, "mcp", "import", "--from", "codex", src); !strings.Contains(r.stdout, "--disable-tool delete_all") {
+		t.Errorf("the note's command drops the filter:\n%s", r.stdout)
+	}
+}

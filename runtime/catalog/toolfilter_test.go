@@ -243,3 +243,14 @@ disabled_tools = []
 		t.Errorf("written as %v", m)
 	}
 }
+
+// The command an import note prints keeps the entry's filters: running it
+// must not turn a disabled tool back on.
+func TestAddCommandKeepsToolFilters(t *testing.T) {
+	s := &Server{Name: "gh", Enabled: true, URL: "https://example.com/mcp", EnabledTools: []string{"search_*"}, DisabledTools: []string{"search_code", `odd\*`}}
+	got := s.AddCommand("-H", "Authorization: Bearer ...")
+	want := `luagent mcp add --force gh --enable-tool 'search_*' --disable-tool search_code --disable-tool 'odd\*' --transport http https://example.com/mcp -H 'Authorization: Bearer ...'`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
