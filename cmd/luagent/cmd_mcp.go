@@ -126,13 +126,13 @@ set or not), timeouts with their defaults, protocol, roots, sampling.`,
 
 		var from string
 		var dry bool
-		imp := verb("catalog", "import [--from HOST] [FILE] [--dry-run]", "copy servers from claude-desktop, claude-code, cursor, vscode or codex", `Copies the MCP servers another host keeps into ~/.luagent/config.json. HOST
-is claude-desktop, claude-code, cursor, vscode or codex; FILE is that
+		imp := verb("catalog", "import [--from HOST] [FILE] [--dry-run]", "copy servers from claude-desktop, claude-code, cursor, vscode, codex or gemini", `Copies the MCP servers another host keeps into ~/.luagent/config.json. HOST
+is claude-desktop, claude-code, cursor, vscode, codex or gemini; FILE is that
 host's configuration (default: where the host keeps it, the project's
 first). Without --from or FILE every host's default places are tried and
 each one found is said. A server whose name is saved already is skipped
 with a note; what luagent cannot express (an sse transport, headers from
-variables, envFile, tool filters) is said in a note, with the command
+variables, envFile) is said in a note, with the command
 that adds it by hand.
 
 default places:
@@ -141,7 +141,8 @@ default places:
   claude-code      .mcp.json, ~/.claude.json (its mcpServers and projects.PATH.mcpServers)
   cursor           .cursor/mcp.json, ~/.cursor/mcp.json
   vscode           .vscode/mcp.json, the user's mcp.json and settings.json (Code/User/)
-  codex            $CODEX_HOME/config.toml (default ~/.codex/config.toml)`,
+  codex            $CODEX_HOME/config.toml (default ~/.codex/config.toml)
+  gemini           .gemini/settings.json, ~/.gemini/settings.json (Gemini CLI)`,
 			func(c *cobra.Command, args []string) int {
 				file := ""
 				if len(args) == 1 {

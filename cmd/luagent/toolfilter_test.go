@@ -169,3 +169,19 @@ disabled_tools = ["delete_all"]
 		t.Errorf("the note's command drops the filter:\n%s", r.stdout)
 	}
 }
+
+// A Gemini CLI settings.json (told by its .gemini folder) imports with
+// includeTools/excludeTools as the filters.
+func TestImportGeminiCLI(t *testing.T) {
+	home, env := catalogHome(t)
+	dir := filepath.Join(t.TempDir(), ".gemini")
+	os.MkdirAll(dir, 0o755)
+	src := writeFile(t, dir, "settings.json", `{"mcpServers": {"git": {"command": "uvx", "args": ["mcp-server-git"], "includeTools": ["git_status"], "excludeTools": ["git_push"]}}}`)
+	if r := ok(t, env, "mcp", "import", src); !strings.Contains(r.stdout, "added git") {
+		t.Errorf("import:\n%s", r.stdout)
+	}
+	b, _ := os.ReadFile(filepath.Join(home, "config.json"))
+	if !strings.Contains(string(b), `"enabledTools": ["git_status"]`) || !strings.Contains(string(b), `"disabledTools": ["git_push"]`) {
+		t.Errorf("config.json:\n%s", b)
+	}
+}

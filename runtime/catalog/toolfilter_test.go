@@ -254,3 +254,46 @@ func TestAddCommandKeepsToolFilters(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// Gemini CLI's settings.json: includeTools/excludeTools are the filters
+// (exclude wins there too), httpUrl the Streamable HTTP url, url its SSE
+// one, timeout milliseconds of a request; $VAR and ${VAR} env values come
+// from the environment.
+func TestImportGemini(t *testing.T) {
+	servers, notes, err := Import(FromGemini, []byte(`{
+  "theme": "Dracula",
+  "mcpServers": {
+    "git": {"command": "uvx", "args": ["mcp-server-git"], "env": {"TOKEN": "$GIT_TOKEN", "B": "${OTHER}", "C": "plain"},
+            "cwd": "./srv", "includeTools": ["git_status", "git_log"], "excludeTools": ["git_log"], "trust": true},
+    "ctx": {"httpUrl": "https://mcp.context7.com/mcp", "headers": {"X-Team": "a"}, "timeout": 30000},
+    "old": {"url": "https://example.com/sse", "description": "legacy"}
+  }
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range servers {
+		got = append(got, summary(s))
+	}
+	want := []string{
+		"git cmd=uvx mcp-server-git cwd=./srv env.B=fromEnv:OTHER env.C=plain env.TOKEN=fromEnv:GIT_TOKEN enabledTools=git_status,git_log disabledTools=git_log",
+		"ctx url=https://mcp.context7.com/mcp h.X-Team=a request=30s",
+		"old url=https://example.com/sse",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("servers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	all := strings.Join(notes, "\n")
+	for _, n := range []string{"git: trust is not a luagent setting", "old: url is Gemini's SSE endpoint", "old: description is not a luagent setting"} {
+		if !strings.Contains(all, n) {
+			t.Errorf("no note says %q; notes:\n%s", n, all)
+		}
+	}
+	if strings.Contains(all, "Tools") || strings.Contains(all, "timeout") || strings.Contains(all, "httpUrl") {
+		t.Errorf("a note about a mapped field:\n%s", all)
+	}
+	if p, _ := DefaultImportPaths(FromGemini); len(p) != 2 || p[0] != ".gemini/settings.json" || !strings.HasSuffix(p[1], "/.gemini/settings.json") {
+		t.Errorf("paths = %v", p)
+	}
+}
