@@ -121,18 +121,18 @@ credential-like headers masked), OAuth settings (the client secret only as
 set or not), the connectionId its credentials are bound to, timeouts with their defaults, protocol, roots, sampling.`,
 			func(c *cobra.Command, args []string) int { return mcpGet(args[0], getJSON, stdout, stderr) })
 		get.Args, get.ValidArgsFunction = oneName("get"), complete
-		flagDecl{fs: get.Flags()}.boolean(&getJSON, "json", `the same as a JSON object: list --json's members and headers, oauth, connectionId, startupTimeoutSeconds, requestTimeoutSeconds, protocol, roots, sampling, logLevel, maxConcurrentCalls`)
+		flagDecl{fs: get.Flags()}.boolean(&getJSON, "json", `the same as a JSON object: list --json's members and headers, oauth, connectionId, startupTimeoutSeconds, requestTimeoutSeconds, protocol, roots, sampling, logLevel, maxConcurrentCalls, enabledTools, disabledTools`)
 		get.Example = "  luagent mcp get everything"
 
 		var from string
 		var dry bool
-		imp := verb("catalog", "import [--from HOST] [FILE] [--dry-run]", "copy servers from claude-desktop, claude-code, cursor, vscode or codex", `Copies the MCP servers another host keeps into ~/.luagent/config.json. HOST
-is claude-desktop, claude-code, cursor, vscode or codex; FILE is that
+		imp := verb("catalog", "import [--from HOST] [FILE] [--dry-run]", "copy servers from claude-desktop, claude-code, cursor, vscode, codex or gemini", `Copies the MCP servers another host keeps into ~/.luagent/config.json. HOST
+is claude-desktop, claude-code, cursor, vscode, codex or gemini; FILE is that
 host's configuration (default: where the host keeps it, the project's
 first). Without --from or FILE every host's default places are tried and
 each one found is said. A server whose name is saved already is skipped
 with a note; what luagent cannot express (an sse transport, headers from
-variables, envFile, tool filters) is said in a note, with the command
+variables, envFile) is said in a note, with the command
 that adds it by hand.
 
 default places:
@@ -141,7 +141,8 @@ default places:
   claude-code      .mcp.json, ~/.claude.json (its mcpServers and projects.PATH.mcpServers)
   cursor           .cursor/mcp.json, ~/.cursor/mcp.json
   vscode           .vscode/mcp.json, the user's mcp.json and settings.json (Code/User/)
-  codex            $CODEX_HOME/config.toml (default ~/.codex/config.toml)`,
+  codex            $CODEX_HOME/config.toml (default ~/.codex/config.toml)
+  gemini           .gemini/settings.json, ~/.gemini/settings.json (Gemini CLI)`,
 			func(c *cobra.Command, args []string) int {
 				file := ""
 				if len(args) == 1 {
@@ -413,6 +414,15 @@ func addFlags(c *cobra.Command, a *addOptions, disabled *bool) {
 		return nil
 	})
 	both := flagDecl{fs: c.Flags(), group: "both:"}
+	tools := flagDecl{fs: c.Flags(), raw: true, group: "both:"}
+	tools.fn("enable-tool", "T", "offer only the tools named T or matching the glob T (repeatable; enabledTools)", "", func(v string) error {
+		s.EnabledTools = append(s.EnabledTools, v)
+		return nil
+	})
+	tools.fn("disable-tool", "T", "never offer the tool T or those matching the glob T; wins over --enable-tool (repeatable; disabledTools)", "", func(v string) error {
+		s.DisabledTools = append(s.DisabledTools, v)
+		return nil
+	})
 	both.boolean(&a.force, "force,f", "replace a saved server of the same name")
 	both.boolean(disabled, "disabled", "save it disabled")
 }

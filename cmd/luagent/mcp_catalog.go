@@ -362,6 +362,9 @@ type getEntry struct {
 	Sampling           bool              `json:"sampling"`
 	LogLevel           string            `json:"logLevel"`
 	MaxConcurrentCalls int               `json:"maxConcurrentCalls"`
+	// EnabledTools is null for every tool; DisabledTools is [] for none.
+	EnabledTools  []string `json:"enabledTools"`
+	DisabledTools []string `json:"disabledTools"`
 	// InheritEnv is "minimal", a list of names, or null (all but
 	// luagent's own keys).
 	InheritEnv any `json:"inheritEnv"`
@@ -409,7 +412,8 @@ func mcpGet(name string, asJSON bool, stdout, stderr io.Writer) int {
 	g := getEntry{listEntry: newListEntry(s), Headers: shownHeaders(s.Headers),
 		StartupTimeout: orDefault(s.StartupTimeout, catalog.DefaultStartupTimeout).Seconds(),
 		RequestTimeout: orDefault(s.RequestTimeout, catalog.DefaultRequestTimeout).Seconds(),
-		Protocol:       s.Protocol, Roots: rootsShown(s), Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
+		Protocol:       s.Protocol, Roots: rootsShown(s), Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls,
+		EnabledTools: slices.Clone(s.EnabledTools), DisabledTools: append([]string{}, s.DisabledTools...)}
 	if g.Protocol == "" {
 		g.Protocol = catalog.DefaultProtocol
 	}
@@ -486,6 +490,16 @@ func mcpGet(name string, asJSON bool, stdout, stderr io.Writer) int {
 	}
 	if s.MaxConcurrentCalls > 0 {
 		row("max concurrent calls", strconv.Itoa(s.MaxConcurrentCalls))
+	}
+	switch {
+	case s.EnabledTools == nil:
+	case len(s.EnabledTools) == 0:
+		row("enabled tools", "none (enabledTools is empty)")
+	default:
+		row("enabled tools", strings.Join(s.EnabledTools, ", "))
+	}
+	if len(s.DisabledTools) > 0 {
+		row("disabled tools", strings.Join(s.DisabledTools, ", "))
 	}
 	tw.Flush()
 	return host.ExitOK

@@ -372,7 +372,7 @@ func TestMCPImportDefaultPlaces(t *testing.T) {
 	fake := t.TempDir()
 	_, env := catalogHome(t)
 	env = append(env, "HOME="+fake, "XDG_CONFIG_HOME="+filepath.Join(fake, ".config"), "CODEX_HOME=")
-	failsWith(t, env, 1, "no configuration of claude-desktop, claude-code, cursor, vscode, codex found", "mcp", "import")
+	failsWith(t, env, 1, "no configuration of claude-desktop, claude-code, cursor, vscode, codex, gemini found", "mcp", "import")
 	failsWith(t, env, 1, "no cursor configuration found", "mcp", "import", "--from", "cursor")
 	data, _ := os.ReadFile(importFixture("project/.cursor/mcp.json"))
 	writeFile(t, fake, ".cursor/mcp.json", string(data))

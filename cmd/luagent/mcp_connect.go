@@ -154,6 +154,9 @@ func mcpCall(pos, kv []string, co callOptions, f connectFlags, stdout, stderr io
 		}
 	}
 	if tool == nil {
+		if err := h.ToolFiltered(name, toolName); err != nil {
+			return fail(stderr, err)
+		}
 		var names []string
 		for _, t := range tools {
 			names = append(names, t.Def.Name)

@@ -15,7 +15,7 @@ type source struct{ format, path string }
 
 // mcpImport copies servers from another host's configuration:
 //
-//	luagent mcp import [--from claude-desktop|claude-code|cursor|vscode|codex] [FILE] [--dry-run]
+//	luagent mcp import [--from claude-desktop|claude-code|cursor|vscode|codex|gemini] [FILE] [--dry-run]
 func mcpImport(format, file string, dry bool, stdout, stderr io.Writer) int {
 	var sources []source
 	switch {
@@ -129,6 +129,8 @@ func guessFormat(path string) string {
 		return catalog.FromCodex
 	case dir == ".cursor":
 		return catalog.FromCursor
+	case dir == ".gemini":
+		return catalog.FromGemini
 	case dir == ".vscode" || base == "settings.json" || (dir == "User" && base == "mcp.json"):
 		return catalog.FromVSCode
 	}

@@ -113,6 +113,21 @@ func CatalogModels(home string) (map[string]llm.ModelConfig, string, error) {
 	return out, c.DefaultModel, nil
 }
 
+// CatalogToolSearch returns the catalog's toolSearch and
+// toolSearchThreshold ("" and 0 when the file is missing or does not load:
+// the defaults, and the commands that read the catalog say why it does
+// not load).
+func CatalogToolSearch(home string) (mode string, threshold int) {
+	if home == "" {
+		return "", 0
+	}
+	c, err := catalog.Load(catalog.Path(home))
+	if err != nil {
+		return "", 0
+	}
+	return c.ToolSearch, c.ToolSearchThreshold
+}
+
 // Home returns luagent's folder: $LUAGENT_HOME, else ~/.luagent.
 func Home() string {
 	if h := os.Getenv("LUAGENT_HOME"); h != "" {
@@ -211,7 +226,8 @@ func (h *Host) preloadAgent() {
 	cfg := h.cfg
 	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
 		return CatalogModels(cfg.Home)
-	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version, CodeMode: codemode.Run, APIKeysFile: cfg.APIKeysFile})
+	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version, CodeMode: codemode.Run, APIKeysFile: cfg.APIKeysFile,
+		ToolSearch: func() (string, int) { return CatalogToolSearch(cfg.Home) }})
 	preload.Embedded(h.L, "agent", "agent")
 }
 

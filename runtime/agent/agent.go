@@ -35,6 +35,14 @@ const (
 	DefaultMetaToolThreshold = 40
 )
 
+// Tool search modes (Config.ToolSearch), as config.json's toolSearch and
+// agent.new's tool_search name them.
+const (
+	ToolSearchAuto   = "auto"   // defer above MetaToolThreshold tools (the default)
+	ToolSearchAlways = "always" // defer the hub's tools whatever their number
+	ToolSearchNever  = "never"  // offer every tool, however many
+)
+
 // NoApproverReason is why an Ask decision is a denial when nobody can be
 // asked (Config.Ask is nil and Config.Yes is false).
 const NoApproverReason = approval.NoApproverReason
@@ -92,6 +100,10 @@ type Config struct {
 	// tools and the model calls what it finds (0: the default 40; < 0:
 	// never).
 	MetaToolThreshold int
+	// ToolSearch is when mcp_search_tools stands for the hub's tools:
+	// ToolSearchAuto ("" too) above MetaToolThreshold, ToolSearchAlways
+	// whenever the hub offers a tool, ToolSearchNever not at all.
+	ToolSearch string
 
 	// OnEvent receives the loop's events as they happen: text deltas,
 	// tool calls starting, progressing and ending, approvals, the end.

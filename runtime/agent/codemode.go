@@ -154,7 +154,8 @@ func (a *Agent) codeToolset(hubTools []hub.Tool, local map[string]bool) *toolset
 
 // runLuaTool is run_lua as the model is offered it.
 func (a *Agent) runLuaTool(code *toolset) llm.Tool {
-	short := a.cfg.MetaToolThreshold >= 0 && len(code.code) > a.cfg.MetaToolThreshold
+	short := a.cfg.ToolSearch != ToolSearchNever && len(code.code) > 0 &&
+		(a.cfg.ToolSearch == ToolSearchAlways || a.cfg.MetaToolThreshold >= 0 && len(code.code) > a.cfg.MetaToolThreshold)
 	return llm.Tool{Name: ToolRunLua, Description: codeDescription(code.code, short, a.cfg.CodeMode.Limits.WithDefaults()),
 		Schema: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"a Lua 5.1 chunk; return the value you want back","examples":["help()"]}},"required":["code"]}`)}
 }

@@ -76,7 +76,7 @@ func (a *Agent) toolset() *toolset {
 	for i := range a.cfg.Tools {
 		local[a.cfg.Tools[i].Name] = true
 	}
-	ts.search = !a.codeOnly() && a.cfg.MetaToolThreshold >= 0 && len(hubTools)+len(a.cfg.Tools) > a.cfg.MetaToolThreshold
+	ts.search = !a.codeOnly() && a.deferTools(len(hubTools))
 	if ts.search {
 		ts.add(metaTools[ToolSearch], entry{kind: KindMeta})
 	}
@@ -93,6 +93,18 @@ func (a *Agent) toolset() *toolset {
 	}
 	ts.addSkillTools(a.skillList())
 	return ts
+}
+
+// deferTools reports whether mcp_search_tools stands for the hub's n
+// tools (Config.ToolSearch, MetaToolThreshold).
+func (a *Agent) deferTools(n int) bool {
+	switch a.cfg.ToolSearch {
+	case ToolSearchNever:
+		return false
+	case ToolSearchAlways:
+		return n > 0
+	}
+	return a.cfg.MetaToolThreshold >= 0 && n+len(a.cfg.Tools) > a.cfg.MetaToolThreshold
 }
 
 // addDirect adds the hub's tools (those keep allows; nil: all) and the

@@ -18,6 +18,12 @@ func (s *Server) AddCommand(extra ...string) string {
 	if !s.Enabled {
 		words = append(words, "--disabled")
 	}
+	for _, t := range s.EnabledTools {
+		words = append(words, "--enable-tool", shQuote(t))
+	}
+	for _, t := range s.DisabledTools {
+		words = append(words, "--disable-tool", shQuote(t))
+	}
 	if s.URL != "" {
 		words = append(words, "--transport", "http", shQuote(m.URL))
 		for _, k := range sortedKeys(s.Headers) {

@@ -17,6 +17,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -39,6 +40,55 @@ const (
 	InitWait = "wait"
 )
 
+// Tool search modes (toolSearch).
+const (
+	ToolSearchAuto   = "auto"   // defer above toolSearchThreshold tools (the default)
+	ToolSearchAlways = "always" // defer whatever their number
+	ToolSearchNever  = "never"  // never defer
+)
+
+// DefaultToolSearchThreshold is toolSearchThreshold left out: in auto
+// mode, more tools than this are deferred behind mcp_search_tools.
+const DefaultToolSearchThreshold = 40
+
+// ToolSearchSettings returns toolSearch and toolSearchThreshold with their
+// defaults applied.
+func (c *Config) ToolSearchSettings() (mode string, threshold int) {
+	mode, threshold = c.ToolSearch, c.ToolSearchThreshold
+	if mode == "" {
+		mode = ToolSearchAuto
+	}
+	if threshold <= 0 {
+		threshold = DefaultToolSearchThreshold
+	}
+	return mode, threshold
+}
+
+// ToolAllowed reports whether the entry's enabledTools and disabledTools
+// let the tool the server names name through.
+func (s *Server) ToolAllowed(name string) bool {
+	if s.EnabledTools != nil && !matchAny(s.EnabledTools, name) {
+		return false
+	}
+	return !matchAny(s.DisabledTools, name)
+}
+
+// validGlob reports whether path.Match takes g (it checks the whole
+// pattern even when the name does not match).
+func validGlob(g string) bool {
+	_, err := path.Match(g, "")
+	return err == nil
+}
+
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // The defaults of an entry's optional fields, in one place.
 const (
 	DefaultStartupTimeout = 60 * time.Second // startupTimeoutSeconds
@@ -60,6 +110,14 @@ type Config struct {
 	// order (see Model, Resolve).
 	DefaultModel string
 	Models       []*Model
+	// ToolSearch is "toolSearch": whether agents defer the MCP tools
+	// behind mcp_search_tools, ToolSearchAuto (more than
+	// ToolSearchThreshold tools offered; "" means auto),
+	// ToolSearchAlways or ToolSearchNever. ToolSearchThreshold is
+	// "toolSearchThreshold" (0: DefaultToolSearchThreshold). See
+	// ToolSearchSettings.
+	ToolSearch          string
+	ToolSearchThreshold int
 
 	extra members // unknown top-level members, kept as written
 	read  *Config // the fields as parsed, to write unchanged ones back as read
@@ -115,6 +173,12 @@ type Server struct {
 	// MaxConcurrentCalls bounds the calls in flight to this server; more
 	// wait (0: no bound).
 	MaxConcurrentCalls int
+	// EnabledTools and DisabledTools filter the server's tools by their
+	// own names (exact names or path.Match globs): a tool is offered only
+	// when EnabledTools is nil (every tool) or one of it matches, and
+	// none of DisabledTools does (disabled wins). See ToolAllowed.
+	EnabledTools  []string
+	DisabledTools []string
 
 	extra members // unknown and managed members, kept as written
 	read  *Server // the fields as parsed (nil for an entry made in Go)

@@ -28,11 +28,12 @@ const (
 	FromCursor        = "cursor"         // ~/.cursor/mcp.json, .cursor/mcp.json: mcpServers
 	FromVSCode        = "vscode"         // .vscode/mcp.json, the user's mcp.json or settings.json: servers, inputs
 	FromCodex         = "codex"          // ~/.codex/config.toml: [mcp_servers.NAME]
+	FromGemini        = "gemini"         // .gemini/settings.json, ~/.gemini/settings.json: mcpServers
 )
 
 // ImportFormats are the formats Import knows, in the order `luagent mcp
 // import` tries their default locations.
-var ImportFormats = []string{FromClaudeDesktop, FromClaudeCode, FromCursor, FromVSCode, FromCodex}
+var ImportFormats = []string{FromClaudeDesktop, FromClaudeCode, FromCursor, FromVSCode, FromCodex, FromGemini}
 
 // Import converts another MCP host's configuration (format is one of
 // ImportFormats) into catalog entries, in the file's order. What luagent
@@ -87,6 +88,8 @@ func DefaultImportPaths(format string) ([]string, error) {
 			dir = filepath.Join(home, ".codex")
 		}
 		return []string{filepath.Join(dir, "config.toml")}, nil
+	case FromGemini:
+		return []string{filepath.Join(".gemini", "settings.json"), filepath.Join(home, ".gemini", "settings.json")}, nil
 	}
 	return nil, unknownFormat(format)
 }
@@ -128,7 +131,7 @@ func importData(format string, data []byte, file string) ([]*Server, []string, e
 		if err := im.codex(data); err != nil {
 			return nil, nil, err
 		}
-	case FromClaudeDesktop, FromClaudeCode, FromCursor, FromVSCode:
+	case FromClaudeDesktop, FromClaudeCode, FromCursor, FromVSCode, FromGemini:
 		std, err := hujson.Standardize(append([]byte(nil), data...)) // VS Code's files are JSON with comments
 		if err != nil || !json.Valid(std) {
 			return nil, nil, errs.Errorf(errs.Invalid, op, "the %s configuration is not valid JSON (%v); check the file", format, err)
@@ -255,6 +258,9 @@ func (im *importer) add(orig string, e map[string]any, project string) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		v := e[k]
+		if im.format == FromGemini && im.gemini(s, k, v) {
+			continue
+		}
 		switch k {
 		case "type", "transport", "transportType":
 			switch t, _ := v.(string); strings.ToLower(t) {
@@ -306,6 +312,31 @@ func (im *importer) add(orig string, e map[string]any, project string) {
 		s.InheritEnv = InheritEnv{Minimal: true}
 	}
 	im.keep(s)
+}
+
+// gemini reads the members of a Gemini CLI entry that mean something else
+// there, or only there, and reports whether k was one.
+func (im *importer) gemini(s *Server, k string, v any) bool {
+	switch k {
+	case "httpUrl": // Streamable HTTP
+		s.URL = im.text(s.Name, "httpUrl", asString(v))
+	case "url": // Gemini's url is an SSE endpoint
+		s.URL = im.text(s.Name, "url", asString(v))
+		im.note(s.Name, "url is Gemini's SSE endpoint: luagent connects with Streamable HTTP and falls back to the legacy HTTP+SSE transport by itself")
+	case "timeout": // milliseconds of a request
+		if d, ok := codexSeconds(v, true); ok {
+			s.RequestTimeout = d
+		} else {
+			im.note(s.Name, "timeout is not a number of milliseconds luagent takes (above 0, at most a day); left out")
+		}
+	case "includeTools":
+		s.EnabledTools = exactNames(v)
+	case "excludeTools":
+		s.DisabledTools = exactNames(v)
+	default:
+		return false
+	}
+	return true
 }
 
 // name returns the catalog name for a host's entry name: slugged when it
@@ -384,7 +415,7 @@ func (im *importer) ref(inner string) ref {
 		return ref{note: "${" + inner + "} has no value outside the editor"}
 	case inner == "pathSeparator" || inner == "/":
 		return ref{literal: string(filepath.Separator), known: true}
-	case im.format == FromClaudeCode && envNameRE.MatchString(kind) && !hasColon:
+	case (im.format == FromClaudeCode || im.format == FromGemini) && envNameRE.MatchString(kind) && !hasColon:
 		return ref{fromEnv: kind}
 	case im.format == FromClaudeCode && envNameRE.MatchString(kind) && strings.HasPrefix(arg, "-"):
 		return ref{fromEnv: kind, note: fmt.Sprintf("the default of ${%s} (%s) is not kept: luagent needs %s set", inner, strings.TrimPrefix(arg, "-"), kind)}
@@ -447,6 +478,10 @@ func (im *importer) text(name, field, s string) string {
 func (im *importer) env(s *Server, k, v string) {
 	if s.Env == nil {
 		s.Env = map[string]EnvValue{}
+	}
+	if name, ok := strings.CutPrefix(v, "$"); ok && im.format == FromGemini && envNameRE.MatchString(name) {
+		s.Env[k] = EnvValue{FromEnv: name} // Gemini CLI expands $VAR too
+		return
 	}
 	if m := refRE.FindStringSubmatchIndex(v); m != nil && m[0] == 0 && m[1] == len(v) {
 		r := im.ref(v[2 : len(v)-1])
@@ -626,8 +661,10 @@ func (im *importer) codex(data []byte) error {
 					s.OAuth = orOAuth(s.OAuth)
 					s.OAuth.ClientID = id
 				}
-			case "enabled_tools", "disabled_tools":
-				im.note(name, "%s: luagent offers every tool of a server; filter them in a policy (init.lua)", k)
+			case "enabled_tools":
+				s.EnabledTools = exactNames(v)
+			case "disabled_tools":
+				s.DisabledTools = exactNames(v)
 			default:
 				im.note(name, "%s is not a luagent setting; left out", k)
 			}
@@ -688,6 +725,20 @@ func (im *importer) codexEnvVars(name string, v any) []string {
 	}
 	return out
 }
+
+// exactNames is a host's list of exact tool names as enabledTools or
+// disabledTools patterns: glob characters escaped, so each matches only
+// itself. A list stays a list when empty (an empty enabled list enables
+// no tool).
+func exactNames(v any) []string {
+	out := []string{}
+	for _, n := range asStrings(v) {
+		out = append(out, globEscaper.Replace(n))
+	}
+	return out
+}
+
+var globEscaper = strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
 
 func orOAuth(o *OAuth) *OAuth {
 	if o == nil {

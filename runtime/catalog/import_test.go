@@ -51,6 +51,12 @@ func summary(s *Server) string {
 	if s.RequestTimeout != 0 {
 		b.WriteString(" request=" + s.RequestTimeout.String())
 	}
+	if s.EnabledTools != nil {
+		b.WriteString(" enabledTools=" + strings.Join(s.EnabledTools, ","))
+	}
+	if s.DisabledTools != nil {
+		b.WriteString(" disabledTools=" + strings.Join(s.DisabledTools, ","))
+	}
 	return b.String()
 }
 
@@ -110,12 +116,11 @@ func TestImport(t *testing.T) {
 		{FromCodex, "config.toml", []string{
 			"context7 cmd=npx -y @upstash/context7-mcp inherit=[" + codexList() + "] env.CONTEXT7_LOG=warn startup=20s request=1m30.5s",
 			"test_stdio (disabled) cmd=cargo run --bin test_stdio_server cwd=/Users/me/code/codex/codex-rs inherit=[" + codexList("MCP_TEST_VALUE", "LOCAL_ONLY") + "]",
-			"figma url=https://mcp.figma.com/mcp env.MCP_ACCESS_TOKEN=fromEnv:FIGMA_OAUTH_TOKEN h.X-Figma-Region=us-east-1 oauth.client= oauth.scopes=files:read",
+			"figma url=https://mcp.figma.com/mcp env.MCP_ACCESS_TOKEN=fromEnv:FIGMA_OAUTH_TOKEN h.X-Figma-Region=us-east-1 oauth.client= oauth.scopes=files:read enabledTools=get_file",
 			"docs-search url=https://docs.example.com/mcp startup=5s",
 		}, []string{
 			"test_stdio: env_vars FROM_THE_RUNNER comes from a remote machine",
 			"figma: header X-Org comes from $FIGMA_ORG",
-			"figma: enabled_tools:",
 			"docs.search: renamed docs-search",
 			"docs-search: required is not a luagent setting",
 		}},

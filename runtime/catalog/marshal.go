@@ -37,6 +37,7 @@ func (c *Config) Marshal() ([]byte, error) {
 	}
 	top = append(top, entry{"mcpServers", servers})
 	top = append(top, c.modelEntries()...)
+	top = append(top, c.toolSearchEntries(was)...)
 	top = appendExtra(top, c.extra)
 	var w writer
 	w.write(node{obj: true, members: top}, 0)
@@ -81,6 +82,8 @@ func (s *Server) node() node {
 	add("sampling", read && w.Sampling == s.Sampling, !s.Sampling, gen(strconv.FormatBool(s.Sampling)))
 	add("logLevel", read && w.LogLevel == s.LogLevel, s.LogLevel == "", quote(s.LogLevel))
 	add("maxConcurrentCalls", read && w.MaxConcurrentCalls == s.MaxConcurrentCalls, s.MaxConcurrentCalls == 0, gen(strconv.Itoa(s.MaxConcurrentCalls)))
+	add("enabledTools", read && listEqual(w.EnabledTools, s.EnabledTools), s.EnabledTools == nil, list(s.EnabledTools))
+	add("disabledTools", read && listEqual(w.DisabledTools, s.DisabledTools), s.DisabledTools == nil, list(s.DisabledTools))
 	add("enabled", read && w.Enabled == s.Enabled, read && s.Enabled, gen(strconv.FormatBool(s.Enabled)))
 	return node{obj: true, members: appendExtra(ms, s.extra)}
 }
@@ -90,6 +93,35 @@ func (s *Server) rootsNode() node {
 		return list(s.RootDirs)
 	}
 	return gen(strconv.FormatBool(s.Roots))
+}
+
+// toolSearchEntries are the top-level toolSearch and toolSearchThreshold,
+// as read when unchanged (was: the fields as parsed, nil for a catalog
+// made in Go).
+func (c *Config) toolSearchEntries(was *Config) []entry {
+	if was == nil {
+		was = &Config{}
+	}
+	var out []entry
+	switch raw, read := c.raw["toolSearch"]; {
+	case was.ToolSearch == c.ToolSearch && read:
+		out = append(out, entry{"toolSearch", node{raw: raw}})
+	case c.ToolSearch != "":
+		out = append(out, entry{"toolSearch", quote(c.ToolSearch)})
+	}
+	switch raw, read := c.raw["toolSearchThreshold"]; {
+	case was.ToolSearchThreshold == c.ToolSearchThreshold && read:
+		out = append(out, entry{"toolSearchThreshold", node{raw: raw}})
+	case c.ToolSearchThreshold != 0:
+		out = append(out, entry{"toolSearchThreshold", gen(strconv.Itoa(c.ToolSearchThreshold))})
+	}
+	return out
+}
+
+// listEqual: the same strings, and both nil or both not (a list left out
+// and an empty one differ).
+func listEqual(a, b []string) bool {
+	return slices.Equal(a, b) && (a == nil) == (b == nil)
 }
 
 func (i InheritEnv) node() node {

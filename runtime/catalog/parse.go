@@ -85,6 +85,18 @@ func Parse(data []byte) (*Config, error) {
 		case "models":
 			c.raw[m.name] = m.val
 			c.Models = parseModels(m.val, &p)
+		case "toolSearch":
+			c.raw[m.name] = m.val
+			c.ToolSearch = str(m.val, "toolSearch", &p)
+		case "toolSearchThreshold":
+			c.raw[m.name] = m.val
+			switch v, ok := intValue(m.val); {
+			case isNull(m.val):
+			case !ok || v < 1 || v > math.MaxInt32:
+				p.add("toolSearchThreshold", toolSearchThresholdRule)
+			default:
+				c.ToolSearchThreshold = int(v)
+			}
 		default:
 			c.extra.set(m.name, m.val)
 		}
@@ -92,7 +104,8 @@ func Parse(data []byte) (*Config, error) {
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	c.read = &Config{Version: c.Version, InitStrategy: c.InitStrategy, DefaultModel: c.DefaultModel}
+	c.read = &Config{Version: c.Version, InitStrategy: c.InitStrategy, DefaultModel: c.DefaultModel,
+		ToolSearch: c.ToolSearch, ToolSearchThreshold: c.ToolSearchThreshold}
 	return c, nil
 }
 
@@ -159,6 +172,10 @@ func parseServer(name string, raw json.RawMessage, path string, p *problems) *Se
 			default:
 				s.MaxConcurrentCalls = int(v)
 			}
+		case "enabledTools":
+			s.EnabledTools = strList(m.val, fp, p)
+		case "disabledTools":
+			s.DisabledTools = strList(m.val, fp, p)
 		default:
 			return false
 		}
@@ -306,7 +323,8 @@ func parseEnvValue(raw json.RawMessage, path string, p *problems) (EnvValue, boo
 func (s *Server) fields() *Server {
 	c := &Server{Name: s.Name, Enabled: s.Enabled, Command: s.Command, Args: cloneList(s.Args), Cwd: s.Cwd,
 		InheritEnv: s.InheritEnv.clone(), URL: s.URL, StartupTimeout: s.StartupTimeout, RequestTimeout: s.RequestTimeout, Protocol: s.Protocol,
-		Roots: s.Roots, RootDirs: cloneList(s.RootDirs), Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
+		Roots: s.Roots, RootDirs: cloneList(s.RootDirs), Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls,
+		EnabledTools: cloneList(s.EnabledTools), DisabledTools: cloneList(s.DisabledTools)}
 	if s.Env != nil {
 		c.Env = make(map[string]EnvValue, len(s.Env))
 		for k, v := range s.Env {

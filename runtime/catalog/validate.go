@@ -69,6 +69,14 @@ func (c *Config) Validate() error {
 	}
 	c.validateConnections(&p)
 	c.validateModels(&p)
+	switch c.ToolSearch {
+	case "", ToolSearchAuto, ToolSearchAlways, ToolSearchNever:
+	default:
+		p.add("toolSearch", fmt.Sprintf("must be %q, %q or %q, not %q", ToolSearchAuto, ToolSearchAlways, ToolSearchNever, c.ToolSearch))
+	}
+	if c.ToolSearchThreshold < 0 {
+		p.add("toolSearchThreshold", toolSearchThresholdRule)
+	}
 	return p.err()
 }
 
@@ -202,7 +210,23 @@ func (s *Server) validate(p *problems) {
 		at("maxConcurrentCalls", "must be 0 or more (0: no bound)")
 	}
 	s.validateConnectionID(at)
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"enabledTools", s.EnabledTools}, {"disabledTools", s.DisabledTools}} {
+		for i, g := range f.list {
+			fp := fmt.Sprintf("%s[%d]", f.name, i)
+			if g == "" {
+				at(fp, `must be a tool name or a glob like "read_*", not empty`)
+			} else if !validGlob(g) {
+				at(fp, fmt.Sprintf(`%q is not a valid glob (path.Match: *, ?, [a-z], \ escapes); fix its brackets or escapes`, g))
+			}
+		}
+	}
 }
+
+// toolSearchThresholdRule is what toolSearchThreshold takes.
+const toolSearchThresholdRule = `must be a whole number, 1 or more: above it, in "auto" mode, the tools are deferred behind mcp_search_tools (leave it out for 40; "toolSearch": "always" defers any number)`
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 

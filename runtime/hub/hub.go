@@ -153,6 +153,7 @@ type server struct {
 	tools      []mcp.Tool
 	hashes     []string          // schema hash per tool
 	qnames     []string          // qualified name per tool
+	filtered   map[string]bool   // tools the entry's enabledTools/disabledTools leave out
 	handed     map[string]string // tool -> schema hash last handed out
 	index      *shard
 	dirty      bool // a tools/list_changed arrived since the last refresh

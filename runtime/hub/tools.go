@@ -41,21 +41,31 @@ type toolRef struct {
 }
 
 func (s *server) clearTools() {
-	s.tools, s.hashes, s.qnames = nil, nil, nil
+	s.tools, s.hashes, s.qnames, s.filtered = nil, nil, nil, nil
 	s.index = &shard{}
 	s.dirty = false
 }
 
 // setTools takes a fresh tool list (Hub.mu held): duplicates of a name
-// are dropped, schemas hashed, the search shard rebuilt.
+// are dropped, and so are the tools the entry's enabledTools and
+// disabledTools filter out (remembered in filtered, for Call's error);
+// schemas hashed, the search shard rebuilt.
 func (s *server) setTools(tools []mcp.Tool) {
 	seen := map[string]bool{}
 	s.tools = s.tools[:0:0]
+	s.filtered = nil
 	for _, t := range tools {
-		if !seen[t.Name] {
-			seen[t.Name] = true
+		switch {
+		case seen[t.Name]:
+		case !s.cfg.ToolAllowed(t.Name):
+			if s.filtered == nil {
+				s.filtered = map[string]bool{}
+			}
+			s.filtered[t.Name] = true
+		default:
 			s.tools = append(s.tools, t)
 		}
+		seen[t.Name] = true
 	}
 	s.hashes = make([]string, len(s.tools))
 	for i, t := range s.tools {
@@ -300,7 +310,28 @@ func (h *Hub) resolve(ctx context.Context, qualified, saw string) (*server, mcp.
 	}
 }
 
+// ToolFiltered returns the error of a call to the tool server lists as
+// tool when the entry's enabledTools or disabledTools filter it out (kind
+// not_found), else nil: the tool is not listed, or not filtered.
+func (h *Hub) ToolFiltered(server, tool string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.servers[server]; s != nil && s.filtered[tool] {
+		return filteredError(server, tool)
+	}
+	return nil
+}
+
+func filteredError(server, tool string) error {
+	return errs.Errorf(errs.NotFound, "tools/call", "tool %s of server %q is filtered out by the entry's enabledTools/disabledTools in config.json; change them there to use it", tool, server)
+}
+
 func (h *Hub) notFoundLocked(qualified string) error {
+	if server, tool, ok := splitQualified(qualified); ok {
+		if s := h.servers[server]; s != nil && s.filtered[tool] {
+			return filteredError(server, tool)
+		}
+	}
 	var connecting []string
 	for _, name := range h.order {
 		if h.servers[name].state.Status == Connecting {

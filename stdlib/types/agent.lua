@@ -62,6 +62,8 @@
 ---@field agents? agent.Agent[] other agents offered as tools (name slugged, input {prompt}), asked in a fresh conversation in this process
 ---@field input? table call parameters of the served tool (mcp.schema's shorthand), their values appended to the prompt as "Arguments: {...}"
 ---@field max_concurrent? integer a:ask_fresh calls (served calls) running at once (default 4; more wait)
+---@field tool_search? "auto"|"always"|"never" whether mcp_search_tools stands for the hub's tools: "auto" past tool_search_threshold tools, "always" however few, "never" not at all (default: config.json's toolSearch, else "auto")
+---@field tool_search_threshold? integer in "auto" mode, more tools than this are found through mcp_search_tools (default: config.json's toolSearchThreshold, else 40)
 ---@field code_mode? boolean|"only"|"beside"|agent.CodeMode the model gets run_lua, a Lua snippet calling the tools as tools.SERVER.TOOL{...} in a sandbox: true or "only" instead of the tools, "beside" with them
 
 ---Code mode's option table: the mode and each run's limits.

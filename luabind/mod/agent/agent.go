@@ -54,6 +54,10 @@ type Config struct {
 	// CodeMode runs code mode's snippets (luabind/codemode.Run; nil: an
 	// agent with code_mode is an error).
 	CodeMode ragent.CodeRunner
+	// ToolSearch returns the catalog's toolSearch and toolSearchThreshold
+	// ("" and 0: the defaults), what an agent.new without tool_search and
+	// tool_search_threshold gets (nil: the defaults).
+	ToolSearch func() (mode string, threshold int)
 }
 
 type module struct {
@@ -195,6 +199,9 @@ func (m *module) newAgent(L *lua.LState) int {
 	if err := bindingsAndSecrets(opts, &cfg); err != nil {
 		fail(err)
 	}
+	if cfg.ToolSearch, cfg.MetaToolThreshold, err = m.toolSearch(opts); err != nil {
+		fail(err)
+	}
 	n := int(optNumber(opts, "max_concurrent"))
 	if n <= 0 {
 		n = DefaultMaxConcurrent
@@ -212,6 +219,39 @@ func (m *module) newAgent(L *lua.LState) int {
 	ud.Metatable = m.agentMT(L)
 	L.Push(ud)
 	return 1
+}
+
+// toolSearch is the agent's tool search mode and threshold: tool_search
+// and tool_search_threshold, each else the catalog's (config.json's
+// toolSearch, toolSearchThreshold), else the defaults.
+func (m *module) toolSearch(opts *lua.LTable) (string, int, error) {
+	mode, threshold := "", 0
+	if m.cfg.ToolSearch != nil {
+		mode, threshold = m.cfg.ToolSearch()
+	}
+	switch v := opts.RawGetString("tool_search").(type) {
+	case *lua.LNilType:
+	case lua.LString:
+		mode = string(v)
+	default:
+		return "", 0, errs.Errorf(errs.Invalid, "agent.new", `tool_search must be "auto", "always" or "never", not a %s`, v.Type())
+	}
+	switch mode {
+	case "", ragent.ToolSearchAuto, ragent.ToolSearchAlways, ragent.ToolSearchNever:
+	default:
+		return "", 0, errs.Errorf(errs.Invalid, "agent.new", `tool_search must be "auto", "always" or "never", not %q`, mode)
+	}
+	switch v := opts.RawGetString("tool_search_threshold").(type) {
+	case *lua.LNilType:
+	case lua.LNumber:
+		if f := float64(v); f != float64(int(f)) || f < 1 || f > 1<<31-1 {
+			return "", 0, errs.Errorf(errs.Invalid, "agent.new", "tool_search_threshold must be a whole number, 1 or more, not %v", v)
+		}
+		threshold = int(v)
+	default:
+		return "", 0, errs.Errorf(errs.Invalid, "agent.new", "tool_search_threshold must be a whole number, 1 or more, not a %s", v.Type())
+	}
+	return mode, threshold, nil
 }
 
 func (m *module) agentMT(L *lua.LState) *lua.LTable {
