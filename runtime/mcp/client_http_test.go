@@ -13,6 +13,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/testkit"
+	"github.com/luagent/luagent/runtime/trace"
 )
 
 // modernHTTP is a scripted 2026-07-28 server: discover is answered, other
@@ -149,5 +150,46 @@ func TestHTTPClientReinitializesExpiredSession(t *testing.T) {
 	r, err := c.CallTool(ctx, "t", nil, CallOptions{})
 	if err != nil || r.Text() != "in S2" {
 		t.Fatalf("call after the session expired: %v %v", r, err)
+	}
+}
+
+// On a 2026-07-28 HTTP timeout the request's stream is closed, which is
+// that era's cancellation: nothing is sent, so no notification_out for
+// notifications/cancelled is traced, but a stream_cancelled is.
+func TestHTTPTimeoutTracesNoCancelledNotification(t *testing.T) {
+	closed := make(chan struct{})
+	url, _ := modernHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, n int, id json.RawMessage) {
+		switch method {
+		case "tools/call":
+			<-r.Context().Done() // the client closes the stream
+			close(closed)
+		case "tools/list":
+			testkit.ScriptedTools(w, id, `{"name":"slow","inputSchema":{"type":"object"}}`)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	})
+	rec := &trace.Recorder{}
+	c, err := Connect(context.Background(), Options{URL: url, Name: "scripted", Timeout: 200 * time.Millisecond, Trace: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.CallTool(context.Background(), "slow", nil, CallOptions{})
+	if errs.KindOf(err) != errs.Timeout {
+		t.Fatalf("call: %v", err)
+	}
+	<-closed
+	var cancelled, streams int
+	for _, e := range rec.Events() {
+		if e.Kind == trace.NotificationOut && e.Method == "notifications/cancelled" {
+			cancelled++
+		}
+		if e.Kind == trace.StreamCancelled && e.Method == "tools/call" {
+			streams++
+		}
+	}
+	if cancelled != 0 || streams != 1 {
+		t.Errorf("%d notification_out notifications/cancelled (want 0), %d stream_cancelled (want 1): %+v", cancelled, streams, rec.Events())
 	}
 }

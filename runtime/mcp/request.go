@@ -377,13 +377,13 @@ func (c *Client) roundTrip(ctx context.Context, s *session, method string, param
 		case <-timer.C:
 			call.Abandon()
 			if !o.noCancel {
-				c.cancelRequest(s, call.ID, "timed out")
+				c.cancelRequest(s, call.ID, method, "timed out")
 			}
 			return nil, c.timeoutError(method, time.Since(start), timeout)
 		case <-ctx.Done():
 			call.Abandon()
 			if !o.noCancel {
-				c.cancelRequest(s, call.ID, "cancelled by the caller")
+				c.cancelRequest(s, call.ID, method, "cancelled by the caller")
 			}
 			return nil, ctxError(ctx, method, c.opts.Name)
 		}
@@ -408,8 +408,14 @@ func roundDur(d time.Duration) string {
 	return d.Round(10 * time.Millisecond).String()
 }
 
-// cancelRequest tells the server to stop working on id.
-func (c *Client) cancelRequest(s *session, id jsonrpc.ID, reason string) {
+// cancelRequest tells the server to stop working on id: a 2026-07-28 HTTP
+// request by closing its stream (traced as stream_cancelled, since nothing
+// is sent), any other by notifications/cancelled.
+func (c *Client) cancelRequest(s *session, id jsonrpc.ID, method, reason string) {
+	if h, ok := s.stream.(interface{ CancelInflight([]byte) bool }); ok && h.CancelInflight([]byte(id.String())) {
+		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.StreamCancelled, Server: c.opts.Name, Method: method, ID: id.String(), Message: reason})
+		return
+	}
 	params := []byte(`{"requestId":` + id.String() + `,"reason":` + jsonscan.Quote(reason) + `}`)
 	s.conn.Notify("notifications/cancelled", params)
 }

@@ -183,6 +183,12 @@ type inflight struct {
 	modern bool
 }
 
+// CancelInflight cancels a 2026-07-28 request in flight the way that era
+// does, by closing its reply stream; it reports whether it did (nothing is
+// then to be sent). A 2025-11-25 request, or one already answered, is
+// left alone: the caller sends notifications/cancelled.
+func (h *HTTP) CancelInflight(reqID []byte) bool { return h.cancelInflight(reqID) }
+
 // cancelInflight closes the stream of a cancelled 2026-07-28 request (how
 // that era cancels); it reports whether it did, so nothing is sent.
 func (h *HTTP) cancelInflight(reqID []byte) bool {
