@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +75,44 @@ func TestLogLevelSentOncePerConnection(t *testing.T) {
 		}
 		if n != 1 {
 			t.Errorf("%v: logging/setLevel sent %d times: %v", args, n, wireMethods(t, log))
+		}
+	}
+}
+
+// A server that refuses a call with 401 after starting (a revoked token):
+// mcp call says authorization was refused and what to do, with the kind
+// auth, and the trace's tool_call_end says the same.
+func TestCallRefusedWith401IsAnAuthError(t *testing.T) {
+	srv := testkit.ScriptedModern(t, "locked", func(w http.ResponseWriter, r testkit.ScriptedRequest) {
+		switch r.Method {
+		case "tools/list":
+			testkit.ScriptedTools(w, r.ID, `{"name":"t","inputSchema":{"type":"object"}}`)
+		case "tools/call":
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	})
+	home := t.TempDir()
+	writeCatalog(t, home, map[string]any{"locked": map[string]any{"url": srv.URL}})
+	tr := filepath.Join(home, "trace.jsonl")
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "--trace", tr, "mcp", "call", "locked", "t")
+	if r.code == 0 {
+		t.Fatalf("exit 0: %s", r.stdout)
+	}
+	line := strings.TrimSpace(r.stderr)
+	for _, want := range []string{"refused authorization", "HTTP 401", "luagent mcp login " + srv.URL, "or fix the token"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("stderr %q lacks %q", line, want)
+		}
+	}
+	if strings.Contains(line, "-32600") || strings.Contains(line, "answered error") || strings.Count(line, "\n") > 0 {
+		t.Errorf("stderr: %q", line)
+	}
+	for _, e := range traceEvents(t, tr) {
+		if e["kind"] == "tool_call_end" && !strings.Contains(fmt.Sprint(e["error"]), "refused authorization") {
+			t.Errorf("tool_call_end: %v", e)
 		}
 	}
 }

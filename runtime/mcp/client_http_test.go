@@ -193,3 +193,36 @@ func TestHTTPTimeoutTracesNoCancelledNotification(t *testing.T) {
 		t.Errorf("%d notification_out notifications/cancelled (want 0), %d stream_cancelled (want 1): %+v", cancelled, streams, rec.Events())
 	}
 }
+
+// A 401 on a call (the token expired or was revoked after connecting) is
+// an auth error that says authorization was refused and what to do, not
+// "answered error -32600".
+func TestHTTPCallUnauthorizedIsAuthError(t *testing.T) {
+	url, _ := modernHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, n int, id json.RawMessage) {
+		switch method {
+		case "tools/list":
+			testkit.ScriptedTools(w, id, `{"name":"t","inputSchema":{"type":"object"}}`)
+		case "tools/call":
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	})
+	c := connectURL(t, url)
+	_, err := c.CallTool(context.Background(), "t", nil, CallOptions{})
+	if errs.KindOf(err) != errs.Auth {
+		t.Fatalf("kind %v: %v", errs.KindOf(err), err)
+	}
+	msg := err.Error()
+	for _, want := range []string{`"scripted" refused authorization`, "HTTP 401", "[invalid_token]", "luagent mcp login " + url, "or fix the token"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	for _, bad := range []string{"-32600", "answered error", "mcp.connect{", "\n"} {
+		if strings.Contains(msg, bad) {
+			t.Errorf("error %q has %q", msg, bad)
+		}
+	}
+}

@@ -184,7 +184,7 @@ func (c *Client) probe(ctx context.Context, s *session, required bool) (era Era,
 			if st := httpStatus(resp.Error); st == 401 || st == 403 {
 				// Every request would be refused the same way: say so now
 				// rather than try initialize.
-				return EraUnknown, nil, false, errs.Errorf(errs.Auth, "connect", "%s", resp.Error.Message)
+				return EraUnknown, nil, false, c.authError("connect", resp.Error)
 			}
 			return c.classifyProbeError(resp.Error)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
 	"github.com/luagent/luagent/runtime/jsonscan"
+	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/runtime/transport"
 )
@@ -448,9 +449,24 @@ func (c *Client) serverError(method string, e *jsonrpc.Error) error {
 	case isStreamBroken(e):
 		k = errs.Closed
 	case st == 401 || st == 403:
-		k = errs.Auth
+		return c.authError(method, e)
 	}
 	return &errs.Error{Kind: k, Op: method, Msg: fmt.Sprintf("%q answered error %d: %s", c.opts.Name, e.Code, e.Message), Err: e}
+}
+
+// authError is the error of a request the HTTP server refused with 401 or
+// 403 (e is the transport's answer for it, or the OAuth layer's failure):
+// kind auth, saying authorization was refused and what to do.
+func (c *Client) authError(op string, e *jsonrpc.Error) error {
+	msg := fmt.Sprintf("server %q refused authorization: %s", c.opts.Name, e.Message)
+	if !strings.Contains(e.Message, "luagent mcp login") {
+		u := "URL"
+		if c.opts.URL != "" {
+			u = secret.URL(c.opts.URL)
+		}
+		msg += "; run `luagent mcp login " + u + "`, or fix the token it is sent"
+	}
+	return &errs.Error{Kind: errs.Auth, Op: op, Msg: msg, Err: e}
 }
 
 // answerInputRequired answers a modern input_required result's requests

@@ -525,8 +525,9 @@ func isReply(body []byte) bool {
 	return len(e) > 0 && e[0] == '{'
 }
 
-// authProblem says what a 401 or 403 means and what to do; the challenge's
+// authProblem says what a 401 or 403 means; the challenge's
 // resource_metadata (a URL, never a secret) names where to find out how.
+// What to do is the client's to say (mcp: log in, or fix the token).
 func authProblem(resp *http.Response, method string) string {
 	msg := fmt.Sprintf("HTTP %d for %s: the server requires authorization", resp.StatusCode, method)
 	if resp.StatusCode == http.StatusForbidden {
@@ -542,7 +543,7 @@ func authProblem(resp *http.Response, method string) string {
 		_, v, _ := strings.Cut(e, `error="`)
 		msg += " [" + strings.TrimSuffix(v, `"`) + "]"
 	}
-	return msg + `; pass a token: mcp.connect{url=…, headers={Authorization="Bearer …"}}`
+	return msg
 }
 
 // noteVersion keeps the negotiated 2025-11-25 version for later headers.
