@@ -116,3 +116,31 @@ func TestCallRefusedWith401IsAnAuthError(t *testing.T) {
 		}
 	}
 }
+
+// A server slower to start than its startupTimeoutSeconds fails with the
+// startup timeout's own words, whichever step it was at, not a request's
+// timeout or a bare "deadline exceeded".
+func TestStartupTimeoutWordedAsStartupTimeout(t *testing.T) {
+	fake := testkit.Build(t, "runtime/testkit/servers/fake")
+	home := t.TempDir()
+	writeCatalog(t, home, map[string]any{
+		"slow":  map[string]any{"command": fake, "args": []string{"-era", "legacy", "-start-delay", "30s"}, "startupTimeoutSeconds": 1},
+		"slowm": map[string]any{"command": fake, "args": []string{"-era", "modern", "-start-delay", "30s"}, "startupTimeoutSeconds": 1, "protocol": "modern"},
+		// A request timeout shorter than the startup timeout bounds requests
+		// after the start, not the handshake.
+		"slowr": map[string]any{"command": fake, "args": []string{"-era", "modern", "-start-delay", "30s"}, "startupTimeoutSeconds": 1, "requestTimeoutSeconds": 0.3, "protocol": "modern"},
+	})
+	for _, name := range []string{"slow", "slowm", "slowr"} {
+		r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "mcp", "tools", name)
+		line := strings.TrimSpace(r.stderr)
+		if r.code == 0 || !strings.Contains(line, `server "`+name+`" did not finish starting within 1s (startupTimeoutSeconds)`) ||
+			!strings.Contains(line, "raise startupTimeoutSeconds") {
+			t.Errorf("%s: exit %d: %q", name, r.code, line)
+		}
+		for _, bad := range []string{"deadline exceeded", "timed out: no answer", "\n"} {
+			if strings.Contains(line, bad) {
+				t.Errorf("%s: %q has %q", name, line, bad)
+			}
+		}
+	}
+}
