@@ -27,6 +27,11 @@ type reqOpts struct {
 	taskCaps bool           // declare the tasks extension (tools/call, tasks/*)
 	noCancel bool           // never send notifications/cancelled (initialize)
 	resent   bool           // the request was already sent again once (resend)
+	// token, when set, is the progress token to use, and the caller's: the
+	// request leaves progress on it going to progress when it returns
+	// (a 2025-11-25 task reports on its call's token until it ends), and
+	// the caller removes it (c.progress.Delete).
+	token string
 }
 
 // ServerError returns the JSON-RPC error a server answered with, when err
@@ -244,6 +249,9 @@ func httpStatus(je *jsonrpc.Error) int {
 // call carries one, so progress can keep its inactivity timeout alive even
 // when nobody watches.
 func (c *Client) tokenFor(method string, o reqOpts) string {
+	if o.token != "" {
+		return o.token
+	}
 	if o.progress != nil || method == "tools/call" {
 		return c.nextToken()
 	}
@@ -339,7 +347,11 @@ func (c *Client) roundTrip(ctx context.Context, s *session, method string, param
 			default:
 			}
 		})
-		defer c.progress.Delete(key)
+		if o.token != "" && o.progress != nil {
+			defer c.progress.Store(key, o.progress) // the caller's token: keep it delivering
+		} else {
+			defer c.progress.Delete(key)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx, method, c.opts.Name)
