@@ -144,3 +144,32 @@ func TestStartupTimeoutWordedAsStartupTimeout(t *testing.T) {
 		}
 	}
 }
+
+// A server's tool list longer than a pipe holds reaches luagent in pieces:
+// --trace records it once as buffer_moved (the seed's RunBufferMoved),
+// between the request and its response, with the line's size.
+func TestTraceRecordsPartialLineBuffer(t *testing.T) {
+	fake := testkit.Build(t, "runtime/testkit/servers/fake")
+	home := t.TempDir()
+	writeCatalog(t, home, map[string]any{"many": map[string]any{"command": fake, "args": []string{"-era", "legacy", "-tools", "3000"}}})
+	tr := filepath.Join(home, "trace.jsonl")
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "--trace", tr, "mcp", "tools", "many")
+	if r.code != 0 || !strings.Contains(r.stdout, "tool_3000") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var seq []string
+	for _, e := range traceEvents(t, tr) {
+		switch k := e["kind"]; {
+		case k == "buffer_moved":
+			if e["server"] != "many" || e["count"].(float64) < 100000 || !strings.Contains(fmt.Sprint(e["message"]), "reads") {
+				t.Errorf("buffer_moved: %v", e)
+			}
+			seq = append(seq, "buffer_moved")
+		case e["method"] == "tools/list":
+			seq = append(seq, fmt.Sprint(k))
+		}
+	}
+	if strings.Join(seq, " ") != "request_sent buffer_moved response" {
+		t.Errorf("events around tools/list: %v", seq)
+	}
+}
