@@ -229,8 +229,11 @@ func (c *Conn) NotifyFor(related ID, method string, params json.RawMessage) erro
 	if err := c.Err(); err != nil {
 		return err
 	}
+	if err := c.write(related, AppendRequest(nil, ID{}, method, params)); err != nil {
+		return err // not sent, so not traced as sent
+	}
 	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.NotificationOut, Server: c.opts.Name, Method: method})
-	return c.write(related, AppendRequest(nil, ID{}, method, params))
+	return nil
 }
 
 // ReplyStream is a Stream that routes responses by their id (Streamable
