@@ -388,7 +388,7 @@ func TestNotificationTracedOnlyWhenSent(t *testing.T) {
 	a, b := newPipes()
 	good := jsonrpc.NewConn(a, jsonrpc.Options{Name: "good", Trace: rec})
 	defer good.Close() // closes b too: the pair shares one closed channel
-	_ = b // the far end: nobody reads it, the pipe buffers
+	_ = b              // the far end: nobody reads it, the pipe buffers
 	if err := good.Notify("notifications/cancelled", json.RawMessage(`{"requestId":1}`)); err != nil {
 		t.Fatal(err)
 	}
