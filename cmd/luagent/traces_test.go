@@ -114,6 +114,10 @@ func TestCallRefusedWith401IsAnAuthError(t *testing.T) {
 		if e["kind"] == "tool_call_end" && !strings.Contains(fmt.Sprint(e["error"]), "refused authorization") {
 			t.Errorf("tool_call_end: %v", e)
 		}
+		// The server answered HTTP 401, not a JSON-RPC error code.
+		if e["kind"] == "error" && e["method"] == "tools/call" && (e["code"] != nil || !strings.Contains(fmt.Sprint(e["message"]), "HTTP 401")) {
+			t.Errorf("error event: %v", e)
+		}
 	}
 }
 
