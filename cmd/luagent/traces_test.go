@@ -177,3 +177,38 @@ func TestTraceRecordsPartialLineBuffer(t *testing.T) {
 		t.Errorf("events around tools/list: %v", seq)
 	}
 }
+
+// A 2026-07-28 HTTP call that runs past requestTimeoutSeconds is cancelled
+// by closing its stream: --trace shows stream_cancelled and no
+// notifications/cancelled, which was never sent (nor received).
+func TestHTTPTimeoutTraceShowsNoCancelledNotification(t *testing.T) {
+	srv := testkit.ScriptedModern(t, "sleepy", func(w http.ResponseWriter, r testkit.ScriptedRequest) {
+		switch r.Method {
+		case "tools/list":
+			testkit.ScriptedTools(w, r.ID, `{"name":"nap","inputSchema":{"type":"object"}}`)
+		case "tools/call":
+			<-r.HTTP.Context().Done() // until the client closes the stream
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	})
+	home := t.TempDir()
+	writeCatalog(t, home, map[string]any{"sleepy": map[string]any{"url": srv.URL, "requestTimeoutSeconds": 0.3}})
+	tr := filepath.Join(home, "trace.jsonl")
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "--trace", tr, "mcp", "call", "sleepy", "nap")
+	if r.code == 0 || !strings.Contains(r.stderr, "timed out") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var kinds []string
+	for _, e := range traceEvents(t, tr) {
+		if e["method"] == "notifications/cancelled" || e["kind"] == "stream_cancelled" {
+			kinds = append(kinds, fmt.Sprint(e["kind"], " ", e["method"]))
+		}
+	}
+	if strings.Join(kinds, ",") != "stream_cancelled tools/call" {
+		t.Errorf("cancellation events: %q", kinds)
+	}
+	if n := len(srv.Posts("notifications/cancelled")); n != 0 {
+		t.Errorf("the server got %d notifications/cancelled", n)
+	}
+}
