@@ -54,13 +54,16 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	o, err := h.clientOptions(cfg, stderr, false)
 	o.OnDisconnect = func(err error) { h.lost(s, gen, err) }
 	o.OnReconnect = func(info mcp.Info) { h.regained(s, gen, info) }
+	step := "it had not answered the MCP handshake (server/discover or initialize)"
 	if err == nil {
 		c, err = mcp.Connect(ctx, o)
 	}
 	if err == nil && cfg.LogLevel != "" {
+		step = "it had not answered logging/setLevel"
 		err = c.SetLogLevel(ctx, cfg.LogLevel)
 	}
 	if err == nil {
+		step = "it had not listed its tools (tools/list)"
 		tools, err = listTools(ctx, c)
 	}
 	var sk *serverSkills
@@ -68,7 +71,7 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 		sk = h.listSkills(ctx, cfg.Name, c)
 	}
 	if err != nil && ctx.Err() != nil && errs.KindOf(err) != errs.Auth {
-		err = errs.Errorf(errs.Timeout, "hub", "server %q did not start within %v (startupTimeoutSeconds): %v", cfg.Name, startupTimeout(cfg), err)
+		err = startupTimeoutError(cfg, step, err)
 	}
 
 	h.mu.Lock()
@@ -159,6 +162,15 @@ func (h *Hub) regained(s *server, gen int, info mcp.Info) {
 	if s.client != nil {
 		go h.relistSkills(s, gen, s.client)
 	}
+}
+
+// startupTimeoutError is the one line of a start that ran out of its
+// startup timeout: the timeout by its own name, the step it was at and
+// what to do; cause (a request's "deadline exceeded") stays in the chain.
+func startupTimeoutError(cfg *catalog.Server, step string, cause error) error {
+	return &errs.Error{Kind: errs.Timeout, Op: "hub", Err: cause,
+		Msg: fmt.Sprintf("server %q did not finish starting within %v (startupTimeoutSeconds): %s; raise startupTimeoutSeconds in its entry if it needs longer, or check that it starts (luagent -v mcp tools %s)",
+			cfg.Name, startupTimeout(cfg), step, cfg.Name)}
 }
 
 func startupTimeout(cfg *catalog.Server) any {

@@ -389,3 +389,47 @@ func TestCallDuringRestart(t *testing.T) {
 		t.Fatalf("after the restart: %v %v", r, err)
 	}
 }
+
+// A tool whose annotations changed since it was listed (read-only to
+// destructive, same schema) is a changed contract: refused, with what
+// changed, until it is listed again.
+func TestAnnotationsChanged(t *testing.T) {
+	bin := testkit.Build(t, "cmd/luagent")
+	script, _ := filepath.Abs("testdata/contract.lua")
+	h := New([]*catalog.Server{{Name: "c", Enabled: true, Command: bin, Args: []string{"serve", script}, StartupTimeout: 30 * time.Second}}, Options{})
+	defer h.Close()
+	ch, cancel := events(h)
+	defer cancel()
+	h.Start()
+	ctx := context.Background()
+	h.Wait(ctx)
+	old, ok := h.Tool("c__peek")
+	if !ok {
+		t.Fatal("no c__peek")
+	}
+	if _, err := h.Call(ctx, "c__arm", nil, CallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	until(t, ch, "refresh", func(e Event) bool { return e.Kind == EventTools })
+	_, err := h.Call(ctx, "c__peek", json.RawMessage(`{"what":"x"}`), CallOptions{})
+	if !errors.Is(err, ErrSchemaChanged) || errs.KindOf(err) != errs.Invalid {
+		t.Fatalf("call after the annotations changed: %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"c__peek", "annotations", "readOnlyHint true -> false", "destructiveHint unset -> true", "list or search the tools again"} {
+		if !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	now, _ := h.Tool("c__peek") // rediscovered
+	if now.SchemaHash == old.SchemaHash {
+		t.Fatalf("hash unchanged: %s", now.SchemaHash)
+	}
+	if r, err := h.Call(ctx, "c__peek", json.RawMessage(`{"what":"x"}`), CallOptions{}); err != nil || r.Text() != "destroyed x" {
+		t.Fatalf("after rediscovery: %v %v", r, err)
+	}
+	_, err = h.Call(ctx, "c__peek", json.RawMessage(`{"what":"x"}`), CallOptions{SchemaHash: old.SchemaHash})
+	if !errors.Is(err, ErrSchemaChanged) {
+		t.Fatalf("a caller's old hash: %v", err)
+	}
+}

@@ -24,15 +24,18 @@ type Tool struct {
 	Name string
 	// Server is the catalog entry the tool comes from.
 	Server string
-	// SchemaHash identifies the input and output schemas as handed out;
-	// Call refuses the tool once they change (CallOptions.SchemaHash).
+	// SchemaHash identifies the tool's contract as handed out: its input
+	// and output schemas and its behaviour hints (readOnlyHint,
+	// destructiveHint, idempotentHint, openWorldHint); Call refuses the
+	// tool once they change (CallOptions.SchemaHash).
 	SchemaHash string
 	// Def is the tool as the server lists it (Def.Name is its own name).
 	Def mcp.Tool
 }
 
 // ErrSchemaChanged is in the chain of the error Call returns for a tool
-// whose schema changed since it was handed out.
+// whose contract (schemas or behaviour hints) changed since it was handed
+// out.
 var ErrSchemaChanged = errors.New("tool schema changed")
 
 type toolRef struct {
@@ -97,7 +100,9 @@ func (h *Hub) renameLocked() {
 }
 
 // schemaHash hashes a tool's input and output schemas in a canonical form
-// (members sorted), so a server that reorders them changes nothing.
+// (members sorted), so a server that reorders them changes nothing, and
+// appends its behaviour hints in clear (hintsKey), so that a changed
+// contract can say which hint changed.
 func schemaHash(t mcp.Tool) string {
 	h := sha256.New()
 	for _, raw := range []json.RawMessage{t.InputSchema, t.OutputSchema} {
@@ -110,7 +115,57 @@ func schemaHash(t mcp.Tool) string {
 		}
 		h.Write([]byte{0})
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	return hex.EncodeToString(h.Sum(nil))[:16] + "." + hintsKey(t.Annotations)
+}
+
+// hintNames are the behaviour hints a contract includes, in hintsKey's order.
+var hintNames = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+// hintsKey spells the hints one letter each: t (true), f (false), - (unset).
+func hintsKey(a *mcp.ToolAnnotations) string {
+	var hints [4]*bool
+	if a != nil {
+		hints = [4]*bool{a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint}
+	}
+	var b [4]byte
+	for i, v := range hints {
+		switch {
+		case v == nil:
+			b[i] = '-'
+		case *v:
+			b[i] = 't'
+		default:
+			b[i] = 'f'
+		}
+	}
+	return string(b[:])
+}
+
+// contractChange says what changed between two schema hashes: the schema,
+// hints (as "readOnlyHint true -> false"), or both.
+func contractChange(saw, now string) string {
+	sawSchema, sawHints, _ := strings.Cut(saw, ".")
+	nowSchema, nowHints, _ := strings.Cut(now, ".")
+	var parts []string
+	if sawSchema != nowSchema {
+		parts = append(parts, "its schema")
+	}
+	if len(sawHints) == len(hintNames) && len(nowHints) == len(hintNames) {
+		word := map[byte]string{'t': "true", 'f': "false", '-': "unset"}
+		var hints []string
+		for i, name := range hintNames {
+			if sawHints[i] != nowHints[i] {
+				hints = append(hints, name+" "+word[sawHints[i]]+" -> "+word[nowHints[i]])
+			}
+		}
+		if len(hints) > 0 {
+			parts = append(parts, "its annotations ("+strings.Join(hints, ", ")+")")
+		}
+	}
+	if len(parts) == 0 {
+		return "its schema"
+	}
+	return strings.Join(parts, " and ")
 }
 
 // partialLocked reports whether an enabled server is still connecting.
@@ -303,7 +358,7 @@ func (h *Hub) resolve(ctx context.Context, qualified, saw string) (*server, mcp.
 		h.mu.Unlock()
 		if saw != "" && saw != now {
 			return nil, mcp.Tool{}, nil, &errs.Error{Kind: errs.Invalid, Op: "tools/call",
-				Msg: "tool " + qualified + " changed its schema since it was listed: list or search the tools again and call it with the new schema",
+				Msg: "tool " + qualified + " changed " + contractChange(saw, now) + " since it was listed: list or search the tools again and call it as it is now",
 				Err: ErrSchemaChanged}
 		}
 		return s, def, c, nil

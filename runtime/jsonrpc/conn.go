@@ -229,8 +229,11 @@ func (c *Conn) NotifyFor(related ID, method string, params json.RawMessage) erro
 	if err := c.Err(); err != nil {
 		return err
 	}
+	if err := c.write(related, AppendRequest(nil, ID{}, method, params)); err != nil {
+		return err // not sent, so not traced as sent
+	}
 	trace.Emit(c.opts.Trace, trace.Event{Kind: trace.NotificationOut, Server: c.opts.Name, Method: method})
-	return c.write(related, AppendRequest(nil, ID{}, method, params))
+	return nil
 }
 
 // ReplyStream is a Stream that routes responses by their id (Streamable
@@ -370,6 +373,12 @@ func (c *Conn) resolve(m *Message) {
 	ev := trace.Event{Kind: trace.Response, Span: call.span, Server: c.opts.Name, Method: call.Method, ID: m.ID.raw, Duration: time.Since(call.start)}
 	if m.Error != nil {
 		ev.Kind, ev.Code, ev.Message = trace.ErrorReply, m.Error.Code, m.Error.Message
+		if bytes.Contains(m.Error.Data, []byte(`"httpStatus"`)) {
+			// The HTTP transport's stand-in for an answer the server did
+			// not give (a 401, a body that is not JSON-RPC): its code is
+			// not the server's, and its message names the HTTP status.
+			ev.Code = 0
+		}
 	}
 	trace.Emit(c.opts.Trace, ev)
 	call.resp = m

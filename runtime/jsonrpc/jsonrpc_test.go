@@ -12,6 +12,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/trace"
 )
 
 // pipe is an in-memory Stream pair.
@@ -363,5 +364,41 @@ func TestDecodeMethodName(t *testing.T) {
 	no := testing.AllocsPerRun(100, func() { jsonrpc.Decode(other) })
 	if nk >= no {
 		t.Errorf("a known method costs %v allocations, another %v: want one fewer", nk, no)
+	}
+}
+
+// failWrites is a stream that reads nothing and refuses every write.
+type failWrites struct {
+	done chan struct{}
+	once sync.Once
+}
+
+func (f *failWrites) Read() ([]byte, error) { <-f.done; return nil, io.EOF }
+func (f *failWrites) Write([]byte) error    { return errs.New(errs.Process, "", "broken pipe") }
+func (f *failWrites) Close() error          { f.once.Do(func() { close(f.done) }); return nil }
+
+// A notification is traced as sent (notification_out) only when it was.
+func TestNotificationTracedOnlyWhenSent(t *testing.T) {
+	rec := &trace.Recorder{}
+	bad := jsonrpc.NewConn(&failWrites{done: make(chan struct{})}, jsonrpc.Options{Name: "bad", Trace: rec})
+	defer bad.Close()
+	if err := bad.Notify("notifications/cancelled", json.RawMessage(`{"requestId":1}`)); err == nil {
+		t.Fatal("Notify on a broken stream succeeded")
+	}
+	a, b := newPipes()
+	good := jsonrpc.NewConn(a, jsonrpc.Options{Name: "good", Trace: rec})
+	defer good.Close() // closes b too: the pair shares one closed channel
+	_ = b              // the far end: nobody reads it, the pipe buffers
+	if err := good.Notify("notifications/cancelled", json.RawMessage(`{"requestId":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	for _, e := range rec.Events() {
+		if e.Kind == trace.NotificationOut {
+			sent = append(sent, e.Server)
+		}
+	}
+	if strings.Join(sent, ",") != "good" {
+		t.Errorf("notification_out events from %v, want only good", sent)
 	}
 }

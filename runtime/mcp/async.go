@@ -166,7 +166,7 @@ func (c *Client) roundTripAsync(ctx context.Context, s *session, method string, 
 	giveUp := func(reason string, err error) {
 		if call := callPtr.Load(); call != nil {
 			call.Abandon()
-			c.cancelRequest(s, call.ID, reason)
+			c.cancelRequest(s, call.ID, method, reason)
 		}
 		done(nil, err)
 	}
@@ -219,7 +219,7 @@ func (c *Client) roundTripAsync(ctx context.Context, s *session, method string, 
 		case <-call.Done():
 		default:
 			call.Abandon()
-			c.cancelRequest(s, call.ID, "cancelled by the caller")
+			c.cancelRequest(s, call.ID, method, "cancelled by the caller")
 		}
 	}
 }

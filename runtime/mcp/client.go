@@ -160,6 +160,10 @@ type session struct {
 	listen     *listenState
 	invalid    chan struct{} // a non-JSON-RPC line arrived (probe signal)
 	invOnce    sync.Once
+	// levelMu orders logging/setLevel on this session; level is the one
+	// it was last sent (legacy), so a level goes out once per connection.
+	levelMu sync.Mutex
+	level   string
 }
 
 // Connect starts the server and negotiates the protocol era.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/testkit"
+	"github.com/luagent/luagent/runtime/trace"
 )
 
 // modernHTTP is a scripted 2026-07-28 server: discover is answered, other
@@ -149,5 +150,79 @@ func TestHTTPClientReinitializesExpiredSession(t *testing.T) {
 	r, err := c.CallTool(ctx, "t", nil, CallOptions{})
 	if err != nil || r.Text() != "in S2" {
 		t.Fatalf("call after the session expired: %v %v", r, err)
+	}
+}
+
+// On a 2026-07-28 HTTP timeout the request's stream is closed, which is
+// that era's cancellation: nothing is sent, so no notification_out for
+// notifications/cancelled is traced, but a stream_cancelled is.
+func TestHTTPTimeoutTracesNoCancelledNotification(t *testing.T) {
+	closed := make(chan struct{})
+	url, _ := modernHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, n int, id json.RawMessage) {
+		switch method {
+		case "tools/call":
+			<-r.Context().Done() // the client closes the stream
+			close(closed)
+		case "tools/list":
+			testkit.ScriptedTools(w, id, `{"name":"slow","inputSchema":{"type":"object"}}`)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	})
+	rec := &trace.Recorder{}
+	c, err := Connect(context.Background(), Options{URL: url, Name: "scripted", Timeout: 200 * time.Millisecond, Trace: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.CallTool(context.Background(), "slow", nil, CallOptions{})
+	if errs.KindOf(err) != errs.Timeout {
+		t.Fatalf("call: %v", err)
+	}
+	<-closed
+	var cancelled, streams int
+	for _, e := range rec.Events() {
+		if e.Kind == trace.NotificationOut && e.Method == "notifications/cancelled" {
+			cancelled++
+		}
+		if e.Kind == trace.StreamCancelled && e.Method == "tools/call" {
+			streams++
+		}
+	}
+	if cancelled != 0 || streams != 1 {
+		t.Errorf("%d notification_out notifications/cancelled (want 0), %d stream_cancelled (want 1): %+v", cancelled, streams, rec.Events())
+	}
+}
+
+// A 401 on a call (the token expired or was revoked after connecting) is
+// an auth error that says authorization was refused and what to do, not
+// "answered error -32600".
+func TestHTTPCallUnauthorizedIsAuthError(t *testing.T) {
+	url, _ := modernHTTP(t, func(w http.ResponseWriter, r *http.Request, method string, n int, id json.RawMessage) {
+		switch method {
+		case "tools/list":
+			testkit.ScriptedTools(w, id, `{"name":"t","inputSchema":{"type":"object"}}`)
+		case "tools/call":
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	})
+	c := connectURL(t, url)
+	_, err := c.CallTool(context.Background(), "t", nil, CallOptions{})
+	if errs.KindOf(err) != errs.Auth {
+		t.Fatalf("kind %v: %v", errs.KindOf(err), err)
+	}
+	msg := err.Error()
+	for _, want := range []string{`"scripted" refused authorization`, "HTTP 401", "[invalid_token]", "luagent mcp login " + url, "or fix the token"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	for _, bad := range []string{"-32600", "answered error", "mcp.connect{", "\n"} {
+		if strings.Contains(msg, bad) {
+			t.Errorf("error %q has %q", msg, bad)
+		}
 	}
 }

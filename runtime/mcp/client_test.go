@@ -631,6 +631,38 @@ func TestTasks(t *testing.T) {
 	})
 }
 
+// A task's progress reaches the caller's progress callback as a plain
+// call's does: legacy, notifications/progress on the call's token after
+// the task was created; modern, on the token of a tasks/get.
+func TestTaskProgressReachesCaller(t *testing.T) {
+	eachEra(t, func(t *testing.T, era string) {
+		cmd, _ := fakeServer(t, "-era", era)
+		c := connect(t, mcp.Options{Command: cmd})
+		var mu sync.Mutex
+		var messages []string
+		r, err := c.CallTool(context.Background(), "long_task", json.RawMessage(`{"seconds":0.1,"progress":true}`), mcp.CallOptions{Task: true,
+			Progress: func(p mcp.Progress) {
+				if p.Status == "" {
+					mu.Lock()
+					messages = append(messages, p.Message)
+					mu.Unlock()
+				}
+			}})
+		if err != nil || r.Text() != "task finished" {
+			t.Fatalf("%+v %v", r, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		want := "task step 2"
+		if era == "modern" {
+			want = "task poll 1"
+		}
+		if !contains(messages, want) {
+			t.Errorf("progress messages %q lack %q", messages, want)
+		}
+	})
+}
+
 func TestNotifications(t *testing.T) {
 	eachEra(t, func(t *testing.T, era string) {
 		got := make(chan string, 16)

@@ -403,7 +403,25 @@ func (c *Client) SetLogLevel(ctx context.Context, level string) error {
 		return err
 	}
 	if s.info.Era == EraLegacy && level != "" {
-		_, err = c.request(ctx, "logging/setLevel", json.RawMessage(`{"level":`+jsonscan.Quote(level)+`}`), reqOpts{})
+		err = c.sendLevel(ctx, s)
+	}
+	return err
+}
+
+// sendLevel sends the client's log level to a legacy session unless the
+// session already has it: SetLogLevel and the restore after a (re)connect
+// both come here, so one connection is asked once. The level is read
+// under the session's lock, so the last one set is the one that stays.
+func (c *Client) sendLevel(ctx context.Context, s *session) error {
+	s.levelMu.Lock()
+	defer s.levelMu.Unlock()
+	lvl := c.currentLogLevel()
+	if lvl == "" || lvl == s.level {
+		return nil
+	}
+	_, err := c.follow(ctx, s, "logging/setLevel", json.RawMessage(`{"level":`+jsonscan.Quote(lvl)+`}`), reqOpts{}, 0, nil, nil)
+	if err == nil {
+		s.level = lvl
 	}
 	return err
 }
@@ -489,8 +507,8 @@ func (c *Client) afterConnect(s *session) {
 			c.relisten(s)
 			return
 		}
-		if lvl := c.currentLogLevel(); lvl != "" && s.info.Capabilities.Logging != nil {
-			c.request(ctx, "logging/setLevel", json.RawMessage(`{"level":`+jsonscan.Quote(lvl)+`}`), reqOpts{})
+		if s.info.Capabilities.Logging != nil {
+			c.sendLevel(ctx, s)
 		}
 		for _, uri := range c.subscriptions() {
 			c.request(ctx, "resources/subscribe", json.RawMessage(`{"uri":`+jsonscan.Quote(uri)+`}`), reqOpts{})

@@ -53,7 +53,7 @@ func (c *Client) relisten(s *session) error {
 		call := old.call
 		old.mu.Unlock()
 		call.Abandon()
-		c.cancelRequest(s, call.ID, "replaced by a new subscription filter")
+		c.cancelRequest(s, call.ID, "subscriptions/listen", "replaced by a new subscription filter")
 		s.listen = nil
 	}
 	if !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0 {

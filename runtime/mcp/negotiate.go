@@ -52,7 +52,7 @@ var errModernAfterAll = errors.New("the server rejected initialize with a modern
 // dial starts the server and negotiates; it returns a ready session.
 func (c *Client) dial(ctx context.Context) (*session, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, c.opts.StartupTimeout,
-		errs.Errorf(errs.Timeout, "connect", "server %q did not become ready within %s (startup_timeout)", c.opts.Name, roundDur(c.opts.StartupTimeout)))
+		errs.Errorf(errs.Timeout, "connect", "server %q did not finish starting within %s (startup_timeout)", c.opts.Name, roundDur(c.opts.StartupTimeout)))
 	defer cancel()
 	s, err := c.start()
 	if err != nil {
@@ -170,7 +170,10 @@ func (c *Client) probe(ctx context.Context, s *session, required bool) (era Era,
 	}
 	timeout := c.opts.ProbeTimeout
 	if required {
-		timeout = c.opts.Timeout
+		// Nothing to fall back to: the answer may take the whole start
+		// (the caller's context, bounded by the startup timeout), not a
+		// request's timeout.
+		timeout = c.opts.StartupTimeout
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -184,7 +187,7 @@ func (c *Client) probe(ctx context.Context, s *session, required bool) (era Era,
 			if st := httpStatus(resp.Error); st == 401 || st == 403 {
 				// Every request would be refused the same way: say so now
 				// rather than try initialize.
-				return EraUnknown, nil, false, errs.Errorf(errs.Auth, "connect", "%s", resp.Error.Message)
+				return EraUnknown, nil, false, c.authError("connect", resp.Error)
 			}
 			return c.classifyProbeError(resp.Error)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
 	"github.com/luagent/luagent/runtime/jsonscan"
+	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/runtime/transport"
 )
@@ -26,6 +27,11 @@ type reqOpts struct {
 	taskCaps bool           // declare the tasks extension (tools/call, tasks/*)
 	noCancel bool           // never send notifications/cancelled (initialize)
 	resent   bool           // the request was already sent again once (resend)
+	// token, when set, is the progress token to use, and the caller's: the
+	// request leaves progress on it going to progress when it returns
+	// (a 2025-11-25 task reports on its call's token until it ends), and
+	// the caller removes it (c.progress.Delete).
+	token string
 }
 
 // ServerError returns the JSON-RPC error a server answered with, when err
@@ -243,6 +249,9 @@ func httpStatus(je *jsonrpc.Error) int {
 // call carries one, so progress can keep its inactivity timeout alive even
 // when nobody watches.
 func (c *Client) tokenFor(method string, o reqOpts) string {
+	if o.token != "" {
+		return o.token
+	}
 	if o.progress != nil || method == "tools/call" {
 		return c.nextToken()
 	}
@@ -338,7 +347,11 @@ func (c *Client) roundTrip(ctx context.Context, s *session, method string, param
 			default:
 			}
 		})
-		defer c.progress.Delete(key)
+		if o.token != "" && o.progress != nil {
+			defer c.progress.Store(key, o.progress) // the caller's token: keep it delivering
+		} else {
+			defer c.progress.Delete(key)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx, method, c.opts.Name)
@@ -377,13 +390,13 @@ func (c *Client) roundTrip(ctx context.Context, s *session, method string, param
 		case <-timer.C:
 			call.Abandon()
 			if !o.noCancel {
-				c.cancelRequest(s, call.ID, "timed out")
+				c.cancelRequest(s, call.ID, method, "timed out")
 			}
 			return nil, c.timeoutError(method, time.Since(start), timeout)
 		case <-ctx.Done():
 			call.Abandon()
 			if !o.noCancel {
-				c.cancelRequest(s, call.ID, "cancelled by the caller")
+				c.cancelRequest(s, call.ID, method, "cancelled by the caller")
 			}
 			return nil, ctxError(ctx, method, c.opts.Name)
 		}
@@ -408,8 +421,14 @@ func roundDur(d time.Duration) string {
 	return d.Round(10 * time.Millisecond).String()
 }
 
-// cancelRequest tells the server to stop working on id.
-func (c *Client) cancelRequest(s *session, id jsonrpc.ID, reason string) {
+// cancelRequest tells the server to stop working on id: a 2026-07-28 HTTP
+// request by closing its stream (traced as stream_cancelled, since nothing
+// is sent), any other by notifications/cancelled.
+func (c *Client) cancelRequest(s *session, id jsonrpc.ID, method, reason string) {
+	if h, ok := s.stream.(interface{ CancelInflight([]byte) bool }); ok && h.CancelInflight([]byte(id.String())) {
+		trace.Emit(c.opts.Trace, trace.Event{Kind: trace.StreamCancelled, Server: c.opts.Name, Method: method, ID: id.String(), Message: reason})
+		return
+	}
 	params := []byte(`{"requestId":` + id.String() + `,"reason":` + jsonscan.Quote(reason) + `}`)
 	s.conn.Notify("notifications/cancelled", params)
 }
@@ -442,9 +461,24 @@ func (c *Client) serverError(method string, e *jsonrpc.Error) error {
 	case isStreamBroken(e):
 		k = errs.Closed
 	case st == 401 || st == 403:
-		k = errs.Auth
+		return c.authError(method, e)
 	}
 	return &errs.Error{Kind: k, Op: method, Msg: fmt.Sprintf("%q answered error %d: %s", c.opts.Name, e.Code, e.Message), Err: e}
+}
+
+// authError is the error of a request the HTTP server refused with 401 or
+// 403 (e is the transport's answer for it, or the OAuth layer's failure):
+// kind auth, saying authorization was refused and what to do.
+func (c *Client) authError(op string, e *jsonrpc.Error) error {
+	msg := fmt.Sprintf("server %q refused authorization: %s", c.opts.Name, e.Message)
+	if !strings.Contains(e.Message, "luagent mcp login") {
+		u := "URL"
+		if c.opts.URL != "" {
+			u = secret.URL(c.opts.URL)
+		}
+		msg += "; run `luagent mcp login " + u + "`, or fix the token it is sent"
+	}
+	return &errs.Error{Kind: errs.Auth, Op: op, Msg: msg, Err: e}
 }
 
 // answerInputRequired answers a modern input_required result's requests

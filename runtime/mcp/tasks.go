@@ -13,7 +13,9 @@ import (
 
 // Tasks run a tool call asynchronously on the server; the client follows the
 // task to its end, so call() still returns the tool's result. Status changes
-// reach the caller's progress callback (Progress.Status set). Cancelling the
+// reach the caller's progress callback (Progress.Status set), and so does
+// the task's progress: legacy, notifications/progress on the call's token
+// until the task ends; modern, on the token each tasks/get carries. Cancelling the
 // caller's context cancels the task (tasks/cancel, never
 // notifications/cancelled).
 //
@@ -97,7 +99,11 @@ func (r *statusReporter) report(t *taskState) {
 // callLegacyTask runs tools/call as a 2025-11-25 task.
 func (c *Client) callLegacyTask(ctx context.Context, params json.RawMessage, o CallOptions) (json.RawMessage, error) {
 	withTask := append(params[:len(params)-1:len(params)-1], `,"task":{"ttl":3600000}}`...)
-	res, err := c.request(ctx, "tools/call", withTask, reqOpts{progress: o.Progress, timeout: o.Timeout})
+	// The call's progress token stays valid until the task ends: progress
+	// on it keeps reaching the caller after the task is created.
+	tok := c.nextToken()
+	defer c.progress.Delete(jsonscan.Quote(tok))
+	res, err := c.request(ctx, "tools/call", withTask, reqOpts{progress: o.Progress, timeout: o.Timeout, token: tok})
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +246,8 @@ func (c *Client) followModernTask(ctx context.Context, s *session, res json.RawM
 			c.cancelTask(t.TaskID)
 			return nil, ctxError(ctx, "tools/call", c.opts.Name)
 		}
-		got, err := c.request(ctx, "tasks/get", taskIDParams(t.TaskID), reqOpts{taskCaps: true, timeout: o.timeout})
+		// Progress the server reports on the poll reaches the caller.
+		got, err := c.request(ctx, "tasks/get", taskIDParams(t.TaskID), reqOpts{taskCaps: true, timeout: o.timeout, progress: o.progress})
 		if err != nil {
 			if ctx.Err() != nil {
 				c.cancelTask(t.TaskID)

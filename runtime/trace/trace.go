@@ -31,6 +31,8 @@ const (
 	ProcessStarted  Kind = "process_started"
 	ProcessStopped  Kind = "process_stopped"
 	JunkSkipped     Kind = "junk_skipped"
+	BufferMoved     Kind = "buffer_moved"     // a stdout line came in pieces: Count its bytes; Message how many reads
+	StreamCancelled Kind = "stream_cancelled" // a 2026-07-28 HTTP request cancelled by closing its stream (nothing sent)
 	ToolsRefreshed  Kind = "tools_refreshed"
 	ToolDropped     Kind = "tool_dropped"
 	ToolCallStart   Kind = "tool_call_start"

@@ -183,6 +183,12 @@ type inflight struct {
 	modern bool
 }
 
+// CancelInflight cancels a 2026-07-28 request in flight the way that era
+// does, by closing its reply stream; it reports whether it did (nothing is
+// then to be sent). A 2025-11-25 request, or one already answered, is
+// left alone: the caller sends notifications/cancelled.
+func (h *HTTP) CancelInflight(reqID []byte) bool { return h.cancelInflight(reqID) }
+
 // cancelInflight closes the stream of a cancelled 2026-07-28 request (how
 // that era cancels); it reports whether it did, so nothing is sent.
 func (h *HTTP) cancelInflight(reqID []byte) bool {
@@ -519,8 +525,9 @@ func isReply(body []byte) bool {
 	return len(e) > 0 && e[0] == '{'
 }
 
-// authProblem says what a 401 or 403 means and what to do; the challenge's
+// authProblem says what a 401 or 403 means; the challenge's
 // resource_metadata (a URL, never a secret) names where to find out how.
+// What to do is the client's to say (mcp: log in, or fix the token).
 func authProblem(resp *http.Response, method string) string {
 	msg := fmt.Sprintf("HTTP %d for %s: the server requires authorization", resp.StatusCode, method)
 	if resp.StatusCode == http.StatusForbidden {
@@ -536,7 +543,7 @@ func authProblem(resp *http.Response, method string) string {
 		_, v, _ := strings.Cut(e, `error="`)
 		msg += " [" + strings.TrimSuffix(v, `"`) + "]"
 	}
-	return msg + `; pass a token: mcp.connect{url=…, headers={Authorization="Bearer …"}}`
+	return msg
 }
 
 // noteVersion keeps the negotiated 2025-11-25 version for later headers.

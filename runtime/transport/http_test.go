@@ -292,7 +292,7 @@ func TestHTTPNonRPCBodiesAndAuthChallenges(t *testing.T) {
 	})
 	h.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	m := read(t, h)
-	for _, want := range []string{`"id":1,"error":{"code":-32600`, `HTTP 401 for initialize: the server requires authorization (resource metadata: http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp) [invalid_token]; pass a token`, `"httpStatus":401`} {
+	for _, want := range []string{`"id":1,"error":{"code":-32600`, `HTTP 401 for initialize: the server requires authorization (resource metadata: http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp) [invalid_token]`, `"httpStatus":401`} {
 		if !strings.Contains(m, want) {
 			t.Errorf("401 answer %s lacks %s", m, want)
 		}

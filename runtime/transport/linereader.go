@@ -53,6 +53,7 @@ func (e *OversizeError) Unwrap() error { return errs.New(errs.Protocol, "", e.Er
 // A LineReader is not safe for concurrent use.
 type LineReader struct {
 	br     *bufio.Reader
+	src    *countingReader // under br: counts the reads of the stream
 	max    int
 	prefix int
 	acc    []byte
@@ -61,6 +62,26 @@ type LineReader struct {
 	// first PrefixSize bytes (a fresh copy the callee may keep) and its full
 	// size in bytes. Blank lines are junk too.
 	OnJunk func(line []byte, size int64)
+
+	// OnPartial, if set, is called once for each line the stream delivered
+	// in pieces: the line's start was kept (moved to the front of the read
+	// buffer, or into the growing line buffer) while more of it was read.
+	// size is the line's length, reads how many reads it took.
+	OnPartial func(size int64, reads int)
+}
+
+// countingReader counts the reads of the stream that brought bytes.
+type countingReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.reads++
+	}
+	return n, err
 }
 
 // NewLineReader returns a LineReader over r that rejects message lines of
@@ -74,7 +95,8 @@ func newLineReader(r io.Reader, max, bufSize, prefix int) *LineReader {
 	if max <= 0 {
 		max = DefaultMaxMessage
 	}
-	return &LineReader{br: bufio.NewReaderSize(r, bufSize), max: max, prefix: prefix}
+	src := &countingReader{r: r}
+	return &LineReader{br: bufio.NewReaderSize(src, bufSize), src: src, max: max, prefix: prefix}
 }
 
 type lineKind int
@@ -112,6 +134,12 @@ func (l *LineReader) Next() ([]byte, error) {
 	}
 }
 
+func (l *LineReader) partial(size int64, reads int) {
+	if reads > 1 && l.OnPartial != nil {
+		l.OnPartial(size, reads)
+	}
+}
+
 // readLine reads one line in buffer-sized pieces. It keeps the whole line
 // only while it may still be a message within the limit; a junk or oversize
 // line keeps just its prefix, so memory stays bounded by the limit whatever
@@ -121,8 +149,19 @@ func (l *LineReader) readLine() (lineKind, []byte, int64, error) {
 	var size int64
 	decided := false // seen a byte other than leading whitespace
 	isJSON := false
+	reads := 1 // reads this line took: more than one when it came in pieces
 	for {
+		held, before := l.br.Buffered(), l.src.reads
 		chunk, err := l.br.ReadSlice('\n')
+		if n := l.src.reads - before; n > 0 {
+			// Each read after the one that brought the line's first bytes
+			// found part of it waiting (bytes the buffer held, or pieces
+			// already taken).
+			if held == 0 && size == 0 {
+				n--
+			}
+			reads += n
+		}
 		complete := err == nil
 		if complete {
 			chunk = chunk[:len(chunk)-1]
@@ -153,6 +192,7 @@ func (l *LineReader) readLine() (lineKind, []byte, int64, error) {
 			l.acc = acc
 			return 0, nil, 0, err
 		}
+		l.partial(size, reads)
 		// A whole line, or the stream's last line without a newline.
 		kind := lineJunk
 		if isJSON {

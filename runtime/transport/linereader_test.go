@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -262,5 +263,56 @@ func TestLineReaderReportsBatchesAndSizes(t *testing.T) {
 	}
 	if msg, err := lr.Next(); err != nil || string(msg) != "{}" {
 		t.Errorf("then %q %v", msg, err)
+	}
+}
+
+// chunks is a stream that delivers its pieces one read each, as a pipe
+// does when the writer flushes half a line.
+type chunks []string
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if len(*c) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, (*c)[0])
+	if n == len((*c)[0]) {
+		*c = (*c)[1:]
+	} else {
+		(*c)[0] = (*c)[0][n:]
+	}
+	return n, nil
+}
+
+// A line the stream delivers in pieces is reported once (OnPartial), with
+// its size and the reads it took; whole lines are not.
+func TestPartialLines(t *testing.T) {
+	type partial struct {
+		size  int64
+		reads int
+	}
+	cases := []struct {
+		name   string
+		pieces chunks
+		buf    int
+		want   []partial
+	}{
+		{"whole lines", chunks{`{"a":1}` + "\n" + `{"b":2}` + "\n"}, 64, nil},
+		{"half a line, then the rest", chunks{`{"a":`, `1}` + "\n" + `{"b":2}` + "\n" + `{"c"`, `:3}` + "\n"}, 64, []partial{{7, 2}, {7, 2}}},
+		{"a line in three reads", chunks{`{"a"`, `:"xy`, `z"}` + "\n"}, 64, []partial{{11, 3}}},
+		{"junk in pieces", chunks{"hel", "lo\n" + `{"b":2}` + "\n"}, 64, []partial{{5, 2}}},
+		{"longer than the buffer", chunks{`{"a":"` + strings.Repeat("x", 40) + `"}` + "\n"}, 16, []partial{{48, 4}}}, // 16+16+16+1 bytes
+		{"last line without a newline", chunks{`{"a":`, `1}`}, 64, []partial{{7, 2}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pieces := tc.pieces
+			lr := newLineReader(&pieces, 1<<20, tc.buf, PrefixSize)
+			var got []partial
+			lr.OnPartial = func(size int64, reads int) { got = append(got, partial{size, reads}) }
+			collect(t, lr)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("OnPartial got %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -207,6 +207,7 @@ func Start(cmd Command, opts Options) (*Process, error) {
 	}
 	p.lr = NewLineReader(outR, opts.MaxMessage)
 	p.lr.OnJunk = p.junk
+	p.lr.OnPartial = p.partial
 
 	trace.Emit(p.sink, trace.Event{
 		Kind:     trace.ProcessStarted,
@@ -563,6 +564,17 @@ func (p *Process) junk(line []byte, size int64) {
 	if p.onJunk != nil {
 		p.onJunk(line)
 	}
+}
+
+// partial traces a stdout line that came in pieces (its start held in the
+// read buffer while more was read).
+func (p *Process) partial(size int64, reads int) {
+	trace.Emit(p.sink, trace.Event{
+		Kind:    trace.BufferMoved,
+		Server:  p.name,
+		Count:   int(size),
+		Message: fmt.Sprintf("a partial line waited in the read buffer: %d bytes in %d reads", size, reads),
+	})
 }
 
 // Done is closed when the process has exited and been reaped.

@@ -640,3 +640,23 @@ func TestStdoutClosedButRunning(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 }
+
+// A line longer than a pipe's capacity comes in pieces: the trace says so
+// once (buffer_moved, the line's size), and not for the short line after.
+func TestBufferMovedTraced(t *testing.T) {
+	checkGoroutines(t)
+	rec := &trace.Recorder{}
+	cmd := serverCmd(t, "big")
+	cmd.Env[bigSizeEnv] = "300000"
+	p := start(t, cmd, Options{Trace: rec})
+	if got := mustRead(t, p); len(got) != 300000+len(`{"id":7,"data":""}`) {
+		t.Fatalf("first message: %d bytes", len(got))
+	}
+	if got := mustRead(t, p); string(got) != `{"id":8}` {
+		t.Fatalf("next message %q", got)
+	}
+	ev := eventsOf(rec, trace.BufferMoved)
+	if len(ev) != 1 || ev[0].Server != "fs" || ev[0].Count != 300000+len(`{"id":7,"data":""}`) || !strings.Contains(ev[0].Message, "reads") {
+		t.Fatalf("buffer_moved events: %+v", ev)
+	}
+}

@@ -354,7 +354,7 @@ function Conn:close() end
 ---@field limit? integer
 
 ---@class mcp.HubCallOptions: mcp.CallOptions
----@field schema_hash? string refuse the call when the tool's schema changed since it was listed
+---@field schema_hash? string refuse the call when the tool's schema or behaviour hints (readOnlyHint, destructiveHint, ...) changed since it was listed
 
 ---A list item of hub:resources/templates/prompts, with its server.
 ---@class mcp.HubItem

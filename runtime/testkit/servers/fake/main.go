@@ -56,6 +56,8 @@ type server struct {
 
 type task struct {
 	id       string
+	progress bool // report progress: legacy on the call's token, modern on each tasks/get's
+	polls    int
 	status   string
 	result   json.RawMessage
 	input    bool          // modern: waiting for the client's answer
@@ -329,7 +331,7 @@ func (s *server) tools() []map[string]any {
 		{"name": "roots", "inputSchema": map[string]any{"type": "object"}},
 		{"name": "state_only", "inputSchema": map[string]any{"type": "object"}},
 		{"name": "fail", "inputSchema": map[string]any{"type": "object"}},
-		{"name": "long_task", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"seconds": map[string]any{"type": "number"}}}, "execution": map[string]any{"taskSupport": "optional"}},
+		{"name": "long_task", "inputSchema": map[string]any{"type": "object", "properties": map[string]any{"seconds": map[string]any{"type": "number"}, "progress": map[string]any{"type": "boolean"}}}, "execution": map[string]any{"taskSupport": "optional"}},
 		{"name": "notify", "inputSchema": map[string]any{"type": "object"}},
 		{"name": "ping_client", "inputSchema": map[string]any{"type": "object"}},
 	}
@@ -601,15 +603,38 @@ func (s *server) startTask(m msg, p callParams) {
 	s.mu.Lock()
 	s.nextID++
 	id := "task-" + strconv.Itoa(s.nextID)
-	t := &task{id: id, status: "working", input: s.mode == "modern", answered: make(chan struct{})}
+	withProgress, _ := p.Arguments["progress"].(bool)
+	t := &task{id: id, status: "working", progress: withProgress, input: s.mode == "modern" && !withProgress, answered: make(chan struct{})}
 	if !t.input {
 		close(t.answered)
 	}
 	s.tasks[id] = t
 	s.mu.Unlock()
+	replied := make(chan struct{})
+	defer close(replied)
 	go func() {
 		// However late the client polls, it sees the input request first.
 		<-t.answered
+		<-replied
+		if tok := p.Meta["progressToken"]; t.progress && s.mode == "legacy" && len(tok) > 0 {
+			// A task's progress goes on the call's token until it ends.
+			for i := 1; i <= 2; i++ {
+				s.notify("notifications/progress", map[string]any{"progressToken": tok, "progress": i, "total": 2, "message": "task step " + strconv.Itoa(i)})
+			}
+		}
+		if t.progress && s.mode == "modern" {
+			// Done once a poll has carried progress (or, for a client that
+			// sends no token on tasks/get, after 2 s).
+			for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+				s.mu.Lock()
+				n := t.polls
+				s.mu.Unlock()
+				if n > 0 {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
 		time.Sleep(time.Duration(secs * float64(time.Second)))
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -637,6 +662,15 @@ func (s *server) taskGet(m msg, p callParams) {
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
 	s.mu.Lock()
+	if tok := p.Meta["progressToken"]; t.progress && s.mode == "modern" && t.status == "working" && len(tok) > 0 {
+		// Progress on the poll's own token, before its answer (the
+		// completion waits for the first such poll).
+		n := t.polls + 1
+		s.mu.Unlock()
+		s.notify("notifications/progress", map[string]any{"progressToken": tok, "progress": n, "message": "task poll " + strconv.Itoa(n)})
+		s.mu.Lock()
+		t.polls = n
+	}
 	r := map[string]any{"taskId": t.id, "status": t.status, "createdAt": now, "lastUpdatedAt": now, "ttlMs": 60000, "pollIntervalMs": 50, "pollInterval": 50}
 	if s.mode == "modern" && t.status == "working" && t.input {
 		r["status"] = "input_required"
