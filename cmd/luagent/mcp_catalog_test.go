@@ -402,7 +402,7 @@ func TestMCPImportDefaultPlaces(t *testing.T) {
 func TestMCPGetJSONShowsEveryField(t *testing.T) {
 	home, env := catalogHome(t)
 	stdio := map[string]any{"command": "prog", "args": []string{"--api-key", "key-SECRET-1"}, "cwd": "/tmp",
-		"env": map[string]any{"TOKEN": "tok-SECRET-2", "HOME_DIR": map[string]any{"fromEnv": "HOME"}, "GH": map[string]any{"param": "gh"}},
+		"env":        map[string]any{"TOKEN": "tok-SECRET-2", "HOME_DIR": map[string]any{"fromEnv": "HOME"}, "GH": map[string]any{"param": "gh"}},
 		"inheritEnv": "minimal", "enabled": false, "startupTimeoutSeconds": 5, "requestTimeoutSeconds": 7.5, "protocol": "modern",
 		"roots": true, "sampling": true, "logLevel": "info", "maxConcurrentCalls": 2, "connectionId": "conn-1",
 		"connectionCredentials": map[string]any{"token": "cred-SECRET-3"}, "x-other-tool": "kept"}
