@@ -19,11 +19,12 @@ local M = {}
 -- passed to o.warn; otherwise it shares the default hub, started in the
 -- background.
 function M.build(o)
-  if o.elicit then agent.default_hub_options{ on_elicit = o.elicit } end
+  -- --server: the agents on the catalog's hub (the file's, or chat's
+  -- default one) start only those servers.
+  local hub_opts = { on_elicit = o.elicit }
+  if o.servers and (o.agent_fn or not o.own_hub) then hub_opts.start = o.servers end
+  if next(hub_opts) then agent.default_hub_options(hub_opts) end
   if o.agent_fn then
-    -- --server: the agents the file makes on the catalog's hub start only
-    -- those servers.
-    if o.servers then agent.default_hub_options{ start = o.servers } end
     local a = o.agent_fn()
     if type(a) == "table" and not agent.is(a) and agent.is(a[1]) then a = a[1] end
     if not agent.is(a) then

@@ -74,13 +74,8 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "luagent: %v\n", err)
 		return host.ExitError
 	}
-	if len(a.servers) > 0 && a.agent == "" {
-		for _, name := range a.servers {
-			if !hasServer(cfg, name) {
-				fmt.Fprintf(stderr, "luagent: no server %q in the catalog (luagent mcp list shows them)\n", name)
-				return host.ExitUsage
-			}
-		}
+	if code, ok := checkServers(cfg, a.servers, a.agent, stderr); !ok {
+		return code
 	}
 	mask := secret.NewMasker(secrets())
 	shown := func(s string) string { return visible.Text(mask.String(s)) }
@@ -168,6 +163,22 @@ func printTranscript(stdout, stderr io.Writer, mask *secret.Masker, tr *ragent.T
 		return
 	}
 	io.WriteString(stdout, mask.String(b.String()))
+}
+
+// checkServers is --server's check, ask's and chat's: without --agent
+// (whose file may name servers of its own), each name is a catalog
+// server's, else a usage error naming it.
+func checkServers(cfg *catalog.Config, names []string, agentFile string, stderr io.Writer) (int, bool) {
+	if agentFile != "" {
+		return 0, true
+	}
+	for _, name := range names {
+		if !hasServer(cfg, name) {
+			fmt.Fprintf(stderr, "luagent: no server %q in the catalog (luagent mcp list shows them)\n", name)
+			return host.ExitUsage, false
+		}
+	}
+	return 0, true
 }
 
 func hasServer(cfg *catalog.Config, name string) bool {

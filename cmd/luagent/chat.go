@@ -12,11 +12,12 @@ import (
 
 // chatOptions are `luagent chat`'s.
 type chatOptions struct {
-	model  string
-	agent  string // --agent FILE
-	resume string // --resume FILE
-	yes    bool
-	code   bool // --code-mode
+	model   string
+	agent   string   // --agent FILE
+	servers []string // --server NAME...
+	resume  string   // --resume FILE
+	yes     bool
+	code    bool // --code-mode
 }
 
 // runChat is `luagent chat`.
@@ -27,7 +28,10 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 		fmt.Fprintf(h.Stderr(), "luagent: %v\n", err)
 		return host.ExitError
 	}
-	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets()}
+	if code, ok := checkServers(cfg, c.servers, c.agent, h.Stderr()); !ok {
+		return code
+	}
+	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets()}
 	if c.agent == "" {
 		spec, note := askModel(c.model, os.Getenv, cfg)
 		cc.Model, cc.ModelNote = spec, note

@@ -116,7 +116,7 @@ func TestTTYChatMCPManager(t *testing.T) {
 	// The list: both servers, ready, with transport and tool count.
 	tt.send("/mcp\r")
 	s := tt.waitScreen("MCP servers — 2/2 servers ready", "NAME STATUS TRANSPORT TOOLS",
-		"› slow ● ready stdio 1", "srv ● ready stdio 4", "enter inspect · a add · r restart")
+		"› slow ● ready stdio 1", "srv ● ready stdio 4", "enter inspect · a add · r reload")
 	if os.Getenv("CHAT_DUMP") != "" { // the text captures of stdlib/doc/chat.md
 		t.Logf("list:\n%s", s)
 	}
@@ -793,4 +793,52 @@ func TestTTYREPLManager(t *testing.T) {
 	}
 	tt.send("\x04")
 	tt.exited()
+}
+
+// An edit made to config.json outside the running chat (another editor,
+// mcp add in another shell) applies when the manager's r reads the file
+// again: the server added there starts and is listed ready, next to the
+// ones already running; a file broken since is the manager's one-line
+// error, and the running servers go on.
+func TestTTYChatMCPManagerReloadsOutsideEdit(t *testing.T) {
+	home, gate, marker := chatHome(t)
+	os.WriteFile(gate, nil, 0o600)
+	tt := &mgrTTY{tty: startTTY(t, home, "chat"), vt: newVT(120, 40)}
+	tt.wait(0, "[2/2 servers ready]")
+
+	// Outside the chat: a third server, as mcp add would write it.
+	cfgPath := filepath.Join(home, "config.json")
+	cfg := map[string]any{"version": 1, "mcpServers": map[string]any{
+		"srv":  map[string]any{"command": bin, "args": []string{"serve", filepath.Join(home, "srv.lua"), marker}, "env": map[string]string{"SRV_TOKEN": "tok-SECRET-1234"}},
+		"slow": map[string]any{"command": bin, "args": []string{"serve", filepath.Join(home, "slow.lua"), gate}},
+		"more": map[string]any{"command": bin, "args": []string{"serve", filepath.Join(home, "srv.lua"), marker + "-more"}}}}
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(cfgPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	tt.send("/mcp\r")
+	tt.waitScreen("MCP servers — 2/2 servers ready", "› slow ● ready stdio 1", "srv ● ready stdio 4")
+	if strings.Contains(tt.screen(), "more") {
+		t.Errorf("the manager lists the new server before r:\n%s", tt.screen())
+	}
+	tt.send("r")
+	tt.waitScreen("more ● ready stdio 4", "MCP servers — 3/3 servers ready", "config.json re-read: added more ·")
+
+	// Broken since: the error, one line; the three keep running.
+	os.WriteFile(cfgPath, []byte(`{"version": 1, "mcpServers": {"srv": {"command": }}}`), 0o600)
+	tt.send("r")
+	tt.waitScreen("invalid: catalog: "+cfgPath+": ", "MCP servers — 3/3 servers ready", "more ● ready stdio 4", "srv ● ready stdio 4")
+
+	mq := len(tt.output())
+	tt.send("q")
+	out, _ := tt.between(mq, "> ")
+	if !strings.Contains(out, "  config.json re-read: added more\r\n") {
+		t.Errorf("back at the prompt, the output lacks the reload:\n%q", out)
+	}
+	tt.send("\x04")
+	tt.exited()
+	if strings.Contains(tt.output(), "SECRET") {
+		t.Error("a secret was printed")
+	}
 }

@@ -572,7 +572,7 @@ func TestChatFlags(t *testing.T) {
 		out  string
 	}{
 		{[]string{"chat", "--help"}, 0, "/mcp prompt SERVER PROMPT [k=v ...]"},
-		{[]string{"--help"}, 0, "luagent chat [--model M] [--agent FILE] [--resume FILE] [--yes]"},
+		{[]string{"--help"}, 0, "luagent chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes]"},
 		{[]string{"chat", "--model"}, 2, "--model needs a value: luagent chat --model openai:gpt-4.1-mini"},
 		{[]string{"chat", "--resume="}, 2, "--resume needs a value"},
 		{[]string{"chat", "--bogus"}, 2, "unknown chat option --bogus (luagent chat --help lists them)"},

@@ -67,14 +67,14 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	ch := &chatOptions{}
 	c := &cobra.Command{
-		Use:   "chat [--model M] [--agent FILE] [--resume FILE] [--yes]",
+		Use:   "chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes]",
 		Short: "talk with an agent over the catalog's servers (/help in it)",
 		Long:  chatLong + chatCommands(),
 		Example: `  luagent chat
   luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
   luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--resume FILE] [--yes] [--code-mode]\n",
+			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes] [--code-mode]\n",
 			"env":   agentEnv,
 		},
 		Args: func(c *cobra.Command, args []string) error {
@@ -92,6 +92,8 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 	later(o, c, func() {
 		modelFlags(c.Flags(), "chat", &ch.model, &ch.agent, &ch.yes, &ch.code)
 		d := flagDecl{fs: c.Flags()}
+		d.list(&ch.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
+			"--server needs a value: luagent chat --server fs")
 		d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
 			"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
 	})

@@ -121,7 +121,7 @@ credential-like headers masked), OAuth settings (the client secret only as
 set or not), the connectionId its credentials are bound to, timeouts with their defaults, protocol, roots, sampling.`,
 			func(c *cobra.Command, args []string) int { return mcpGet(args[0], getJSON, stdout, stderr) })
 		get.Args, get.ValidArgsFunction = oneName("get"), complete
-		flagDecl{fs: get.Flags()}.boolean(&getJSON, "json", `the same as a JSON object: list --json's members and headers, oauth, connectionId, startupTimeoutSeconds, requestTimeoutSeconds, protocol, roots, sampling, logLevel, maxConcurrentCalls, enabledTools, disabledTools`)
+		flagDecl{fs: get.Flags()}.boolean(&getJSON, "json", `the same as a JSON object: list --json's members and headers, oauth, startupTimeoutSeconds, requestTimeoutSeconds, protocol, roots, sampling, logLevel, maxConcurrentCalls, enabledTools, disabledTools, then every other field the entry has in config.json (env with its values <hidden>, connectionId, ...)`)
 		get.Example = "  luagent mcp get everything"
 
 		var from string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -377,6 +378,78 @@ type getOAuth struct {
 	Scopes              []string `json:"scopes"`
 }
 
+// writeGetJSON is `mcp get --json`'s object: g's members (the defaults
+// filled in, headers and the client secret as get shows them), then
+// every other member the entry has in config.json (fields: the catalog's
+// own encoding of the masked entry, catalog.Server.Fields), so a field
+// the catalog learns shows here with no change to get.
+func writeGetJSON(w io.Writer, g getEntry, fields []byte) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(g); err != nil {
+		return err
+	}
+	ours, err := jsonMembers(b.Bytes())
+	if err != nil {
+		return err
+	}
+	theirs, err := jsonMembers(fields)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	seen := map[string]bool{}
+	for _, m := range append(ours, theirs...) {
+		if seen[m.name] {
+			continue
+		}
+		seen[m.name] = true
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		name, _ := json.Marshal(m.name)
+		out.Write(name)
+		out.WriteByte(':')
+		out.Write(m.val)
+	}
+	out.WriteByte('}')
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, out.Bytes(), "", "  "); err != nil {
+		return err
+	}
+	ind.WriteByte('\n')
+	_, err = w.Write(ind.Bytes())
+	return err
+}
+
+type jsonMember struct {
+	name string
+	val  json.RawMessage
+}
+
+// jsonMembers are an object's members in their order.
+func jsonMembers(obj []byte) ([]jsonMember, error) {
+	d := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := d.Token(); err != nil { // {
+		return nil, err
+	}
+	var out []jsonMember
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, jsonMember{t.(string), v})
+	}
+	return out, nil
+}
+
 const masked = catalog.Hidden // as everywhere else an entry is shown
 
 // secretHeader reports whether a header's value is to be masked: its name
@@ -430,7 +503,9 @@ func mcpGet(name string, asJSON bool, stdout, stderr io.Writer) int {
 		g.ConnectionID = &id
 	}
 	if asJSON {
-		writeJSON(stdout, g)
+		if err := writeGetJSON(stdout, g, s.Masked().Fields()); err != nil {
+			return fail(stderr, errs.Wrap(errs.Internal, "mcp get", err))
+		}
 		return host.ExitOK
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)

@@ -393,3 +393,58 @@ func TestMCPImportDefaultPlaces(t *testing.T) {
 		t.Errorf("help: %s", r.stdout)
 	}
 }
+
+// `mcp get NAME --json` shows every member the entry has in config.json
+// (and the defaults of those it leaves out), masked as get masks them:
+// env values and credential headers as <hidden>, the client secret as
+// set or not; never the unknown and managed members luagent only keeps
+// (connectionCredentials), and no secret.
+func TestMCPGetJSONShowsEveryField(t *testing.T) {
+	home, env := catalogHome(t)
+	stdio := map[string]any{"command": "prog", "args": []string{"--api-key", "key-SECRET-1"}, "cwd": "/tmp",
+		"env":        map[string]any{"TOKEN": "tok-SECRET-2", "HOME_DIR": map[string]any{"fromEnv": "HOME"}, "GH": map[string]any{"param": "gh"}},
+		"inheritEnv": "minimal", "enabled": false, "startupTimeoutSeconds": 5, "requestTimeoutSeconds": 7.5, "protocol": "modern",
+		"roots": true, "sampling": true, "logLevel": "info", "maxConcurrentCalls": 2, "connectionId": "conn-1",
+		"connectionCredentials": map[string]any{"token": "cred-SECRET-3"}, "x-other-tool": "kept"}
+	remote := map[string]any{"url": "https://example.com/mcp", "headers": map[string]any{"Authorization": "Bearer hdr-SECRET-4", "X-Team": "blue"},
+		"oauth": map[string]any{"clientId": "cid", "clientSecret": "cs-SECRET-5", "clientIdMetadataUrl": "https://example.com/client.json", "scopes": []string{"read"}}}
+	writeCatalog(t, home, map[string]any{"s": stdio, "r": remote})
+	get := func(name string) map[string]any {
+		r := ok(t, env, "mcp", "get", name, "--json")
+		if strings.Contains(r.stdout, "SECRET") {
+			t.Errorf("get %s --json shows a secret:\n%s", name, r.stdout)
+		}
+		var g map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &g); err != nil {
+			t.Fatalf("%v\n%s", err, r.stdout)
+		}
+		return g
+	}
+	g := get("s")
+	for k := range stdio {
+		if _, shown := g[k]; shown != (k != "connectionCredentials" && k != "x-other-tool") {
+			t.Errorf("get s --json: member %s shown=%v:\n%v", k, shown, g)
+		}
+	}
+	want := map[string]any{"connectionId": "conn-1", "protocol": "modern", "roots": true, "inheritEnv": "minimal", "enabled": false,
+		"requestTimeoutSeconds": 7.5, "maxConcurrentCalls": 2.0, "logLevel": "info",
+		"env": map[string]any{"TOKEN": "<hidden>", "HOME_DIR": map[string]any{"fromEnv": "HOME"}, "GH": map[string]any{"param": "gh"}}}
+	for k, v := range want {
+		if !reflect.DeepEqual(g[k], v) {
+			t.Errorf("get s --json: %s = %v, want %v", k, g[k], v)
+		}
+	}
+	g = get("r")
+	for k := range remote {
+		if _, shown := g[k]; !shown {
+			t.Errorf("get r --json lacks %s:\n%v", k, g)
+		}
+	}
+	if o := g["oauth"].(map[string]any); o["clientSecretSet"] != true || o["clientIdMetadataUrl"] != "https://example.com/client.json" {
+		t.Errorf("get r --json: oauth = %v", o)
+	}
+	// The defaults of what the entry leaves out.
+	if g["startupTimeoutSeconds"] != 60.0 || g["protocol"] != "auto" || g["roots"] != false || g["enabled"] != true {
+		t.Errorf("get r --json: the defaults: %v", g)
+	}
+}

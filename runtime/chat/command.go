@@ -21,7 +21,7 @@ type Command struct {
 // order. Aliases name the command they stand for.
 var Commands = []struct{ Name, Usage, Help string }{
 	{"help", "/help", "this list"},
-	{"mcp", "/mcp", "the servers' manager: status, inspect, add, restart, authorize, enable, disable, remove (/mcps too; a list on a pipe)"},
+	{"mcp", "/mcp", "the servers' manager: status, inspect, add, reload config.json (r), restart, authorize, enable, disable, remove (/mcps too; a list on a pipe)"},
 	{"mcp NAME", "/mcp NAME", "a server's tools (arguments, annotations), prompts, resources"},
 	{"mcp restart", "/mcp restart NAME", "restart a server"},
 	{"mcp enable", "/mcp enable|disable NAME", "enable or disable a server in the catalog (saved)"},

@@ -219,3 +219,49 @@ func TestRemove(t *testing.T) {
 		t.Errorf("SetEnabled of a removed entry: %v", err)
 	}
 }
+
+// An edit made outside the session (another editor, mcp add in another
+// shell) reaches the hub on Reload: the added entry is there, the removed
+// one gone, the changed one restarted; a file broken since changes
+// nothing and says what is wrong in one line.
+func TestReloadPicksUpAnOutsideEdit(t *testing.T) {
+	s, path := hubSession(t)
+	if err := os.WriteFile(path, []byte(`{"version": 1, "mcpServers": {
+  "a": {"command": "prog", "args": ["--other"], "enabled": false},
+  "c": {"command": "new-prog", "enabled": false}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Reload(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Reloaded{Added: []string{"c"}, Removed: []string{"b"}, Changed: []string{"a"}}); !reflect.DeepEqual(r, want) {
+		t.Errorf("Reload = %+v, want %+v", r, want)
+	}
+	if got, want := r.String(), "config.json re-read: added c; removed b (stopped); changed a (restarting)"; got != want {
+		t.Errorf("Reload says %q, want %q", got, want)
+	}
+	if got := statusNames(s.Hub().Status()); !reflect.DeepEqual(got, []string{"a=disabled", "c=disabled"}) {
+		t.Errorf("the hub has %v after the reload", got)
+	}
+	if got := s.Catalog(); len(got) != 2 || got[1].Name != "c" || got[1].Command != "new-prog" {
+		t.Errorf("Catalog after the reload: %+v", got)
+	}
+	// Again: nothing changed.
+	if r, err := s.Reload(path); err != nil || r.String() != "config.json re-read: no change" {
+		t.Errorf("a second Reload = %q, %v", r, err)
+	}
+
+	// Broken: the servers and the entries stay as they were.
+	os.WriteFile(path, []byte(`{"version": 1, "mcpServers": {"a": {"command": }}}`), 0o600)
+	_, err = s.Reload(path)
+	if errs.KindOf(err) != errs.Invalid || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), path) {
+		t.Errorf("Reload of a broken file: %v, want one invalid line naming the file", err)
+	}
+	if got := statusNames(s.Hub().Status()); !reflect.DeepEqual(got, []string{"a=disabled", "c=disabled"}) {
+		t.Errorf("the hub has %v after a failed reload", got)
+	}
+	if got := s.Catalog(); len(got) != 2 {
+		t.Errorf("Catalog after a failed reload: %+v", got)
+	}
+}

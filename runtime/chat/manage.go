@@ -297,6 +297,79 @@ func (s *Servers) reload(h *hub.Hub, path string) error {
 	return nil
 }
 
+// Reloaded is what a Reload changed: the entries added to the file,
+// removed from it, and changed in it (those restart), by name.
+type Reloaded struct{ Added, Removed, Changed []string }
+
+// Touched says whether name was added, removed or changed: the reload
+// started, stopped or restarted it already.
+func (r Reloaded) Touched(name string) bool {
+	return slices.Contains(r.Added, name) || slices.Contains(r.Removed, name) || slices.Contains(r.Changed, name)
+}
+
+// String is the reload as a person reads it: "config.json re-read: added
+// b; removed c; changed a (restarting)", or "... no change".
+func (r Reloaded) String() string {
+	var parts []string
+	for _, p := range []struct {
+		word  string
+		names []string
+		after string
+	}{{"added", r.Added, ""}, {"removed", r.Removed, " (stopped)"}, {"changed", r.Changed, " (restarting)"}} {
+		if len(p.names) > 0 {
+			parts = append(parts, p.word+" "+strings.Join(p.names, ", ")+p.after)
+		}
+	}
+	if len(parts) == 0 {
+		return "config.json re-read: no change"
+	}
+	return "config.json re-read: " + strings.Join(parts, "; ")
+}
+
+// Reload reads the catalog at path again, as it is on disk now (an edit
+// made outside the session too), and has the hub match it: new entries
+// start, removed ones stop, changed ones restart, the others keep their
+// connections. A file that does not load (bad JSON, a broken rule) is its
+// one-line error, of the catalog's kind, and changes nothing: the running
+// servers go on. A hub that is not the catalog's (an agent's own servers)
+// is an error of kind invalid.
+func (s *Servers) Reload(path string) (Reloaded, error) {
+	h, err := s.catalogHub("its servers come from the agent's file, not config.json")
+	if err != nil {
+		return Reloaded{}, err
+	}
+	cfg, err := catalog.Load(path)
+	if err != nil {
+		return Reloaded{}, err
+	}
+	s.mu.Lock()
+	old := s.entries
+	s.entries = cfg.Servers
+	s.mu.Unlock()
+	var r Reloaded
+	was := map[string]*catalog.Server{}
+	for _, e := range old {
+		was[e.Name] = e
+	}
+	now := map[string]bool{}
+	for _, e := range cfg.Servers {
+		now[e.Name] = true
+		switch o := was[e.Name]; {
+		case o == nil:
+			r.Added = append(r.Added, e.Name)
+		case !hub.SameEntry(o, e):
+			r.Changed = append(r.Changed, e.Name)
+		}
+	}
+	for _, e := range old {
+		if !now[e.Name] {
+			r.Removed = append(r.Removed, e.Name)
+		}
+	}
+	h.Reload(cfg.Servers)
+	return r, nil
+}
+
 // NewEntry makes the entry the manager's add form describes: target is
 // an http(s) URL (a remote server; args must be empty) or a command, run
 // with args (split as a shell would, quotes kept together, no expansion).

@@ -56,3 +56,7 @@ func equalExported(a, b reflect.Value) bool {
 		return a.Equal(b)
 	}
 }
+
+// SameEntry reports whether Reload would keep a's connection for b: the
+// entries start the same connection (their exported fields are equal).
+func SameEntry(a, b *catalog.Server) bool { return sameEntry(a, b) }

@@ -47,7 +47,10 @@ type ChatConfig struct {
 	// ModelGiven says --model was given: a resumed conversation then
 	// keeps it rather than the model it was saved with.
 	ModelGiven bool
-	Yes        bool
+	// Servers are --server's: the catalog servers the agent is offered
+	// (and the only ones started); none: all.
+	Servers []string
+	Yes     bool
 	// CodeMode is --code-mode: the model gets run_lua instead of the tools.
 	CodeMode bool
 	// Resume is --resume's file ("" starts a new conversation).
@@ -182,7 +185,7 @@ func (t *chatTerm) fail(err error) {
 
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
-	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
+	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
 	if t.cfg.AgentFile != "" {
 		if err := t.lua.LoadAgent(t.cfg.AgentFile); err != nil {
 			fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(err.Error()))

@@ -131,6 +131,7 @@ func (b serversBackend) Remove(ctx context.Context, name string) error {
 func (b serversBackend) Add(ctx context.Context, e *catalog.Server) error {
 	return b.s.Add(ctx, b.path, e)
 }
+func (b serversBackend) Reload() (chat.Reloaded, error) { return b.s.Reload(b.path) }
 
 // authExec is a login the manager hands the terminal to (tea.Exec): the
 // same path as /mcp auth NAME, the URL printed by the OAuth flow, Ctrl-C

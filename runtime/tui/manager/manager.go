@@ -4,8 +4,9 @@
 // the hub reports changes (StatusMsg); Enter inspects one (tools with
 // their annotations and input schemas, prompts, resources,
 // instructions); a adds an entry (a form, then a preview of exactly what
-// is saved); r, i, e, d and x restart, authorize, enable, disable and
-// remove. The model is a plain value: tests drive Update with key
+// is saved); r reads the catalog file again (an edit made outside the
+// session shows and applies) and restarts the selected server; i, e, d
+// and x authorize, enable, disable and remove. The model is a plain value: tests drive Update with key
 // messages and read View, without a terminal. What it does to servers
 // and the catalog goes through a Backend (the chat session).
 package manager
@@ -35,6 +36,8 @@ type Backend interface {
 	SetEnabled(ctx context.Context, name string, on bool) error
 	Remove(ctx context.Context, name string) error
 	Add(ctx context.Context, e *catalog.Server) error
+	// Reload reads the catalog file again and has the hub match it (r).
+	Reload() (chat.Reloaded, error)
 }
 
 // Options configure a Model.
@@ -122,6 +125,9 @@ type doneMsg struct {
 	added string
 	// name and action: the note follows name (settle.go).
 	name, action string
+	// reloaded is what r's reload of the file did, logged before the
+	// note and shown in front of it ("" for nothing to say).
+	reloaded string
 }
 
 // New returns the manager over o.Backend, on its list.
@@ -233,11 +239,19 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case doneMsg:
 		m.refresh()
+		if msg.reloaded != "" {
+			m.log = append(m.log, m.o.Redact(msg.reloaded))
+		}
 		if msg.err != nil {
 			m.fail(msg.err)
 			return m, nil
 		}
 		m.done(msg.note)
+		prefix := ""
+		if msg.reloaded != "" {
+			prefix = m.o.Redact(msg.reloaded) + " · "
+			m.note = prefix + m.note
+		}
 		if msg.added != "" {
 			m.pendingAuth = msg.added
 			for i, st := range m.states {
@@ -246,7 +260,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				}
 			}
 		}
-		m.track(msg.name, msg.action)
+		m.track(msg.name, msg.action, prefix)
 		return m, nil
 	case AuthDoneMsg:
 		m.refresh()
@@ -254,7 +268,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.fail(msg.Err)
 		} else {
 			m.done(msg.Name + ": authorized, restarting")
-			m.track(msg.Name, "authorized")
+			m.track(msg.Name, "authorized", "")
 		}
 		return m, nil
 	case tea.PasteMsg:
@@ -300,16 +314,11 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, m.fetch(st.Name)
 		}
 	case "r":
-		if ok && st.Status == hub.Disabled {
-			m.refuse(errs.Errorf(errs.Invalid, "chat", "%s is disabled: e enables it (and starts it)", st.Name))
-			return m, nil
-		}
+		name := ""
 		if ok {
-			name := st.Name
-			return m, m.doFollow(name, "restarted", func(context.Context) (string, error) {
-				return name + ": restarting (the conversation goes on)", m.o.Backend.Restart(name)
-			})
+			name = st.Name
 		}
+		return m, m.reload(name, ok && st.Status == hub.Disabled)
 	case "i":
 		if ok {
 			if m.transport[st.Name] != "http" {
@@ -340,6 +349,38 @@ func (m Model) listKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m, nil
+}
+
+// reload is r: the catalog file read again as it is on disk (an edit
+// made outside the session too: new servers start, removed ones stop,
+// changed ones restart), then the selected server (name, "" for none)
+// restarted, unless the reload just did, or it is disabled. A file that
+// does not load is its error, and nothing restarts.
+func (m Model) reload(name string, disabled bool) tea.Cmd {
+	b := m.o.Backend
+	return func() tea.Msg {
+		r, err := b.Reload()
+		if err != nil {
+			return doneMsg{err: err}
+		}
+		changed := len(r.Added)+len(r.Removed)+len(r.Changed) > 0
+		msg := doneMsg{note: r.String()}
+		switch {
+		case name == "" || r.Touched(name):
+		case disabled:
+			msg.note += "; " + name + " is disabled: e enables it (and starts it)"
+		default:
+			if err := b.Restart(name); err != nil {
+				return doneMsg{err: err, reloaded: r.String()}
+			}
+			msg.note = name + ": restarting (the conversation goes on)"
+			msg.name, msg.action = name, "restarted"
+			if changed {
+				msg.reloaded = r.String()
+			}
+		}
+		return msg
+	}
 }
 
 func (m Model) authorize(name string) tea.Cmd {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,11 @@ type fakeBackend struct {
 	calls   []string
 	added   *catalog.Server
 	err     error // every action's answer
+	// reloaded and reloadErr are Reload's answer; onReload runs first (a
+	// file edited outside: the states and entries change).
+	reloaded  chat.Reloaded
+	reloadErr error
+	onReload  func()
 	// instant: a restart, an enable or a login leaves the status as it
 	// was (a server that got there before the note came); else it is
 	// connecting, as the hub's is.
@@ -72,6 +78,17 @@ func (b *fakeBackend) Remove(_ context.Context, name string) error { return b.re
 func (b *fakeBackend) Add(_ context.Context, e *catalog.Server) error {
 	b.added = e
 	return b.record("add " + e.Name)
+}
+
+func (b *fakeBackend) Reload() (chat.Reloaded, error) {
+	if b.reloadErr != nil {
+		b.record("reload")
+		return chat.Reloaded{}, b.reloadErr
+	}
+	if b.onReload != nil {
+		b.onReload()
+	}
+	return b.reloaded, b.record("reload")
 }
 
 func (b *fakeBackend) set(name string, st hub.Status) {
@@ -226,7 +243,7 @@ func (d *driver) rows(want map[string]string) {
 
 func TestListShowsEveryServer(t *testing.T) {
 	d := newDriver(t, newBackend())
-	d.shows("MCP servers — 1/2 servers ready, 1 failed", "enter inspect · a add · r restart")
+	d.shows("MCP servers — 1/2 servers ready, 1 failed", "enter inspect · a add · r reload")
 	d.rows(map[string]string{"NAME": "NAME STATUS TRANSPORT TOOLS",
 		"srv": "› srv ● ready stdio 2",
 		"web": "web ● failed http - hub: connection refused at line two",
@@ -259,8 +276,8 @@ func TestListKeys(t *testing.T) {
 		call string // what the backend was asked ("" nothing)
 		note string
 	}{
-		{[]string{"r"}, "restart srv", "srv: restarting (the conversation goes on)"},
-		{[]string{"j", "r"}, "restart web", "web: restarting"},
+		{[]string{"r"}, "reload;restart srv", "srv: restarting (the conversation goes on)"},
+		{[]string{"j", "r"}, "reload;restart web", "web: restarting"},
 		{[]string{"down", "down", "e"}, "enable off", "off: enabled (saved), starting"},
 		{[]string{"down", "down", "k", "up", "d"}, "disable srv", "srv: disabled (saved), stopped"},
 		{[]string{"x", "y"}, "remove srv", "srv: removed from the catalog (saved), stopped"},
@@ -269,7 +286,7 @@ func TestListKeys(t *testing.T) {
 		{[]string{"i"}, "", "invalid: chat: srv is a stdio server: only HTTP servers authorize with OAuth"},
 		{[]string{"e"}, "", "invalid: chat: srv is already enabled"},
 		{[]string{"G", "d"}, "", "invalid: chat: off is already disabled"},
-		{[]string{"G", "r"}, "", "invalid: chat: off is disabled: e enables it (and starts it)"},
+		{[]string{"G", "r"}, "reload", "config.json re-read: no change; off is disabled: e enables it (and starts it)"},
 	} {
 		b := newBackend()
 		d := newDriver(t, b)
@@ -524,4 +541,60 @@ func TestInspectShowsControls(t *testing.T) {
 			t.Errorf("the screen lacks %q:\n%s", w, ansi.Strip(raw))
 		}
 	}
+}
+
+// r reads config.json again: a server added outside the session shows
+// (and starts), the selected one restarts; a file broken since is its
+// error on the note line, and nothing restarts.
+func TestReloadShowsAnOutsideEdit(t *testing.T) {
+	b := newBackend()
+	b.reloaded = chat.Reloaded{Added: []string{"new"}}
+	b.onReload = func() {
+		b.entries = append(b.entries, &catalog.Server{Name: "new", URL: "https://example.com/new"})
+		b.set("new", hub.Connecting)
+	}
+	d := newDriver(t, b)
+	d.keys("r")
+	if got := strings.Join(b.calls, ";"); got != "reload;restart srv" {
+		t.Errorf("the backend was asked %q", got)
+	}
+	d.rows(map[string]string{"new": "new ● connecting http -"})
+	d.shows("config.json re-read: added new · srv: restarting")
+	b.set("srv", hub.Ready)
+	b.set("new", hub.Ready)
+	d.send(StatusMsg{})
+	d.shows("config.json re-read: added new · srv: restarted, ready (2 tools)")
+	d.rows(map[string]string{"new": "new ● ready http 0"})
+	if got, want := d.m.Log(), []string{"config.json re-read: added new", "srv: restarted, ready (2 tools)"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the log is %q, want %q", got, want)
+	}
+
+	// The selected server changed in the file: the reload restarted it.
+	b = newBackend()
+	b.reloaded = chat.Reloaded{Changed: []string{"srv"}}
+	d = newDriver(t, b)
+	d.keys("r")
+	if got := strings.Join(b.calls, ";"); got != "reload" {
+		t.Errorf("the backend was asked %q, want only the reload", got)
+	}
+	d.shows("config.json re-read: changed srv (restarting)")
+
+	// Broken: its one line, no restart.
+	b = newBackend()
+	b.reloadErr = errs.New(errs.Invalid, "catalog", "/home/u/.luagent/config.json: invalid JSON at line 3")
+	d = newDriver(t, b)
+	d.keys("r")
+	if got := strings.Join(b.calls, ";"); got != "reload" {
+		t.Errorf("the backend was asked %q, want only the reload", got)
+	}
+	d.shows("invalid: catalog: /home/u/.luagent/config.json: invalid JSON at line 3")
+	d.rows(map[string]string{"srv": "› srv ● ready stdio 2"})
+
+	// No server listed yet: r still reads the file.
+	b = &fakeBackend{reloaded: chat.Reloaded{Added: []string{"first"}}}
+	b.onReload = func() { b.set("first", hub.Connecting) }
+	d = newDriver(t, b)
+	d.keys("r")
+	d.shows("config.json re-read: added first")
+	d.rows(map[string]string{"first": "› first ● connecting - -"})
 }

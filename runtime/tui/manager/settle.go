@@ -18,14 +18,15 @@ type pending struct {
 	action string // what was done: "restarted", "enabled (saved)", ...
 	shown  string // the note as shown, replaced only while it still is
 	log    int    // its line in the log
+	prefix string // shown in front of the note (not logged)
 }
 
 // track makes the note just shown (and logged) about name follow it.
-func (m *Model) track(name, action string) {
+func (m *Model) track(name, action, prefix string) {
 	if action == "" {
 		return
 	}
-	m.pend = &pending{name: name, action: action, shown: m.note, log: len(m.log) - 1}
+	m.pend = &pending{name: name, action: action, shown: m.note, log: len(m.log) - 1, prefix: prefix}
 	m.settle()
 }
 
@@ -63,7 +64,7 @@ func (m *Model) settle() {
 		m.pend = nil
 		note := m.o.Redact(p.name + ": " + p.action + ", " + outcome)
 		if m.note == p.shown {
-			m.note, m.noteErr = note, failed
+			m.note, m.noteErr = p.prefix+note, failed
 		}
 		if p.log >= 0 && p.log < len(m.log) {
 			m.log[p.log] = note

@@ -61,7 +61,7 @@ func (m Model) Screen() string {
 	case modeList, modeConfirm:
 		title = "MCP servers — " + counts(m.states)
 		body = m.listLines()
-		keys = "↑/↓ move · enter inspect · a add · r restart · i authorize · e/d enable/disable · x remove · q back"
+		keys = "↑/↓ move · enter inspect · a add · r reload · i authorize · e/d enable/disable · x remove · q back"
 		if m.mode == modeConfirm {
 			if st, ok := m.selected(); ok {
 				keys = "remove " + st.Name + " from the catalog? y = remove, n = keep"
