@@ -83,6 +83,9 @@ func mcpTools(name string, asJSON bool, f connectFlags, stdout, stderr io.Writer
 	}
 	defer done()
 	tools, _ := h.Tools()
+	if n := h.FilteredOut(name); n > 0 && !asJSON {
+		defer fmt.Fprintf(stderr, "(%d of its tools filtered out by %s's enabledTools/disabledTools in config.json)\n", n, name)
+	}
 	if asJSON {
 		list := make([]json.RawMessage, 0, len(tools))
 		for _, t := range tools {

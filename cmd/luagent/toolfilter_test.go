@@ -38,6 +38,9 @@ func TestToolFiltersCLI(t *testing.T) {
 	if !strings.Contains(r.stdout, "echo") || strings.Contains(r.stdout, "write") {
 		t.Errorf("mcp tools srv:\n%s", r.stdout)
 	}
+	if !strings.Contains(r.stderr, "of its tools filtered out by srv's enabledTools/disabledTools") {
+		t.Errorf("mcp tools srv does not say a tool is filtered out:\n%s", r.stderr)
+	}
 	if r := ok(t, env, "mcp", "tools", "srv", "--json"); strings.Contains(r.stdout, `"write"`) {
 		t.Errorf("mcp tools --json lists write:\n%s", r.stdout)
 	}

@@ -365,6 +365,17 @@ func (h *Hub) resolve(ctx context.Context, qualified, saw string) (*server, mcp.
 	}
 }
 
+// FilteredOut is how many of server's listed tools its entry's
+// enabledTools and disabledTools leave out.
+func (h *Hub) FilteredOut(server string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.servers[server]; s != nil {
+		return len(s.filtered)
+	}
+	return 0
+}
+
 // ToolFiltered returns the error of a call to the tool server lists as
 // tool when the entry's enabledTools or disabledTools filter it out (kind
 // not_found), else nil: the tool is not listed, or not filtered.
