@@ -164,7 +164,7 @@ func TestAddToolFilterFlags(t *testing.T) {
 	src := writeFile(t, t.TempDir(), "config.toml", `
 [mcp_servers.web]
 url = "https://example.com/mcp"
-bearer_token_env_var = "TOKEN"
+env_http_headers = { "X-Org" = "ORG" }
 disabled_tools = ["delete_all"]
 `)
 	_, env2 := catalogHome(t)
