@@ -36,7 +36,7 @@ Answer briefly.]]
 
 -- The entry fields the tools take, as config.json names them.
 local FIELDS = { "url", "command", "args", "cwd", "env", "headers", "oauth", "enabled", "startupTimeoutSeconds",
-  "requestTimeoutSeconds", "protocol", "roots", "sampling", "logLevel", "maxConcurrentCalls" }
+  "requestTimeoutSeconds", "protocol", "roots", "sampling", "logLevel", "maxConcurrentCalls", "enabledTools", "disabledTools" }
 
 local ENTRY_INPUT = {
   name = { type = "string", description = "the entry's name: 1 to 64 letters, digits, _ or -" },
@@ -45,7 +45,7 @@ local ENTRY_INPUT = {
   args = { type = "string[]", optional = true, description = "the program's arguments, each separate" },
   cwd = { type = "string", optional = true, description = "where a stdio server starts" },
   env = { type = "object", optional = true,
-    description = 'a stdio server\'s variables: NAME = "literal" (stored, never shown), or {fromEnv = "VAR"}, or {param = "name"}' },
+    description = 'a stdio server\'s variables: NAME = "literal" (stored, never shown), or {fromEnv = "VAR"}, or {param = "name"}; an HTTP server takes only MCP_ACCESS_TOKEN (a bearer token) or MCP_OAUTH_TOKEN_FILE' },
   env_keys = { type = "string[]", optional = true,
     description = "variables to pass from luagent's own environment under the same name" },
   headers = { type = "object", optional = true, description = "an HTTP server's headers (values never shown)" },
@@ -54,10 +54,13 @@ local ENTRY_INPUT = {
   startupTimeoutSeconds = "number?",
   requestTimeoutSeconds = "number?",
   protocol = { type = "string", optional = true, description = '"auto" (default), "legacy" or "modern"' },
-  roots = "boolean?",
+  roots = { anyOf = { { type = "boolean" }, { type = "array", items = { type = "string" } } }, optional = true,
+    description = "true lets the server see the working folder; a list names the folders" },
   sampling = "boolean?",
   logLevel = "string?",
   maxConcurrentCalls = "integer?",
+  enabledTools = { type = "string[]", optional = true, description = "only these of the server's tools (names or globs like read_*)" },
+  disabledTools = { type = "string[]", optional = true, description = "the server's tools to leave out (names or globs); wins over enabledTools" },
 }
 
 local function present(v) return v ~= nil and v ~= json.null end
@@ -68,7 +71,9 @@ local function entry_of(a)
   for _, k in ipairs(FIELDS) do
     if present(a[k]) then e[k] = a[k] end
   end
-  if type(e.args) == "table" then e.args = json.array(e.args) end
+  for _, k in ipairs{ "args", "roots", "enabledTools", "disabledTools" } do
+    if type(e[k]) == "table" then e[k] = json.array(e[k]) end
+  end
   if type(a.env_keys) == "table" then
     e.env = type(e.env) == "table" and e.env or {}
     for _, k in ipairs(a.env_keys) do

@@ -142,6 +142,24 @@ test("list and show give names, never values; enable, disable and replace are co
   os.remove(path)
 end)
 
+test("roots as a list and tool filters reach the file as config.json names them", function()
+  local path = tmp_catalog()
+  local fs = { name = "fs", command = "fs-server", roots = { "~/notes", "." }, enabledTools = { "read_*" }, disabledTools = { "read_secret" } }
+  local gh = { name = "gh", url = "https://example.com/mcp", roots = true, env = { MCP_ACCESS_TOKEN = { fromEnv = "GH_TOKEN" } } }
+  local model = scripted{ call("save_server", fs), call("save_server", gh), function() return { text = "ok" } end }
+  local a = meta.new{ model = model, catalog = mcp.catalog(path), confirm = function() return true end }
+  a:ask("add fs and gh")
+  local text = read(path)
+  expect.match(text, '"roots": %["~/notes", "%."%]')
+  expect.match(text, '"enabledTools": %["read_%*"%]')
+  expect.match(text, '"disabledTools": %["read_secret"%]')
+  expect.match(text, '"roots": true')
+  expect.match(text, '"MCP_ACCESS_TOKEN": {%s*"fromEnv": "GH_TOKEN"%s*}')
+  local e = mcp.catalog(path):get("fs")
+  expect.eq(e.command, "fs-server")
+  os.remove(path)
+end)
+
 test("diff: changed lines with two lines of context, hunks apart", function()
   for _, c in ipairs{
     { "a\nb\n", "a\nb\n", "" },

@@ -101,7 +101,8 @@ func parseEntry(name string, entry *lua.LTable) (*rcatalog.Server, error) {
 func fresh(s *rcatalog.Server) *rcatalog.Server {
 	n := &rcatalog.Server{Name: s.Name, Enabled: s.Enabled, Command: s.Command, Args: s.Args, Cwd: s.Cwd,
 		URL: s.URL, Headers: s.Headers, StartupTimeout: s.StartupTimeout, RequestTimeout: s.RequestTimeout,
-		Protocol: s.Protocol, Roots: s.Roots, RootDirs: s.RootDirs, Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls}
+		Protocol: s.Protocol, Roots: s.Roots, RootDirs: s.RootDirs, Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls,
+		EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools}
 	if s.Env != nil {
 		n.Env = make(map[string]rcatalog.EnvValue, len(s.Env))
 		for k, v := range s.Env {
