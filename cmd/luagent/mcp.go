@@ -67,6 +67,7 @@ func mcpLogin(arg string, scopes []string, stdout, stderr io.Writer) int {
 	opts := rmcp.OAuthOptions{Store: st, Config: oauth.Config{ServerURL: u, ClientName: "luagent"}}
 	if entry != nil {
 		opts = hub.OAuthOptions(entry, st)
+		opts.Headers = entry.Headers
 	}
 	opts.Config.ExtraScopes, opts.Config.Out = scopes, stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)

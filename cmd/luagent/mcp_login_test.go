@@ -28,6 +28,7 @@ type loginAS struct {
 
 	challengeScope string   // scope in the 401 challenge ("" none)
 	prmScopes      []string // the resource metadata's scopes_supported
+	tenant         string   // X-Tenant every /mcp request must carry ("" none): HTTP 400 without it
 
 	mu            sync.Mutex
 	registrations int
@@ -44,6 +45,10 @@ func newLoginAS(t *testing.T, challengeScope string, prmScopes []string) *loginA
 	h := httpserver.NewHandler(mcp.NewServer(mcp.ServerOptions{Info: mcp.Implementation{Name: "protected", Version: "1"}, Handler: whoami{}}), httpserver.Options{})
 	t.Cleanup(h.Close)
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if a.tenant != "" && r.Header.Get("X-Tenant") != a.tenant {
+			http.Error(w, "which tenant? (X-Tenant)", http.StatusBadRequest)
+			return
+		}
 		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		a.mu.Lock()
 		ok := a.tokens[tok]
@@ -154,6 +159,20 @@ func login(t *testing.T, env []string, args ...string) result {
 		t.Fatalf("running luagent: %v", err)
 	}
 	return result{out.String(), errb.String(), code}
+}
+
+// A saved server's headers go with login's first request too: a server
+// that wants one before it says how to authorize is still logged in to.
+func TestMCPLoginSendsEntryHeaders(t *testing.T) {
+	a := newLoginAS(t, "", nil)
+	a.tenant = "acme"
+	env := savedHome(t, `"remote":{"url":"`+a.srv.URL+`/mcp","headers":{"X-Tenant":"acme"},"oauth":{"clientId":"pre-registered"}}`)
+	if r := login(t, env, "mcp", "login", "remote"); r.code != 0 {
+		t.Fatalf("login: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if r := ok(t, env, "mcp", "tools", "remote"); !strings.Contains(r.stdout, "whoami") {
+		t.Errorf("mcp tools after the login: %s", r.stdout)
+	}
 }
 
 // `mcp login URL` of a saved server uses the entry's pre-registered client

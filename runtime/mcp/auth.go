@@ -22,6 +22,10 @@ type OAuthOptions struct {
 	// Entry, if set, is where the credential lives instead (a legacy
 	// MCP_OAUTH_TOKEN_FILE record: store.Legacy).
 	Entry *store.Entry
+	// Headers go with Login's first request (a saved entry's headers: a
+	// server may want one before it says how to authorize). Connect sends
+	// Options.Headers instead.
+	Headers map[string]string
 	// MaxStepUps bounds the 403 insufficient_scope re-authorizations of
 	// one client (default 3).
 	MaxStepUps int
@@ -177,6 +181,9 @@ func Login(ctx context.Context, serverURL string, o OAuthOptions, client *http.C
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(body))
 	if err != nil {
 		return nil, errs.Errorf(errs.Invalid, "login", "not a server URL: %v", secret.URLError(err))
+	}
+	for k, v := range o.Headers {
+		req.Header.Set(k, v)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
