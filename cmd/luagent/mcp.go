@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -65,9 +66,23 @@ func mcpLogin(arg string, scopes []string, stdout, stderr io.Writer) int {
 	st := store.Default(host.Home())
 	st.Warn = stderr
 	opts := rmcp.OAuthOptions{Store: st, Config: oauth.Config{ServerURL: u, ClientName: "luagent"}}
+	where := st.Dir()
 	if entry != nil {
 		opts = hub.OAuthOptions(entry, st)
 		opts.Headers = entry.Headers
+		if _, ok := entry.Env[rmcp.EnvAccessToken]; ok {
+			return fail(stderr, errs.Errorf(errs.Invalid, "mcp login", "%s sends the token its env.%s gives, without OAuth: nothing to log in to (remove that env member to log in with OAuth)", entry.Name, rmcp.EnvAccessToken))
+		}
+		if _, ok := entry.Env[rmcp.EnvOAuthTokenFile]; ok {
+			// The hub reads this entry's credential from its token file,
+			// so the login writes it there.
+			env, err := entry.ResolveEnv(nil, os.LookupEnv)
+			if err != nil {
+				return fail(stderr, err)
+			}
+			where = env[rmcp.EnvOAuthTokenFile]
+			opts.Entry = store.Legacy(where, u, stderr)
+		}
 	}
 	opts.Config.ExtraScopes, opts.Config.Out = scopes, stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -85,7 +100,7 @@ func mcpLogin(arg string, scopes []string, stdout, stderr io.Writer) int {
 	if entry != nil {
 		what += " (saved server " + entry.Name + ")"
 	}
-	fmt.Fprintf(stdout, "logged in to %s: authorization server %s, scopes %s; stored in %s\n", what, visible.Line(cred.Issuer), visible.Line(scope), st.Dir())
+	fmt.Fprintf(stdout, "logged in to %s: authorization server %s, scopes %s; stored in %s\n", what, visible.Line(cred.Issuer), visible.Line(scope), where)
 	return host.ExitOK
 }
 

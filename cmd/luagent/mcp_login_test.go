@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -309,5 +310,37 @@ func TestMCPGetConnectionID(t *testing.T) {
 	}
 	if text := ok(t, env, "mcp", "get", "bound").stdout; !strings.Contains(text, "connection id:") || !strings.Contains(text, "conn-7") {
 		t.Errorf("get:\n%s", text)
+	}
+}
+
+// An entry whose credential lives in env.MCP_OAUTH_TOKEN_FILE logs in into
+// that file (private, the legacy record), where the hub then finds it; one
+// that supplies env.MCP_ACCESS_TOKEN has nothing to log in to.
+func TestMCPLoginIntoTokenFile(t *testing.T) {
+	a := newLoginAS(t, "", nil)
+	file := filepath.Join(t.TempDir(), "token.json")
+	env := savedHome(t, `"remote":{"url":"`+a.srv.URL+`/mcp","oauth":{"clientId":"pre-registered"},"env":{"MCP_OAUTH_TOKEN_FILE":`+quoteJSON(file)+`}},`+
+		`"given":{"url":"`+a.srv.URL+`/mcp","env":{"MCP_ACCESS_TOKEN":"t0k3n-SECRET"}}`)
+	r := login(t, env, "mcp", "login", "remote")
+	if r.code != 0 {
+		t.Fatalf("login: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "stored in "+file) {
+		t.Errorf("the login does not say where it stored the credential: %q", r.stdout)
+	}
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v", fi, err)
+	}
+	b, _ := os.ReadFile(file)
+	if !strings.Contains(string(b), `"access_token": "tok-a"`) {
+		t.Errorf("token file:\n%s", b)
+	}
+	if r := ok(t, env, "mcp", "tools", "remote"); !strings.Contains(r.stdout, "whoami") {
+		t.Errorf("mcp tools after the login: %s", r.stdout)
+	}
+	r = failsWith(t, env, 1, "nothing to log in to", "mcp", "login", "given")
+	if strings.Contains(r.stdout+r.stderr, "SECRET") {
+		t.Errorf("the token was printed: %s", r.stderr)
 	}
 }
