@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -53,4 +54,22 @@ func TestSeedPythonServer(t *testing.T) {
 		strings.Contains(r.stdout, "mock: call echo") {
 		t.Errorf("ask: exit %d\nstdout: %q\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// In chat under a terminal the Python server is ready with its one tool,
+// and a turn calls it after the person allows it.
+func TestTTYChatSeedPythonServer(t *testing.T) {
+	python, script := minimalPython(t)
+	home := t.TempDir()
+	cfg := map[string]any{"version": 1, "mcpServers": map[string]any{"example": map[string]any{"command": python, "args": []string{script}}}}
+	b, _ := json.Marshal(cfg)
+	writeFile(t, home, "config.json", string(b))
+	tt := startTTY(t, home, "chat")
+	m := tt.wait(0, "[1/1 server ready]")
+	tt.send("call echo with text=from-chat\r")
+	m = tt.wait(m, `example › echo {"text":"from-chat"}`, "allow? [y/a/n]")
+	tt.send("y\r")
+	tt.wait(m, "✓", `The tool returned: "from-chat"`, "> ")
+	tt.send("\x04")
+	tt.exited()
 }
