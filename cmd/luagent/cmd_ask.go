@@ -60,6 +60,7 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent ask --server fs PROMPT")
 		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
+		permFlags(c.Flags(), "ask", &a.allow, &a.deny)
 	})
 	return c
 }
@@ -96,6 +97,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 			"--server needs a value: luagent chat --server fs")
 		d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
 			"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
+		permFlags(c.Flags(), "chat", &ch.allow, &ch.deny)
 	})
 	return c
 }
