@@ -107,8 +107,10 @@ const chatLong = `A conversation with an agent over the catalog's servers
 start in the background (a line says how many are ready) and their tools
 join when ready. A plain line goes to the agent; the answer streams, and
 each tool call shows server › tool args, its progress, time and a
-one-line result. A call the policy asks about asks you: y once, a for
-the session, n [REASON] to deny (the reason goes to the model). A
+one-line result. A call the policy asks about asks you: y once, a
+always (a rule saved in the project's .luagent/config.json, or yours
+outside a project), u always in yours, s for the session, n [REASON] to
+deny (the reason goes to the model). A
 server's form (elicitation) is asked field by field and checked before it
 is sent (!decline, !cancel); a URL it asks you to open is shown in full
 and opened only if you say y.
