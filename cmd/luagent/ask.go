@@ -31,6 +31,8 @@ type askOptions struct {
 	json    bool
 	code    bool // --code-mode
 	prompt  []string
+	// allow and deny are --allow's and --deny's patterns.
+	allow, deny []string
 }
 
 // askModel is the one place that decides which model `luagent ask` uses:
@@ -77,6 +79,11 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 	if code, ok := checkServers(cfg, a.servers, a.agent, stderr); !ok {
 		return code
 	}
+	perms, code, ok := permissionSetup(cfg, a.allow, a.deny, stderr, false)
+	if !ok {
+		return code
+	}
+	rules, _ := perms.Rules() // checked by permissionSetup
 	mask := secret.NewMasker(secrets())
 	shown := func(s string) string { return visible.Text(mask.String(s)) }
 	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
@@ -101,6 +108,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		if err != nil {
 			return askFailed(ctx, stderr, shown, err, "ask")
 		}
+		ag.Agent().SetRules(rules)
 		var mu sync.Mutex // events come from the turn's goroutines
 		_, tr, err := ag.Ask(ctx, prompt, func(e ragent.Event) {
 			mu.Lock()

@@ -60,6 +60,7 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent ask --server fs PROMPT")
 		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
+		permFlags(c.Flags(), "ask", &a.allow, &a.deny)
 	})
 	return c
 }
@@ -96,6 +97,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 			"--server needs a value: luagent chat --server fs")
 		d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
 			"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
+		permFlags(c.Flags(), "chat", &ch.allow, &ch.deny)
 	})
 	return c
 }
@@ -105,8 +107,10 @@ const chatLong = `A conversation with an agent over the catalog's servers
 start in the background (a line says how many are ready) and their tools
 join when ready. A plain line goes to the agent; the answer streams, and
 each tool call shows server › tool args, its progress, time and a
-one-line result. A call the policy asks about asks you: y once, a for
-the session, n [REASON] to deny (the reason goes to the model). A
+one-line result. A call the policy asks about asks you: y once, a
+always (a rule saved in the project's .luagent/config.json, or yours
+outside a project), u always in yours, s for the session, n [REASON] to
+deny (the reason goes to the model). A
 server's form (elicitation) is asked field by field and checked before it
 is sent (!decline, !cancel); a URL it asks you to open is shown in full
 and opened only if you say y.

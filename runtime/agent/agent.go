@@ -76,6 +76,9 @@ type Config struct {
 	Approve func(ctx context.Context, c Call) (Decision, string)
 	Ask     func(ctx context.Context, c Call) (Decision, string)
 	Yes     bool
+	// Rules are the agent's own permission rules (runtime/permission),
+	// decided before Approve, with the host's (SetRules).
+	Rules approval.Rules
 
 	// Hooks. BeforeTool runs before the policy and may change
 	// c.Arguments; an error denies the call (its text is the reason).
@@ -155,7 +158,7 @@ func New(cfg Config) *Agent {
 		cfg.MetaToolThreshold = DefaultMetaToolThreshold
 	}
 	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
-		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes)}
+		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes).WithRules(cfg.Rules)}
 	return a
 }
 

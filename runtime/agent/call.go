@@ -157,6 +157,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		decision = ""
 		return o
 	}
+	call.Rule = a.approver.Match(call) // the events and the policy see it
 	decision, reason = a.decide(ctx, call)
 	if decision != Allow {
 		err = a.denied(turn, &call, reason)

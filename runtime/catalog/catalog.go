@@ -118,6 +118,8 @@ type Config struct {
 	// ToolSearchSettings.
 	ToolSearch          string
 	ToolSearchThreshold int
+	// Permissions is "permissions": the permission rules (nil: none).
+	Permissions *Permissions
 
 	extra members // unknown top-level members, kept as written
 	read  *Config // the fields as parsed, to write unchanged ones back as read

@@ -97,6 +97,9 @@ func Parse(data []byte) (*Config, error) {
 			default:
 				c.ToolSearchThreshold = int(v)
 			}
+		case "permissions":
+			c.raw[m.name] = m.val
+			c.Permissions = parsePermissions(m.val, &p)
 		default:
 			c.extra.set(m.name, m.val)
 		}

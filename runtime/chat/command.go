@@ -127,6 +127,7 @@ const (
 	Deny         = approval.Refuse
 	AllowOnce    = approval.AllowOnce
 	AllowSession = approval.AllowSession
+	AllowAlways  = approval.AllowAlways
 )
 
 // ParseApproval reads an answer typed at an approval ask.

@@ -54,6 +54,9 @@ type Options struct {
 	// Lua is the Lua side the agent was built by: /model, /lua and /meta
 	// use it (nil: they fail saying so).
 	Lua Lua
+	// Rules are the permission rules every agent of the session gets
+	// (the user's, the project's, --allow, --deny; nil: none).
+	Rules approval.Rules
 }
 
 // Session is one conversation with an agent.
@@ -89,6 +92,9 @@ func (s *Session) SetAgent(a Agent) {
 	ra := a.Agent()
 	ra.SetAsk(s.ask)
 	ra.SetSampleEdit(s.sampleEdit)
+	if s.o.Rules != nil {
+		ra.SetRules(s.o.Rules)
+	}
 	if old != nil && old != a {
 		ra.Seed(old.Agent().Messages())
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/project"
 	"github.com/luagent/luagent/runtime/render"
 	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/visible"
@@ -59,6 +60,9 @@ type ChatConfig struct {
 	Catalog []*catalog.Server
 	// Secrets are values never to print (the providers' keys).
 	Secrets []string
+	// Perms are the permission rules' sources (nil: no rules): chat asks
+	// whether to trust a project folder, and saves "always" answers.
+	Perms *project.Setup
 }
 
 // Exit codes Chat returns.
@@ -202,13 +206,18 @@ func (t *chatTerm) run(ctx context.Context) int {
 		}
 		file = t.cfg.Resume
 	}
+	rules, err := t.permissionRules()
+	if err != nil {
+		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))
+		return exitError
+	}
 	ag, err := t.lua.Build(ctx, o)
 	if err != nil {
 		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))
 		return exitError
 	}
 	hb := ag.Agent().Hub()
-	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, File: file, AgentFile: t.cfg.AgentFile, Lua: t.lua})
+	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, File: file, AgentFile: t.cfg.AgentFile, Lua: t.lua, Rules: rules})
 	// A resumed conversation's model is settled first, so only the model
 	// the chat goes on with is named.
 	var resumed string

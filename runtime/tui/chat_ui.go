@@ -54,7 +54,7 @@ func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 	} else {
 		fmt.Fprintln(t.out, t.shown("  ? allow "+what+shortArgs(c.Arguments)))
 		fmt.Fprintln(t.out, t.shown("    annotations: "+annotationWords(c.Annotations)))
-		fmt.Fprintln(t.out, t.shown(fmt.Sprintf("    y = once, a = allow %s for this session, n [REASON] = deny (the reason goes to the model)", c.Tool)))
+		fmt.Fprintln(t.out, t.shown(fmt.Sprintf("    y = once, %s, n [REASON] = deny (the reason goes to the model)", t.alwaysChoices(c))))
 	}
 	t.mu.Unlock()
 	for ctx.Err() == nil {
@@ -86,7 +86,14 @@ func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 			}
 			return ap
 		}
+		if ok && c.Kind == ragent.KindSampling && (ap.Choice == chat.AllowAlways || ap.Choice == chat.AllowSession) {
+			return chat.Approval{Choice: chat.AllowSession} // a server's requests: for the session
+		}
+		if ok && ap.Choice == chat.AllowAlways && t.cfg.Perms == nil {
+			ap.Choice = chat.AllowSession // nowhere to save a rule
+		}
 		if ok {
+			t.saveAlways(ctx, c, ap)
 			return ap
 		}
 		t.say("    answer y, a or n (n REASON tells the model why)")

@@ -9,6 +9,18 @@
 
 ---@alias agent.Decision "allow"|"deny"|"ask"
 
+---A permission rule that matched a call (stdlib/doc/approval.md "Permission rules").
+---@class agent.Rule
+---@field verdict agent.Decision the rule's list: allow, ask or deny
+---@field pattern string the rule as written, e.g. "fs__write_file(path:/tmp/*)"
+---@field source string where it was written: a config.json's path, "--allow", "--deny" or "agent.new"
+
+---Permission rules: patterns over qualified tool names (server__tool, server__*, *, mcp__server__tool), with an optional argument matcher (fs__write_file(path:/tmp/*)); deny wins over allow, allow over ask.
+---@class agent.Permissions
+---@field allow? string[] run without asking (the policy may still refuse)
+---@field ask? string[] ask a person even when the policy would allow
+---@field deny? string[] refuse, before the policy
+
 ---A tool call as the policy and the hooks see it.
 ---@class agent.Call
 ---@field id string the model's id of the call
@@ -20,6 +32,7 @@
 ---@field qualified? string the hub's qualified name
 ---@field arguments table the tool's arguments (sampling: the request); before_tool may change them
 ---@field annotations mcp.Annotations always a table; readOnlyHint is true for every call counted read-only (the meta-tools too)
+---@field rule? agent.Rule the permission rule that matched the call (none: no rule did); the policy may still refuse
 
 ---Decides a call: "allow", "deny" or "ask" (true/false for allow/deny),
 ---and a reason. "ask" goes to the agent's ask function; without one it is
@@ -53,6 +66,7 @@
 ---@field approve? agent.Policy decides each call (default: agent.default_policy)
 ---@field ask? agent.Policy asks a person when the policy says "ask"
 ---@field yes? boolean allow every "ask" without asking
+---@field permissions? agent.Permissions the agent's own permission rules, decided before approve (with luagent ask's and chat's: config.json, .luagent/config.json, --allow, --deny)
 ---@field hooks? agent.Hooks
 ---@field max_turns? integer model calls per ask (default 20)
 ---@field token_budget? integer input + output tokens per ask (default: no bound)

@@ -188,6 +188,9 @@ func (m *module) newAgent(L *lua.LState) int {
 	if fn := optFunc(opts, "ask"); fn != nil {
 		cfg.Ask = m.decider(fn, "ask")
 	}
+	if cfg.Rules, err = permissionsOf(opts.RawGetString("permissions")); err != nil {
+		fail(err)
+	}
 	if cfg.Skills, err = m.skillSource(opts.RawGetString("skills"), cfg.Hub); err != nil {
 		fail(err)
 	}
@@ -389,6 +392,9 @@ func callJSON(c ragent.Call) map[string]any {
 	}
 	if c.Parent != "" {
 		out["parent"] = c.Parent
+	}
+	if c.Rule != nil {
+		out["rule"] = map[string]string{"verdict": string(c.Rule.Verdict), "pattern": c.Rule.Pattern, "source": c.Rule.Source}
 	}
 	return out
 }
