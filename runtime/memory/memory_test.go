@@ -98,7 +98,7 @@ func TestLoad(t *testing.T) {
 			in: []string{"# Project memory", "a line of instructions\n\n[luagent: this file is cut here: only its first 32752 of 46000 bytes are shown (memory files give at most 32768 bytes each, 65536 in all)]"}},
 		{name: "the total bound serves the nearest first",
 			files: map[string]string{".git/": "", "AGENTS.md": "FAR far far far far\n", "w/AGENTS.md": "NEAR near near near\n", "home/AGENTS.md": "USER user\n"},
-			dir: "w", home: "home", max: [2]int{100, 30},
+			dir:   "w", home: "home", max: [2]int{100, 30},
 			want: []string{"home/AGENTS.md limit", "AGENTS.md cut", "w/AGENTS.md"},
 			in:   []string{"NEAR near near near", "\nFAR far fa\n\n[luagent: this file is cut here: only its first 10 of 20 bytes", "home/AGENTS.md is left out"}, out: []string{"USER"}},
 		{name: "control characters and bad UTF-8 are kept as text, made valid",
