@@ -38,6 +38,7 @@ func (c *Config) Marshal() ([]byte, error) {
 	top = append(top, entry{"mcpServers", servers})
 	top = append(top, c.modelEntries()...)
 	top = append(top, c.toolSearchEntries(was)...)
+	top = append(top, c.memoryEntries()...)
 	top = appendExtra(top, c.extra)
 	var w writer
 	w.write(node{obj: true, members: top}, 0)

@@ -77,6 +77,7 @@ func (c *Config) Validate() error {
 	if c.ToolSearchThreshold < 0 {
 		p.add("toolSearchThreshold", toolSearchThresholdRule)
 	}
+	c.validateMemory(&p)
 	return p.err()
 }
 
