@@ -18,6 +18,8 @@ type chatOptions struct {
 	resume  string   // --resume FILE
 	yes     bool
 	code    bool // --code-mode
+	// noMemory is --no-memory; noNotify is --no-notify.
+	noMemory, noNotify bool
 }
 
 // runChat is `luagent chat`.
@@ -36,5 +38,7 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 		spec, note := askModel(c.model, os.Getenv, cfg)
 		cc.Model, cc.ModelNote = spec, note
 	}
+	cc.Memory, cc.NoMemory = projectMemory(cfg, c.noMemory), c.noMemory
+	cc.Notify = notifyMode(cfg, c.noNotify, os.Getenv)
 	return h.Chat(context.Background(), stdin, isTerminal(stdin) && isTerminal(stdout), cc)
 }

@@ -44,7 +44,7 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
   OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
   echo "write a note" | luagent ask --agent examples/agent.lua --yes`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] PROMPT...\n",
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] [--no-memory] PROMPT...\n",
 			"env":   agentEnv,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
@@ -60,6 +60,7 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent ask --server fs PROMPT")
 		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
+		d.boolean(&a.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
 	})
 	return c
 }
@@ -74,7 +75,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
   luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
   luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes] [--code-mode]\n",
+			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes] [--code-mode] [--no-memory] [--no-notify]\n",
 			"env":   agentEnv,
 		},
 		Args: func(c *cobra.Command, args []string) error {
@@ -96,6 +97,8 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 			"--server needs a value: luagent chat --server fs")
 		d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
 			"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
+		d.boolean(&ch.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
+		d.boolean(&ch.noNotify, "no-notify", `no bell or desktop notification when an approval or a form waits or a long turn ends (config.json's "notifications": "off")`)
 	})
 	return c
 }
