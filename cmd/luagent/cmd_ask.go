@@ -39,7 +39,9 @@ func askCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *c
 its answer to stdout and its tool activity (server › tool args, progress,
 time and a one-line result) to stderr. The prompt is the arguments joined
 by spaces, or stdin when there are none. Exit 0 on an answer, 1 with the
-error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
+error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.
+The system prompt has the project memory: AGENTS.md here and up to the
+repository's root, and ~/.luagent/AGENTS.md (--no-memory leaves it out).`,
 		Example: `  luagent ask "what tools do you have?"
   OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
   echo "write a note" | luagent ask --agent examples/agent.lua --yes`,
@@ -120,6 +122,10 @@ told) and the session goes on; at the prompt it clears the line, and a
 second one leaves; so does Ctrl-D. History is kept in
 ~/.luagent/chat_history. The conversation is saved in ~/.luagent/sessions/
 after each turn (the path is printed on exit); --resume continues one.
+The agent's system prompt has the project memory (AGENTS.md here and up
+to the repository's root, and ~/.luagent/AGENTS.md: /memory lists it,
+--no-memory leaves it out). The terminal rings (bell or OSC 9) when an
+approval or a form waits and when a turn over 10 s ends (--no-notify).
 `
 
 // chatCommands lists the chat's commands from the one list /help prints
