@@ -291,3 +291,24 @@ func TestTTYChatNoMemory(t *testing.T) {
 	tt.send("/quit\r")
 	tt.exited()
 }
+
+// A server's form rings too (OSC 9 here, set in config.json), before its
+// first field is asked.
+func TestTTYChatFormNotifies(t *testing.T) {
+	home := t.TempDir()
+	el := writeFile(t, home, "el.lua", elicitServer)
+	b, _ := json.Marshal(map[string]any{"version": 1, "notifications": "osc9",
+		"mcpServers": map[string]any{"el": map[string]any{"command": bin, "args": []string{"serve", el}}}})
+	writeFile(t, home, "config.json", string(b))
+	tt := startTTYIn(t, t.TempDir(), []string{"LUAGENT_HOME=" + home}, "chat")
+	m := tt.wait(0, "[1/1 server ready]")
+	tt.send("ask for a profile\r")
+	before, end := tt.between(m, "age (integer, 0 to 150): ")
+	if !strings.Contains(before, "\x1b]9;luagent: el asks for input\a") {
+		t.Errorf("no notification before the form:\n%q", before)
+	}
+	tt.send("!decline\r")
+	m = tt.wait(end, `answer {"action":"decline"}`, "\r\n> ")
+	tt.send("/quit\r")
+	tt.exited()
+}
