@@ -230,6 +230,15 @@ function M.new(opts)
   -- params: resolved before anything starts; a missing required one is
   -- an error naming it.
   local values, isjson, secrets = native.params(o.params, o.name)
+  -- memory: the project memory luagent ask and chat loaded (AGENTS.md:
+  -- text) goes after the agent's own system prompt; false keeps it out.
+  if o.memory ~= nil and o.memory ~= false and type(o.memory) ~= "string" then
+    invalid("agent.new: memory must be false (leave the project memory out) or text, not " .. type(o.memory))
+  end
+  if type(o.memory) == "string" and o.memory ~= "" then
+    o.system = (type(o.system) == "string" and o.system ~= "") and (o.system .. "\n\n" .. o.memory) or o.memory
+  end
+  o.memory = nil
   local calls = {} -- served calls running now (agent.server), for passthrough
   local self -- the agent, for the hub's on_sample
   o._secrets = secrets

@@ -33,6 +33,8 @@ type askOptions struct {
 	prompt  []string
 	// allow and deny are --allow's and --deny's patterns.
 	allow, deny []string
+	// noMemory is --no-memory: no AGENTS.md in the system prompt.
+	noMemory bool
 }
 
 // askModel is the one place that decides which model `luagent ask` uses:
@@ -95,6 +97,11 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		}
 		bo.Model = spec
 	}
+	mem := projectMemory(cfg, a.noMemory)
+	for _, n := range mem.Notes() {
+		fmt.Fprintln(stderr, "luagent: "+n)
+	}
+	bo.Memory = mem.Prompt()
 	return h.RunGo(context.Background(), func(ctx context.Context) int {
 		lu := chatlua.NewLua(h.Loop, h.LoadAgentFile)
 		if a.agent != "" {

@@ -20,6 +20,8 @@ type chatOptions struct {
 	code    bool // --code-mode
 	// allow and deny are --allow's and --deny's patterns.
 	allow, deny []string
+	// noMemory is --no-memory; noNotify is --no-notify.
+	noMemory, noNotify bool
 }
 
 // runChat is `luagent chat`.
@@ -44,5 +46,7 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 		spec, note := askModel(c.model, os.Getenv, cfg)
 		cc.Model, cc.ModelNote = spec, note
 	}
+	cc.Memory, cc.NoMemory = projectMemory(cfg, c.noMemory), c.noMemory
+	cc.Notify = notifyMode(cfg, c.noNotify, os.Getenv)
 	return h.Chat(context.Background(), stdin, interactive, cc)
 }

@@ -39,12 +39,14 @@ func askCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *c
 its answer to stdout and its tool activity (server › tool args, progress,
 time and a one-line result) to stderr. The prompt is the arguments joined
 by spaces, or stdin when there are none. Exit 0 on an answer, 1 with the
-error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
+error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.
+The system prompt has the project memory: AGENTS.md here and up to the
+repository's root, and ~/.luagent/AGENTS.md (--no-memory leaves it out).`,
 		Example: `  luagent ask "what tools do you have?"
   OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
   echo "write a note" | luagent ask --agent examples/agent.lua --yes`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] PROMPT...\n",
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] [--no-memory] PROMPT...\n",
 			"env":   agentEnv,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
@@ -61,6 +63,7 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 			"--server needs a value: luagent ask --server fs PROMPT")
 		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
 		permFlags(c.Flags(), "ask", &a.allow, &a.deny)
+		d.boolean(&a.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
 	})
 	return c
 }
@@ -75,7 +78,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
   luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
   luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes] [--code-mode]\n",
+			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes] [--code-mode] [--no-memory] [--no-notify]\n",
 			"env":   agentEnv,
 		},
 		Args: func(c *cobra.Command, args []string) error {
@@ -98,6 +101,8 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 		d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
 			"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
 		permFlags(c.Flags(), "chat", &ch.allow, &ch.deny)
+		d.boolean(&ch.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
+		d.boolean(&ch.noNotify, "no-notify", `no bell or desktop notification when an approval or a form waits or a long turn ends (config.json's "notifications": "off")`)
 	})
 	return c
 }
@@ -121,6 +126,10 @@ told) and the session goes on; at the prompt it clears the line, and a
 second one leaves; so does Ctrl-D. History is kept in
 ~/.luagent/chat_history. The conversation is saved in ~/.luagent/sessions/
 after each turn (the path is printed on exit); --resume continues one.
+The agent's system prompt has the project memory (AGENTS.md here and up
+to the repository's root, and ~/.luagent/AGENTS.md: /memory lists it,
+--no-memory leaves it out). The terminal rings (bell or OSC 9) when an
+approval or a form waits and when a turn over 10 s ends (--no-notify).
 `
 
 // chatCommands lists the chat's commands from the one list /help prints

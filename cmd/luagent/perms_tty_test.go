@@ -3,45 +3,11 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/creack/pty"
 )
-
-// startTTYIn is startTTY with the chat's working folder dir.
-func startTTYIn(t *testing.T, home, dir string, args ...string) *tty {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LUAGENT_HOME="+home, "TERM=xterm")
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tt := &tty{t: t, f: f, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		defer close(tt.done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := f.Read(buf)
-			tt.mu.Lock()
-			tt.out.Write(buf[:n])
-			tt.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		f.Close()
-	})
-	return tt
-}
 
 // Chat's "always" answer saves a rule in the project's file (made in the
 // repository's root, the folder then trusted, since the person chose to
@@ -57,7 +23,7 @@ func TestTTYChatAlwaysSavesARule(t *testing.T) {
 	repo := permRepo(t, "")
 	projectFile := filepath.Join(repo, ".luagent", "config.json")
 
-	tt := startTTYIn(t, home, repo, "chat")
+	tt := startTTYIn(t, repo, []string{"LUAGENT_HOME=" + home}, "chat")
 	m := tt.wait(0, "luagent chat — model mock", "[1/1 server ready]")
 	tt.send("please write a note\r")
 	m = tt.wait(m, "? allow run srv › write {\"text\":\"example\"}",
@@ -76,7 +42,7 @@ func TestTTYChatAlwaysSavesARule(t *testing.T) {
 	}
 
 	// The next chat: no question, the tool runs.
-	tt = startTTYIn(t, home, repo, "chat")
+	tt = startTTYIn(t, repo, []string{"LUAGENT_HOME=" + home}, "chat")
 	m = tt.wait(0, "luagent chat — model mock", "[1/1 server ready]")
 	tt.send("please write a note\r")
 	out, m := tt.between(m, "wrote example")
@@ -92,7 +58,7 @@ func TestTTYChatAlwaysSavesARule(t *testing.T) {
 	if r := luagentIn(t, repo, "", []string{"LUAGENT_HOME=" + home}, "trust", "--remove", repo); r.code != 0 {
 		t.Fatalf("trust --remove: %+v", r)
 	}
-	tt = startTTYIn(t, home, repo, "chat")
+	tt = startTTYIn(t, repo, []string{"LUAGENT_HOME=" + home}, "chat")
 	m = tt.wait(0, "This folder's .luagent/config.json holds allow rules written by whoever wrote the repository.",
 		"trust "+repo+"? (its allow rules and hooks apply from now on) [y/n] ")
 	tt.send("n\r")
@@ -103,7 +69,7 @@ func TestTTYChatAlwaysSavesARule(t *testing.T) {
 	m = tt.wait(m, "wrote example", "> ")
 	tt.send("\x04")
 	tt.exited()
-	tt = startTTYIn(t, home, repo, "chat")
+	tt = startTTYIn(t, repo, []string{"LUAGENT_HOME=" + home}, "chat")
 	out, _ = tt.between(0, "luagent chat — model mock")
 	if strings.Contains(out, "[y/n]") || !strings.Contains(out, "ignored the allow rules of "+projectFile) {
 		t.Errorf("asked twice, or said nothing:\n%s", out)
@@ -113,7 +79,7 @@ func TestTTYChatAlwaysSavesARule(t *testing.T) {
 
 	// y trusts: the rule applies.
 	os.Remove(filepath.Join(home, "trusted_folders.json"))
-	tt = startTTYIn(t, home, repo, "chat")
+	tt = startTTYIn(t, repo, []string{"LUAGENT_HOME=" + home}, "chat")
 	m = tt.wait(0, "[y/n] ")
 	tt.send("y\r")
 	m = tt.wait(m, "trusted (luagent trust --remove "+repo+" undoes it)", "luagent chat — model mock", "[1/1 server ready]")

@@ -120,6 +120,12 @@ type Config struct {
 	ToolSearchThreshold int
 	// Permissions is "permissions": the permission rules (nil: none).
 	Permissions *Permissions
+	// MemoryFiles is "memoryFiles": file names project memory reads
+	// beside AGENTS.md (runtime/memory). Notifications is
+	// "notifications": NotifyAuto ("" too), NotifyBell, NotifyOSC9 or
+	// NotifyOff (runtime/notify).
+	MemoryFiles   []string
+	Notifications string
 
 	extra members // unknown top-level members, kept as written
 	read  *Config // the fields as parsed, to write unchanged ones back as read

@@ -41,6 +41,7 @@ func (c *Config) Marshal() ([]byte, error) {
 	top = append(top, c.modelEntries()...)
 	top = append(top, c.toolSearchEntries(was)...)
 	top = append(top, c.permissionsEntries()...)
+	top = append(top, c.memoryEntries()...)
 	top = appendExtra(top, c.extra)
 	var w writer
 	w.write(node{obj: true, members: top}, 0)

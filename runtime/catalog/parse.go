@@ -100,6 +100,12 @@ func Parse(data []byte) (*Config, error) {
 		case "permissions":
 			c.raw[m.name] = m.val
 			c.Permissions = parsePermissions(m.val, &p)
+		case "memoryFiles":
+			c.raw[m.name] = m.val
+			c.MemoryFiles = parseMemoryFiles(m.val, &p)
+		case "notifications":
+			c.raw[m.name] = m.val
+			c.Notifications = str(m.val, "notifications", &p)
 		default:
 			c.extra.set(m.name, m.val)
 		}

@@ -78,6 +78,7 @@ func (c *Config) Validate() error {
 		p.add("toolSearchThreshold", toolSearchThresholdRule)
 	}
 	c.validatePermissions(&p)
+	c.validateMemory(&p)
 	return p.err()
 }
 

@@ -170,7 +170,7 @@ func TestComplete(t *testing.T) {
 		text, head string
 		cands      []string
 	}{
-		{"/m", "", []string{"/mcp", "/mcps", "/meta", "/model"}},
+		{"/m", "", []string{"/mcp", "/mcps", "/memory", "/meta", "/model"}},
 		{"/q", "", []string{"/quit"}},
 		{"/mcp p", "/mcp ", []string{"prompt"}},
 		{"/mcp s", "/mcp ", []string{"slow", "srv"}},

@@ -17,6 +17,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/memory"
 	"github.com/luagent/luagent/runtime/project"
 	"github.com/luagent/luagent/runtime/render"
 	"github.com/luagent/luagent/runtime/secret"
@@ -63,6 +64,13 @@ type ChatConfig struct {
 	// Perms are the permission rules' sources (nil: no rules): chat asks
 	// whether to trust a project folder, and saves "always" answers.
 	Perms *project.Setup
+	// Memory is the project memory for the agent's system prompt
+	// (runtime/memory; nil: none); NoMemory says --no-memory left it out.
+	Memory   *memory.Memory
+	NoMemory bool
+	// Notify is how the terminal rings (runtime/notify's Bell, OSC9 or
+	// Off; "" is Off).
+	Notify string
 }
 
 // Exit codes Chat returns.
@@ -130,6 +138,8 @@ type chatTerm struct {
 	// question take the terminal (at the prompt, the line editor has it).
 	working atomic.Bool
 	running map[string]int // servers with tool calls in flight (under mu)
+
+	memorySkipped atomic.Bool // the agent opted out of the project memory
 }
 
 func (t *chatTerm) newReader() LineReader {
@@ -190,6 +200,7 @@ func (t *chatTerm) fail(err error) {
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
 	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
+	o.Memory, o.MemorySkipped = t.cfg.Memory.Prompt(), func() { t.memorySkipped.Store(true) }
 	if t.cfg.AgentFile != "" {
 		if err := t.lua.LoadAgent(t.cfg.AgentFile); err != nil {
 			fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(err.Error()))
@@ -229,6 +240,9 @@ func (t *chatTerm) run(ctx context.Context) int {
 		fmt.Fprintln(t.errw, t.cfg.ModelNote)
 	}
 	t.say(ChatBanner, modelName(t.s.Agent()))
+	for _, n := range t.cfg.Memory.Notes() {
+		t.say("%s", n)
+	}
 	if conv != nil {
 		t.say("resumed %s: %d messages, %d turns", t.cfg.Resume, len(conv.Messages), len(conv.Turns))
 		if resumed != "" {
@@ -334,7 +348,10 @@ func modelName(ag chat.Agent) string {
 
 // turn runs one turn and ends its output.
 func (t *chatTerm) turn(ctx context.Context, run func(context.Context) (string, error)) {
+	start := time.Now()
 	_, err := run(ctx)
+	took := time.Since(start)
+	defer t.turnEnded(took, err)
 	t.mu.Lock()
 	t.r.Finish()
 	t.mu.Unlock()
@@ -389,6 +406,8 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 	switch c.Name {
 	case "quit":
 		return false
+	case "memory":
+		t.showMemory()
 	case "help":
 		var b strings.Builder
 		b.WriteString("commands:\n")

@@ -10,6 +10,7 @@ import (
 
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/chat"
+	"github.com/luagent/luagent/runtime/notify"
 	"github.com/luagent/luagent/runtime/render"
 )
 
@@ -57,6 +58,7 @@ func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 		fmt.Fprintln(t.out, t.shown(fmt.Sprintf("    y = once, %s, n [REASON] = deny (the reason goes to the model)", t.alwaysChoices(c))))
 	}
 	t.mu.Unlock()
+	t.notify(notify.Notice{Type: notify.PermissionPrompt, Message: "allow " + what + "?"})
 	for ctx.Err() == nil {
 		q := "  allow? [y/a/n] "
 		if c.Kind == ragent.KindSampling {
