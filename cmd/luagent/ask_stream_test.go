@@ -150,7 +150,10 @@ func TestAskOutputJSON(t *testing.T) {
 	if s := consume(t, r, "--results", "1"); s.Init.PermissionMode != "bypassPermissions" {
 		t.Errorf("--yes: permissionMode %q", s.Init.PermissionMode)
 	}
-	// text is today's output; --json is today's transcript, beside it.
+	// text is today's output; --json is today's transcript, beside it
+	// (init.lua's print is theirs too, as before).
+	quiet, _ := askHome(t)
+	env = []string{"LUAGENT_HOME=" + quiet}
 	r = luagent(t, "", env, "ask", "--output-format", "text", "call echo with message=plain")
 	if r.code != 0 || strings.TrimSpace(r.stdout) != `The tool returned: "pong:plain"` {
 		t.Errorf("text: exit %d %q", r.code, r.stdout)

@@ -32,23 +32,30 @@ func modelFlags(fs *pflag.FlagSet, verb string, model, agent *string, yes, code 
 func askCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	a := &askOptions{}
 	c := &cobra.Command{
-		Use:   "ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] PROMPT...",
+		Use:   "ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--output-format F] PROMPT...",
 		Short: "ask an agent over the catalog's servers (prompt on stdin when none)",
 		Long: `Asks an agent once and exits. The agent has the catalog's servers
 (~/.luagent/config.json; luagent mcp list), waits for them to start, streams
 its answer to stdout and its tool activity (server › tool args, progress,
 time and a one-line result) to stderr. The prompt is the arguments joined
 by spaces, or stdin when there are none. Exit 0 on an answer, 1 with the
-error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
+error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.
+--output-format json or stream-json prints Claude Code's headless JSON
+instead, and nothing else, on stdout (README "Automation"); --json is
+the transcript, as before.`,
 		Example: `  luagent ask "what tools do you have?"
   OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
-  echo "write a note" | luagent ask --agent examples/agent.lua --yes`,
+  echo "write a note" | luagent ask --agent examples/agent.lua --yes
+  luagent ask --output-format stream-json "list the notes" | jq -c 'select(.type == "result")'`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] PROMPT...\n",
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] PROMPT...\n",
 			"env":   agentEnv,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			a.prompt = args
+			if err := a.checkFormats(); err != nil {
+				return err
+			}
 			o.ask = a
 			*code = runHost(*o, stdin, stdout, stderr)
 			return nil
@@ -60,6 +67,7 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent ask --server fs PROMPT")
 		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
+		askFormatFlags(d, a)
 	})
 	return c
 }

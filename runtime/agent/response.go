@@ -39,3 +39,6 @@ func (a *Agent) Offered() []string {
 	}
 	return names
 }
+
+// UsesServer says whether the agent uses the hub's server name (Config.Servers).
+func (a *Agent) UsesServer(name string) bool { return a.inSubset(name) }

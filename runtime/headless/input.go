@@ -22,10 +22,11 @@ const MaxInputLine = 8 << 20
 //
 // and returns its text (text blocks joined by blank lines). Other fields
 // (session_id, parent_tool_use_id, uuid) are accepted and ignored. Its
-// errors are kind Invalid, one line saying what is wrong.
+// errors are kind Invalid, one line saying what is wrong (the caller
+// says which line).
 func UserPrompt(line []byte) (string, error) {
 	bad := func(format string, args ...any) (string, error) {
-		return "", errs.Errorf(errs.Invalid, "", "stream-json input: "+format, args...)
+		return "", errs.Errorf(errs.Invalid, "", format, args...)
 	}
 	var m struct {
 		Type    *string         `json:"type"`
@@ -118,7 +119,7 @@ func (l *Lines) Next() ([]byte, error) {
 		}
 		l.n++
 		if long {
-			return nil, errs.Errorf(errs.Limit, "", "stream-json input: line %d is longer than %d bytes; it was skipped", l.n, l.max)
+			return nil, errs.Errorf(errs.Limit, "", "line %d is longer than %d bytes; it was skipped", l.n, l.max)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			if err != nil {
