@@ -31,9 +31,10 @@ type askOptions struct {
 	yes     bool
 	json    bool
 	code    bool // --code-mode
+	prompt  []string
+
 	// --output-format and --input-format (ask_headless.go): "" is text.
 	outputFormat, inputFormat string
-	prompt  []string
 }
 
 // askModel is the one place that decides which model `luagent ask` uses:
@@ -57,7 +58,8 @@ func askModel(flag string, getenv func(string) string, cfg *catalog.Config) (spe
 // runtime/render: the answer on stdout, tool activity on stderr.
 func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	a := o.ask
-	sid := session.NewID() // the session's id: the one place ask makes it
+	// The session's id: the one place ask makes it.
+	sid := session.NewID()
 	hl := newAskHeadless(a, stdout, stderr, sid) // nil: text
 	if hl != nil {
 		stderr = hl.stderr
