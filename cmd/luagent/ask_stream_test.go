@@ -281,3 +281,23 @@ func TestAskStreamJSONErrors(t *testing.T) {
 		}
 	}
 }
+
+// An agent file that writes to stdout every way it can (print, io.write,
+// a child process) leaves the JSON alone: all of it goes to stderr.
+func TestAskStreamJSONStdoutIsOurs(t *testing.T) {
+	agentFile := writeFile(t, t.TempDir(), "noisy.lua", `print("print noise")
+io.write("io.write noise\n")
+io.stdout:write("io.stdout noise\n")
+os.execute("echo child noise")
+return agent.new{ model = "mock", hub = false }`)
+	r := luagent(t, "", nil, "ask", "--output-format", "stream-json", "--agent", agentFile, "hi")
+	s := consume(t, r, "--results", "1")
+	if r.code != 0 || s.Results[0].Result != "mock: hi" {
+		t.Errorf("exit %d: %+v", r.code, s.Results)
+	}
+	for _, want := range []string{"print noise", "io.write noise", "io.stdout noise", "child noise"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}

@@ -146,7 +146,9 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 		scriptDir = filepath.Dir(o.chat.agent)
 	}
 	if o.ask != nil && o.ask.headless() {
-		// ask's JSON owns stdout: print goes to stderr.
+		// ask's JSON owns stdout: print, io.write and child processes
+		// write to stderr.
+		realStdout = ownStdout(realStdout, stderr)
 		stdout = stderr
 	}
 	if o.serve {
