@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/luagent/luagent/runtime/session"
 )
@@ -299,5 +303,72 @@ return agent.new{ model = "mock", hub = false }`)
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
+	}
+}
+
+// Ctrl-C ends a headless ask at once, exit 130: mid-turn the turn's
+// result says it was cancelled; waiting for the next input line (stdin
+// still open) it ends without waiting for the line.
+func TestAskStreamJSONInterrupted(t *testing.T) {
+	home, _ := askHome(t)
+	dir := t.TempDir()
+	slow := writeFile(t, dir, "slow.lua", `return agent.new{ hub = false, model = function()
+  io.stderr:write("thinking\n"); task.sleep(30); return { text = "late" }
+end }`)
+	quick := writeFile(t, dir, "quick.lua", `return agent.new{ hub = false, model = function() return { text = "quick" } end }`)
+	for _, tc := range []struct {
+		name, input string
+		args        []string
+		results     int
+	}{
+		{"mid-turn", "", []string{"--agent", slow, "be slow"}, 1},
+		{"waiting for input", `{"type":"user","message":{"role":"user","content":"hi"}}` + "\n", []string{"--agent", quick, "--input-format", "stream-json"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"ask", "--output-format", "stream-json"}, tc.args...)...)
+			cmd.Env = append(os.Environ(), "LUAGENT_HOME="+home)
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			out, errw := newLogWatch(), newLogWatch()
+			cmd.Stdout, cmd.Stderr = out, errw
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			io.WriteString(stdin, tc.input)
+			var ready bool
+			if tc.input == "" {
+				ready = errw.waitFor("thinking")
+			} else {
+				ready = out.waitFor(`"type":"result"`)
+			}
+			if !ready {
+				cmd.Process.Kill()
+				t.Fatalf("not started:\nstdout: %s\nstderr: %s", out, errw)
+			}
+			cmd.Process.Signal(syscall.SIGINT)
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running 20 s after SIGINT:\nstdout: %s\nstderr: %s", out, errw)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 130 {
+				t.Errorf("exit %d, want 130", code)
+			}
+			s := consume(t, result{stdout: out.String(), stderr: errw.String()}, "--results", fmt.Sprint(tc.results))
+			res := s.Results[len(s.Results)-1]
+			if tc.input == "" && (!res.IsError || !strings.Contains(res.Result, "interrupted by SIGINT")) {
+				t.Errorf("result: %+v", res)
+			}
+			if tc.input != "" && (res.IsError || res.Result != "quick") {
+				t.Errorf("result: %+v", res)
+			}
+		})
 	}
 }
