@@ -372,3 +372,19 @@ end }`)
 		})
 	}
 }
+
+// The messages of one stream-json input are turns of one conversation:
+// the model sees the earlier ones.
+func TestAskStreamJSONInputIsOneConversation(t *testing.T) {
+	agentFile := writeFile(t, t.TempDir(), "count.lua", `return agent.new{ hub = false, model = function(req)
+  return { text = "messages: " .. #req.messages }
+end }`)
+	in := strings.Repeat(`{"type":"user","message":{"role":"user","content":"again"}}`+"\n", 3)
+	r := luagent(t, in, nil, "ask", "--output-format", "stream-json", "--input-format", "stream-json", "--agent", agentFile)
+	s := consume(t, r, "--results", "3")
+	for i, want := range []string{"messages: 1", "messages: 3", "messages: 5"} {
+		if s.Results[i].Result != want {
+			t.Errorf("turn %d: %q, want %q", i+1, s.Results[i].Result, want)
+		}
+	}
+}

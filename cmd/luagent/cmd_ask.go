@@ -46,7 +46,7 @@ the transcript, as before.`,
 		Example: `  luagent ask "what tools do you have?"
   OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
   echo "write a note" | luagent ask --agent examples/agent.lua --yes
-  luagent ask --output-format stream-json "list the notes" | jq -c 'select(.type == "result")'`,
+  luagent ask --output-format stream-json "what tools do you have?"`,
 		Annotations: map[string]string{
 			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] PROMPT...\n",
 			"env":   agentEnv,
