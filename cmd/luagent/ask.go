@@ -113,7 +113,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 			return askFailed(ctx, stderr, shown, err, "ask")
 		}
 		if hl != nil {
-			return hl.run(ctx, ag, prompt, stdin, a.yes, shown)
+			return hl.run(ctx, ag, prompt, stdin, shown)
 		}
 		var mu sync.Mutex // events come from the turn's goroutines
 		_, tr, err := ag.Ask(ctx, prompt, func(e ragent.Event) {

@@ -74,6 +74,7 @@ type askHeadless struct {
 	streamIn bool
 	stderr   *lastLine // ask's stderr, remembering its last line
 	model    string    // the model asked for, for an init line before the agent is made
+	yes      bool
 	start    time.Time
 	result   bool // a result was written
 }
@@ -91,24 +92,30 @@ func newAskHeadless(a *askOptions, stdout, stderr io.Writer, sid string) *askHea
 		streamIn: a.inputFormat == headless.StreamJSON,
 		stderr:   &lastLine{w: stderr},
 		model:    a.model,
+		yes:      a.yes,
 		start:    time.Now(),
 	}
 }
 
 func (hl *askHeadless) streamInput() bool { return hl != nil && hl.streamIn }
 
+// permissionMode is the init line's: default is -p's (what would be
+// asked is denied), bypassPermissions --yes (it is allowed).
+func (hl *askHeadless) permissionMode() string {
+	if hl.yes {
+		return "bypassPermissions"
+	}
+	return "default"
+}
+
 // run is a headless ask with its agent made: the init line, then a turn
 // for prompt, or for each user message on stdin (--input-format
 // stream-json), each ending with its result.
-func (hl *askHeadless) run(ctx context.Context, ag chat.Agent, prompt string, stdin io.Reader, yes bool, shown func(string) string) int {
+func (hl *askHeadless) run(ctx context.Context, ag chat.Agent, prompt string, stdin io.Reader, shown func(string) string) int {
 	ra := ag.Agent()
-	mode := "default" // -p's: what would be asked is denied
-	if yes {
-		mode = "bypassPermissions"
-	}
 	cwd, _ := os.Getwd()
 	hl.s.Init(headless.SystemInit{Cwd: cwd, Model: ra.Model().Name(), Tools: ra.Offered(),
-		MCPServers: headless.MCPServersOf(ra.Hub(), ra.UsesServer), PermissionMode: mode})
+		MCPServers: headless.MCPServersOf(ra.Hub(), ra.UsesServer), PermissionMode: hl.permissionMode(), ClaudeCodeVersion: version})
 	// The tool activity goes to stderr, as in text mode.
 	r := render.New(render.Options{Text: io.Discard, Tools: hl.stderr, Shown: shown, Quiet: true})
 	var mu sync.Mutex // events come from the turn's goroutines
@@ -212,7 +219,8 @@ func (hl *askHeadless) end(code int) int {
 	if code == host.ExitUsage {
 		kind = errs.Invalid
 	}
-	hl.s.Init(headless.SystemInit{Model: hl.model})
+	cwd, _ := os.Getwd()
+	hl.s.Init(headless.SystemInit{Cwd: cwd, Model: hl.model, PermissionMode: hl.permissionMode(), ClaudeCodeVersion: version})
 	hl.s.Result(headless.FailureOf(kind, msg, time.Since(hl.start), "", ""))
 	return code
 }

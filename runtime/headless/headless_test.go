@@ -143,7 +143,7 @@ func TestStreamShapes(t *testing.T) {
 		{0, "subtype", `"init"`}, {0, "model", `"mock"`}, {0, "tools", `["srv__echo"]`}, {0, "cwd", `"/w"`},
 		{0, "mcp_servers", `[{"name":"srv","status":"connected"}]`}, {0, "permissionMode", `"default"`},
 		{1, "message.role", `"assistant"`}, {1, "message.model", `"mock"`}, {1, "message.stop_reason", `"tool_use"`},
-		{1, "message.content.0", `{"text":"calling <secret>","type":"text"}`},
+		{1, "message.content.0", `{"citations":null,"text":"calling <secret>","type":"text"}`},
 		{1, "message.content.1", `{"id":"c1","input":{"message":"hi"},"name":"srv__echo","type":"tool_use"}`},
 		{1, "message.usage.output_tokens", `1`}, {1, "parent_tool_use_id", `null`},
 		{2, "message.role", `"user"`},

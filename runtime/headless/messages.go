@@ -27,7 +27,11 @@ type SystemInit struct {
 	SlashCommands  []string    `json:"slash_commands"`
 	APIKeySource   string      `json:"apiKeySource"`
 	OutputStyle    string      `json:"output_style"`
-	UUID           string      `json:"uuid"`
+	Skills         []string    `json:"skills"`
+	Plugins        []struct{}  `json:"plugins"`
+	// ClaudeCodeVersion is luagent's version (the SDK requires the field).
+	ClaudeCodeVersion string `json:"claude_code_version"`
+	UUID              string `json:"uuid"`
 }
 
 // MCPServer is one server of the init line: its catalog name and status
@@ -56,6 +60,11 @@ type APIMessage struct {
 	StopReason   *string   `json:"stop_reason"`
 	StopSequence *string   `json:"stop_sequence"`
 	Usage        UsageJSON `json:"usage"`
+	// The Messages API's other members, always null here.
+	Container         *struct{} `json:"container"`
+	ContextManagement *struct{} `json:"context_management"`
+	Diagnostics       *struct{} `json:"diagnostics"`
+	StopDetails       *struct{} `json:"stop_details"`
 }
 
 // UserMessage carries tool results back (the model's view of them).
@@ -76,8 +85,9 @@ type UserAPI struct {
 // Block is a content block: text, tool_use, tool_result or image.
 type Block struct {
 	Type string `json:"type"`
-	// text
-	Text *string `json:"text,omitempty"`
+	// text (Citations: a text block's, null)
+	Text      *string     `json:"text,omitempty"`
+	Citations *[]struct{} `json:"citations,omitempty"`
 	// tool_use
 	ID    string          `json:"id,omitempty"`
 	Name  string          `json:"name,omitempty"`
@@ -101,10 +111,41 @@ type ImageSource struct {
 // UsageJSON is token usage as the Messages API counts it. luagent's
 // models report input and output tokens; the cache counts are 0.
 type UsageJSON struct {
-	InputTokens              int `json:"input_tokens"`
-	OutputTokens             int `json:"output_tokens"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+	InputTokens              int           `json:"input_tokens"`
+	OutputTokens             int           `json:"output_tokens"`
+	CacheCreationInputTokens int           `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int           `json:"cache_read_input_tokens"`
+	CacheCreation            CacheCreation `json:"cache_creation"`
+	ServerToolUse            ServerToolUse `json:"server_tool_use"`
+	ServiceTier              string        `json:"service_tier"` // "standard"
+	// The API's newer members, with their neutral values.
+	FallbackCredit      *struct{}           `json:"fallback_credit"`
+	InferenceGeo        string              `json:"inference_geo"`
+	Iterations          []struct{}          `json:"iterations"`
+	OutputTokensDetails OutputTokensDetails `json:"output_tokens_details"`
+	Speed               string              `json:"speed"` // "standard"
+}
+
+// OutputTokensDetails breaks the output tokens down (luagent's: 0).
+type OutputTokensDetails struct {
+	ThinkingTokens int `json:"thinking_tokens"`
+}
+
+// CacheCreation is the Messages API's cache breakdown (luagent's: 0).
+type CacheCreation struct {
+	Ephemeral1h int `json:"ephemeral_1h_input_tokens"`
+	Ephemeral5m int `json:"ephemeral_5m_input_tokens"`
+}
+
+// ServerToolUse counts the API's own tools' requests (luagent's: 0).
+type ServerToolUse struct {
+	WebSearchRequests int `json:"web_search_requests"`
+	WebFetchRequests  int `json:"web_fetch_requests"`
+}
+
+// usageOf is a usage as the Messages API counts it.
+func usageOf(u ragent.Usage) UsageJSON {
+	return UsageJSON{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ServiceTier: "standard", Iterations: []struct{}{}, Speed: "standard"}
 }
 
 // ResultMessage is the last line of a run (each input message's, with
@@ -117,6 +158,7 @@ type ResultMessage struct {
 	DurationAPIMS     int64                 `json:"duration_api_ms"`
 	NumTurns          int                   `json:"num_turns"`
 	Result            string                `json:"result"`
+	StopReason        *string               `json:"stop_reason"`
 	SessionID         string                `json:"session_id"`
 	TotalCostUSD      float64               `json:"total_cost_usd"`
 	Usage             UsageJSON             `json:"usage"`
@@ -138,6 +180,9 @@ type ModelUsage struct {
 	CacheCreationInputTokens int     `json:"cacheCreationInputTokens"`
 	WebSearchRequests        int     `json:"webSearchRequests"`
 	CostUSD                  float64 `json:"costUSD"`
+	// ContextWindow and MaxOutputTokens are 0: not known here.
+	ContextWindow   int `json:"contextWindow"`
+	MaxOutputTokens int `json:"maxOutputTokens"`
 }
 
 // PermissionDenial is a tool call the rules or the policy refused.
@@ -160,7 +205,7 @@ func assistantOf(m *ragent.Message, model string, u ragent.Usage, stop, session,
 	for _, p := range m.Parts {
 		if p.Type == "text" && p.Text != "" {
 			t := p.Text
-			content = append(content, Block{Type: "text", Text: &t})
+			content = append(content, Block{Type: "text", Text: &t, Citations: &noCitations})
 		}
 	}
 	for _, tc := range m.ToolCalls {
@@ -168,8 +213,11 @@ func assistantOf(m *ragent.Message, model string, u ragent.Usage, stop, session,
 	}
 	return AssistantMessage{Type: "assistant", SessionID: session, UUID: uuid,
 		Message: APIMessage{ID: msgID(uuid), Type: "message", Role: "assistant", Model: model, Content: content,
-			StopReason: stopReason(stop), Usage: UsageJSON{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}}}
+			StopReason: stopReason(stop), Usage: usageOf(u)}}
 }
+
+// noCitations is an assistant text block's citations: null.
+var noCitations []struct{}
 
 // stopReason is a model's stop reason as the Messages API names it.
 func stopReason(s string) *string {
@@ -262,7 +310,7 @@ func resultBlocks(r *ragent.Result) []Block {
 // ask's wall time.
 func ResultOf(tr *ragent.Transcript, text string, err error, took time.Duration, session, uuid string) ResultMessage {
 	r := ResultMessage{Type: "result", Subtype: Success, Result: text, SessionID: session, UUID: uuid,
-		DurationMS: took.Milliseconds(), ModelUsage: map[string]ModelUsage{}, PermissionDenials: []PermissionDenial{}}
+		DurationMS: took.Milliseconds(), Usage: usageOf(ragent.Usage{}), ModelUsage: map[string]ModelUsage{}, PermissionDenials: []PermissionDenial{}}
 	if tr != nil {
 		r.NumTurns = len(tr.Turns)
 		var api time.Duration
@@ -270,7 +318,10 @@ func ResultOf(tr *ragent.Transcript, text string, err error, took time.Duration,
 			api += t.Duration
 		}
 		r.DurationAPIMS = api.Milliseconds()
-		r.Usage = UsageJSON{InputTokens: tr.Usage.InputTokens, OutputTokens: tr.Usage.OutputTokens}
+		r.Usage = usageOf(tr.Usage)
+		if n := len(tr.Turns); n > 0 {
+			r.StopReason = stopReason(tr.Turns[n-1].StopReason)
+		}
 		if tr.Model != "" {
 			r.ModelUsage[tr.Model] = ModelUsage{InputTokens: tr.Usage.InputTokens, OutputTokens: tr.Usage.OutputTokens}
 		}

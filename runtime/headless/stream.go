@@ -65,6 +65,12 @@ func (s *Stream) Init(i SystemInit) error {
 	if i.SlashCommands == nil {
 		i.SlashCommands = []string{}
 	}
+	if i.Skills == nil {
+		i.Skills = []string{}
+	}
+	if i.Plugins == nil {
+		i.Plugins = []struct{}{}
+	}
 	if i.PermissionMode == "" {
 		i.PermissionMode = "default"
 	}
