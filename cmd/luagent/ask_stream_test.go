@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/session"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // luagent ask --output-format json|stream-json and --input-format
@@ -387,4 +388,50 @@ end }`)
 			t.Errorf("turn %d: %q, want %q", i+1, s.Results[i].Result, want)
 		}
 	}
+}
+
+// Every kind of line ask prints type-checks as the Claude Agent SDK's own
+// message types: scripts/sdktypes/check.mjs, @anthropic-ai/claude-agent-sdk's
+// sdk.d.ts and tsc (make peers installs them; nothing runs the SDK).
+func TestAskStreamJSONAgentSDKTypes(t *testing.T) {
+	dir := filepath.Join(testkit.RepoRoot(t), "scripts", "sdktypes")
+	node, err := exec.LookPath("node")
+	if _, serr := os.Stat(filepath.Join(dir, "node_modules", "typescript", "package.json")); serr != nil || err != nil {
+		msg := "scripts/sdktypes is not installed (or node is not on PATH)"
+		if os.Getenv(testkit.SkipEnv) == "1" {
+			t.Skipf("%s (%s=1)", msg, testkit.SkipEnv)
+		}
+		t.Fatalf("%s: run `make peers` (or set %s=1 to skip)", msg, testkit.SkipEnv)
+	}
+	home, _ := askHome(t)
+	env := []string{"LUAGENT_HOME=" + home}
+	input := `{"type":"user","message":{"role":"user","content":"call echo with message=one"}}
+{"type":"user","message":{"role":"user","content":[{"type":"text","text":"please write text=two"}]}}
+not json
+`
+	var files []string
+	for i, run := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"--output-format", "stream-json", "please write text=denied"}},
+		{"", []string{"--output-format", "stream-json", "--yes", "please write text=allowed"}},
+		{"", []string{"--output-format", "stream-json", "--model", "nosuch:model", "hi"}},
+		{"", []string{"--output-format", "stream-json", "--server", "nope", "hi"}},
+		{input, []string{"--output-format", "stream-json", "--input-format", "stream-json"}},
+		{"", []string{"--output-format", "json", "call echo with message=json"}},
+		{"", []string{"--output-format", "json", "--model", "nosuch:model", "hi"}},
+	} {
+		r := luagent(t, run.stdin, env, append([]string{"ask"}, run.args...)...)
+		if r.stdout == "" {
+			t.Fatalf("%v: no output (exit %d): %s", run.args, r.code, r.stderr)
+		}
+		files = append(files, writeFile(t, t.TempDir(), fmt.Sprintf("run%d.jsonl", i), r.stdout))
+	}
+	cmd := exec.Command(node, append([]string{filepath.Join(dir, "check.mjs")}, files...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the Agent SDK's types refuse ask's output: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }
