@@ -216,8 +216,11 @@ func (hl *askHeadless) end(code int) int {
 		return code
 	}
 	kind, msg := hl.stderr.failure()
-	if code == host.ExitUsage {
+	switch code {
+	case host.ExitUsage:
 		kind = errs.Invalid
+	case host.ExitInterrupted, host.ExitTerminated:
+		kind, msg = errs.Cancelled, "interrupted before the agent ran"
 	}
 	cwd, _ := os.Getwd()
 	hl.s.Init(headless.SystemInit{Cwd: cwd, Model: hl.model, PermissionMode: hl.permissionMode(), ClaudeCodeVersion: version})
