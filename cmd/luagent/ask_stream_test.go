@@ -435,3 +435,17 @@ not json
 	}
 	t.Logf("%s", out)
 }
+
+// A provider's key never reaches stdout, whatever carries it: masked on
+// every line.
+func TestAskStreamJSONMasksKeys(t *testing.T) {
+	agentFile := writeFile(t, t.TempDir(), "leaky.lua", `return agent.new{ hub = false, model = function()
+  return { text = "the key is " .. env.get("OPENAI_API_KEY") }
+end }`)
+	for _, format := range []string{"stream-json", "json"} {
+		r := luagent(t, "", []string{"OPENAI_API_KEY=sk-test-SECRET-1234"}, "ask", "--output-format", format, "--agent", agentFile, "hi")
+		if r.code != 0 || strings.Contains(r.stdout+r.stderr, "SECRET") || !strings.Contains(r.stdout, "the key is <secret>") {
+			t.Errorf("%s: exit %d\nstdout: %s\nstderr: %s", format, r.code, r.stdout, r.stderr)
+		}
+	}
+}
