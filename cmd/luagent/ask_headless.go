@@ -114,7 +114,8 @@ func (hl *askHeadless) permissionMode() string {
 func (hl *askHeadless) run(ctx context.Context, ag chat.Agent, prompt string, stdin io.Reader, shown func(string) string) int {
 	ra := ag.Agent()
 	cwd, _ := os.Getwd()
-	hl.s.Init(headless.SystemInit{Cwd: cwd, Model: ra.Model().Name(), Tools: ra.Offered(),
+	tools, skills := ra.Offered()
+	hl.s.Init(headless.SystemInit{Cwd: cwd, Model: ra.Model().Name(), Tools: tools, Skills: skills,
 		MCPServers: headless.MCPServersOf(ra.Hub(), ra.UsesServer), PermissionMode: hl.permissionMode(), ClaudeCodeVersion: version})
 	// The tool activity goes to stderr, as in text mode.
 	r := render.New(render.Options{Text: io.Discard, Tools: hl.stderr, Shown: shown, Quiet: true})

@@ -28,16 +28,20 @@ func (a *Agent) redactMessage(m Message) Message {
 }
 
 // Offered returns the names of the tools the next model turn would be
-// offered, in the order the model sees them. It waits for a running Ask.
-func (a *Agent) Offered() []string {
+// offered, in the order the model sees them, and of the skills offered
+// with them. It waits for a running Ask.
+func (a *Agent) Offered() (tools, skills []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	ts := a.toolset()
-	names := make([]string, 0, len(ts.tools))
+	tools, skills = make([]string, 0, len(ts.tools)), make([]string, 0, len(ts.skills))
 	for _, t := range ts.tools {
-		names = append(names, t.Name)
+		tools = append(tools, t.Name)
 	}
-	return names
+	for _, s := range ts.skills {
+		skills = append(skills, s.Name)
+	}
+	return tools, skills
 }
 
 // UsesServer says whether the agent uses the hub's server name (Config.Servers).

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/skills"
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // Each model response comes whole as EventResponse, after its text deltas
@@ -21,8 +23,8 @@ func TestEventResponse(t *testing.T) {
 		Tools: []LocalTool{{Name: "echo", Call: func(_ context.Context, args json.RawMessage) (Result, error) {
 			return TextResult(string(args), false), nil
 		}}}, Yes: true})
-	if got := a.Offered(); !slices.Equal(got, []string{"echo"}) {
-		t.Errorf("Offered: %v", got)
+	if tools, skills := a.Offered(); !slices.Equal(tools, []string{"echo"}) || len(skills) != 0 {
+		t.Errorf("Offered: %v %v", tools, skills)
 	}
 	if _, _, err := a.Ask(context.Background(), "go"); err != nil {
 		t.Fatal(err)
@@ -53,5 +55,14 @@ func TestEventResponse(t *testing.T) {
 	// The conversation keeps what the model said.
 	if msgs := a.Messages(); !strings.Contains(string(msgs[1].ToolCalls[0].Arguments), "s3cr3t-value") {
 		t.Errorf("the conversation lost the value: %s", msgs[1].ToolCalls[0].Arguments)
+	}
+}
+
+// Offered names the skills offered beside the tools (and their tools).
+func TestOfferedSkills(t *testing.T) {
+	a := New(Config{Model: script(answer("x")), Skills: &skills.Local{Dirs: skills.LocalDirs(testkit.SkillHome(t), "")}})
+	tools, names := a.Offered()
+	if !slices.Contains(names, "notes") || !slices.Contains(tools, ToolLoadSkill) {
+		t.Errorf("tools %v, skills %v", tools, names)
 	}
 }
