@@ -19,6 +19,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/render"
 	"github.com/luagent/luagent/runtime/secret"
+	"github.com/luagent/luagent/runtime/session"
 	"github.com/luagent/luagent/runtime/visible"
 )
 
@@ -35,6 +36,9 @@ type askOptions struct {
 	allow, deny []string
 	// noMemory is --no-memory: no AGENTS.md in the system prompt.
 	noMemory bool
+
+	// --output-format and --input-format (ask_headless.go): "" is text.
+	outputFormat, inputFormat string
 }
 
 // askModel is the one place that decides which model `luagent ask` uses:
@@ -56,10 +60,17 @@ func askModel(flag string, getenv func(string) string, cfg *catalog.Config) (spe
 // runAsk is `luagent ask`: the agent built as chat builds it
 // (stdlib/chat.lua, through luabind/chatlua), its turn shown by
 // runtime/render: the answer on stdout, tool activity on stderr.
-func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) int {
+func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	a := o.ask
+	// The session's id: the one place ask makes it.
+	sid := session.NewID()
+	hl := newAskHeadless(a, stdout, stderr, sid) // nil: text
+	if hl != nil {
+		stderr = hl.stderr
+		defer func() { code = hl.end(code) }()
+	}
 	prompt := strings.Join(a.prompt, " ")
-	if prompt == "" {
+	if prompt == "" && !hl.streamInput() {
 		b, err := io.ReadAll(stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "luagent: cannot read the prompt from stdin: %v\n", err)
@@ -67,7 +78,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		}
 		prompt = strings.TrimSpace(string(b))
 	}
-	if prompt == "" {
+	if prompt == "" && !hl.streamInput() {
 		fmt.Fprintln(stderr, "luagent: ask needs a prompt: luagent ask \"what is in README.md?\" (or on stdin)")
 		return host.ExitUsage
 	}
@@ -116,6 +127,9 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 			return askFailed(ctx, stderr, shown, err, "ask")
 		}
 		ag.Agent().SetRules(rules)
+		if hl != nil {
+			return hl.run(ctx, ag, prompt, stdin, shown)
+		}
 		var mu sync.Mutex // events come from the turn's goroutines
 		_, tr, err := ag.Ask(ctx, prompt, func(e ragent.Event) {
 			mu.Lock()

@@ -32,7 +32,7 @@ func modelFlags(fs *pflag.FlagSet, verb string, model, agent *string, yes, code 
 func askCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	a := &askOptions{}
 	c := &cobra.Command{
-		Use:   "ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] PROMPT...",
+		Use:   "ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--output-format F] PROMPT...",
 		Short: "ask an agent over the catalog's servers (prompt on stdin when none)",
 		Long: `Asks an agent once and exits. The agent has the catalog's servers
 (~/.luagent/config.json; luagent mcp list), waits for them to start, streams
@@ -41,16 +41,24 @@ time and a one-line result) to stderr. The prompt is the arguments joined
 by spaces, or stdin when there are none. Exit 0 on an answer, 1 with the
 error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.
 The system prompt has the project memory: AGENTS.md here and up to the
-repository's root, and ~/.luagent/AGENTS.md (--no-memory leaves it out).`,
+repository's root, and ~/.luagent/AGENTS.md (--no-memory leaves it out).
+
+--output-format json or stream-json prints Claude Code's headless JSON
+instead, and nothing else, on stdout (README "Automation"); --json is
+the transcript, as before.`,
 		Example: `  luagent ask "what tools do you have?"
   OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
-  echo "write a note" | luagent ask --agent examples/agent.lua --yes`,
+  echo "write a note" | luagent ask --agent examples/agent.lua --yes
+  luagent ask --output-format stream-json "what tools do you have?"`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] [--no-memory] PROMPT...\n",
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--allow PATTERN]... [--deny PATTERN]... [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] [--no-memory] PROMPT...\n",
 			"env":   agentEnv,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			a.prompt = args
+			if err := a.checkFormats(); err != nil {
+				return err
+			}
 			o.ask = a
 			*code = runHost(*o, stdin, stdout, stderr)
 			return nil
@@ -64,6 +72,7 @@ repository's root, and ~/.luagent/AGENTS.md (--no-memory leaves it out).`,
 		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
 		permFlags(c.Flags(), "ask", &a.allow, &a.deny)
 		d.boolean(&a.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
+		askFormatFlags(d, a)
 	})
 	return c
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // Chat's "always" answer saves a rule in the project's file (made in the

@@ -133,6 +133,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	}
 	a.messages = append(a.messages, msg)
 	tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls)})
+	a.emitResponse(turn, msg, u, resp.StopReason)
 	*text = textOf(msg)
 	if len(msg.ToolCalls) == 0 {
 		return EndAnswer, true, nil

@@ -324,6 +324,9 @@ func (m *module) ask(L *lua.LState) sched.Start {
 // deliver runs on_event(event) as a task and waits for it, so events reach
 // Lua in order and all before the ask returns.
 func (m *module) deliver(ctx context.Context, fn *lua.LFunction, e ragent.Event) {
+	if e.Type == ragent.EventResponse {
+		return // the text deltas and the calls say it to Lua already
+	}
 	raw := eventJSON(e)
 	_, _ = m.callLua(ctx, fn, "on_event", decodeArgs(raw), func(*lua.LState, []lua.LValue) (any, error) { return nil, nil })
 }
