@@ -136,6 +136,8 @@ type Approver struct {
 	yes    bool
 	ask    atomic.Pointer[Policy] // the person's, set at any time (SetAsk)
 	askMu  sync.Mutex             // one question at a time
+
+	perm atomic.Pointer[PermissionHook] // SetPermissionHook's (hint.go)
 }
 
 // New returns an approver over policy (nil: Default); ask is how a person
@@ -163,6 +165,7 @@ func (a *Approver) SetAsk(ask Policy) {
 // Deny with the reason.
 func (a *Approver) Decide(ctx context.Context, c Call) (Decision, string) {
 	d, reason := a.policy(ctx, c)
+	d, reason = a.hinted(ctx, c, d, reason) // a hook's say (hint.go)
 	if d == Ask {
 		ask := a.ask.Load()
 		switch {
