@@ -84,7 +84,9 @@ func Parse(raw []byte, source string) (Config, []Problem) {
 	for ev := range events {
 		names = append(names, ev)
 	}
-	sort.Slice(names, func(i, j int) bool { return eventOrder(names[i]) < eventOrder(names[j]) || eventOrder(names[i]) == eventOrder(names[j]) && names[i] < names[j] })
+	sort.Slice(names, func(i, j int) bool {
+		return eventOrder(names[i]) < eventOrder(names[j]) || eventOrder(names[i]) == eventOrder(names[j]) && names[i] < names[j]
+	})
 	for _, ev := range names {
 		path := "hooks." + ev
 		if !eventName.MatchString(ev) {
