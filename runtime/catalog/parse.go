@@ -97,6 +97,10 @@ func Parse(data []byte) (*Config, error) {
 			default:
 				c.ToolSearchThreshold = int(v)
 			}
+		case "hooks":
+			// Kept as written (nothing edits it); hooks.go reads it.
+			c.extra.set(m.name, m.val)
+			c.parseHooks(m.val)
 		default:
 			c.extra.set(m.name, m.val)
 		}

@@ -77,6 +77,9 @@ func (c *Config) Validate() error {
 	if c.ToolSearchThreshold < 0 {
 		p.add("toolSearchThreshold", toolSearchThresholdRule)
 	}
+	for _, hp := range c.hookProblems { // hooks.go
+		p.add(hp.Path, hp.Msg)
+	}
 	return p.err()
 }
 
