@@ -19,6 +19,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/render"
 	"github.com/luagent/luagent/runtime/secret"
+	"github.com/luagent/luagent/runtime/session"
 	"github.com/luagent/luagent/runtime/visible"
 )
 
@@ -77,6 +78,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 	if code, ok := checkServers(cfg, a.servers, a.agent, stderr); !ok {
 		return code
 	}
+	sessionID := session.NewID() // the run's one session id (hooks' session_id)
 	mask := secret.NewMasker(secrets())
 	shown := func(s string) string { return visible.Text(mask.String(s)) }
 	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
@@ -101,6 +103,8 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		if err != nil {
 			return askFailed(ctx, stderr, shown, err, "ask")
 		}
+		ag.Agent().SetSession(sessionID, "")
+		defer endSession(ag.Agent(), stderr, shown)
 		var mu sync.Mutex // events come from the turn's goroutines
 		_, tr, err := ag.Ask(ctx, prompt, func(e ragent.Event) {
 			mu.Lock()

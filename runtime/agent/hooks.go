@@ -209,7 +209,6 @@ func (a *Agent) submit(ctx context.Context, prompt string) (llm.Message, EndReas
 		if reason == "" {
 			reason = "no reason given"
 		}
-		a.emit(Event{Type: EventHook, Message: "UserPromptSubmit hook blocked the prompt: " + reason})
 		return msg, EndHook, errs.New(errs.Auth, "agent", "a UserPromptSubmit hook blocked the prompt: "+reason)
 	}
 	if out.Context != "" {

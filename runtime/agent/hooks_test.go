@@ -115,8 +115,8 @@ func TestUserPromptSubmit(t *testing.T) {
 	if len(a.Messages()) != 0 {
 		t.Errorf("a blocked prompt stays out of the conversation: %+v", a.Messages())
 	}
-	if !hasHookEvent(events, "UserPromptSubmit hook blocked the prompt: no secrets in prompts") {
-		t.Errorf("events %+v", events)
+	if len(events) != 1 || events[0].Type != EventEnd {
+		t.Errorf("the error says it, once: %+v", events)
 	}
 	if _, _, err := a.Ask(context.Background(), "hello"); err != nil {
 		t.Fatal(err)
@@ -126,14 +126,6 @@ func TestUserPromptSubmit(t *testing.T) {
 	}
 }
 
-func hasHookEvent(events []Event, msg string) bool {
-	for _, e := range events {
-		if e.Type == EventHook && e.Message == msg {
-			return true
-		}
-	}
-	return false
-}
 
 // A Stop hook that blocks makes the model go on, once: the second time it
 // sees stop_hook_active and lets it stop.
