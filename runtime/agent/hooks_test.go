@@ -126,7 +126,6 @@ func TestUserPromptSubmit(t *testing.T) {
 	}
 }
 
-
 // A Stop hook that blocks makes the model go on, once: the second time it
 // sees stop_hook_active and lets it stop.
 func TestStopHookContinues(t *testing.T) {
