@@ -195,3 +195,27 @@ func TestHookFailuresDoNotStopTheAgent(t *testing.T) {
 		t.Errorf("stderr is %d bytes: the huge output was not cut", len(r.stderr))
 	}
 }
+
+// hooks list shows each configured command with its event, matcher,
+// timeout and where it is configured; hooks luagent does not run say so.
+func TestHooksList(t *testing.T) {
+	home, _ := hookHome(t, `{"PreToolUse": [{"matcher": "mcp__srv__write", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}, {"type": "prompt", "prompt": "ok?"}]}],
+	  "PostToolUseFailure": [{"hooks": [{"type": "command", "command": "notify"}]}]}`)
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "hooks", "list")
+	cfgPath := filepath.Join(home, "config.json")
+	for _, want := range []string{
+		"EVENT", "PreToolUse          mcp__srv__write  ./guard.sh", "5s", cfgPath + " (hooks.PreToolUse[0].hooks[0])",
+		"(prompt hook: luagent runs only command hooks)", "notify (never runs: luagent has no PostToolUseFailure event)",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r := luagent(t, "", nil, "hooks", "list"); r.code != 0 || !strings.Contains(r.stdout, "no hooks configured") {
+		t.Errorf("none: %+v", r)
+	}
+	home, _ = hookHome(t, `{"Stop": [{"matcher": "(", "hooks": []}]}`)
+	if r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "hooks", "list"); r.code != 1 || !strings.Contains(r.stderr, "hooks.Stop[0].hooks: must be a list of one or more") {
+		t.Errorf("a bad file: %+v", r)
+	}
+}
