@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -20,8 +22,11 @@ const DefaultMaxOutput = 1 << 20
 type Runner struct {
 	Dir        string
 	ProjectDir string
-	// Env is added to the process environment (nil: nothing more).
+	// Env is added to the process environment (nil: nothing more);
+	// Withhold names variables of it the command does not get (luagent's
+	// own credentials: transport.WithheldEnv).
 	Env       []string
+	Withhold  []string
 	MaxOutput int // 0: DefaultMaxOutput
 }
 
@@ -65,7 +70,7 @@ func (r Runner) Run(ctx context.Context, c Command, input []byte) Exec {
 	if pd == "" {
 		pd, _ = os.Getwd()
 	}
-	cmd.Env = append(append(os.Environ(), r.Env...), "CLAUDE_PROJECT_DIR="+pd, "LUAGENT_PROJECT_DIR="+pd)
+	cmd.Env = append(append(r.environ(), r.Env...), "CLAUDE_PROJECT_DIR="+pd, "LUAGENT_PROJECT_DIR="+pd)
 	cmd.Stdin = bytes.NewReader(input)
 	out, errOut := &capped{max: max}, &capped{max: max}
 	cmd.Stdout, cmd.Stderr = out, errOut
@@ -111,4 +116,20 @@ func (c *capped) Write(p []byte) (int, error) {
 		c.over = true
 	}
 	return len(p), nil
+}
+
+// environ is the process environment without the withheld variables.
+func (r Runner) environ() []string {
+	env := os.Environ()
+	if len(r.Withhold) == 0 {
+		return env
+	}
+	out := env[:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(r.Withhold, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

@@ -54,6 +54,15 @@ func TestRunnerTimeoutKillsTheGroup(t *testing.T) {
 	}
 }
 
+func TestRunnerWithholds(t *testing.T) {
+	t.Setenv("SOME_KEY", "s3cret")
+	t.Setenv("OTHER", "kept")
+	e := Runner{Withhold: []string{"SOME_KEY"}}.Run(context.Background(), Command{Type: "command", Command: `echo "[$SOME_KEY][$OTHER]"`}, nil)
+	if got := strings.TrimSpace(string(e.Stdout)); got != "[][kept]" {
+		t.Errorf("%q", got)
+	}
+}
+
 func TestRunnerBoundsOutput(t *testing.T) {
 	e := Runner{MaxOutput: 1000}.Run(context.Background(), Command{Type: "command", Command: `head -c 5000000 /dev/zero; head -c 5000000 /dev/zero >&2`}, nil)
 	if e.Exit != 0 || len(e.Stdout) != 1000 || len(e.Stderr) != 1000 || !e.Truncated {

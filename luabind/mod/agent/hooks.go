@@ -12,6 +12,7 @@ import (
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hooks"
+	"github.com/luagent/luagent/runtime/transport"
 )
 
 // hookSet is an agent's lifecycle hooks: the catalog's command hooks
@@ -22,7 +23,7 @@ func (m *module) hookSet(h *lua.LTable) (*hooks.Set, error) {
 	set := hooks.NewSet()
 	if m.cfg.Hooks != nil {
 		dir, _ := os.Getwd()
-		for _, hd := range hooks.Commands(m.cfg.Hooks(), hooks.Runner{Dir: dir}) {
+		for _, hd := range hooks.Commands(m.cfg.Hooks(), hooks.Runner{Dir: dir, Withhold: transport.WithheldEnv()}) {
 			set.Add(hd)
 		}
 	}
