@@ -190,7 +190,7 @@
 ---@field model string
 ---@field start string RFC 3339
 ---@field duration_ns integer
----@field ["end"] "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"
+---@field ["end"] "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook"
 ---@field error? string why it ended, when not with an answer
 ---@field error_kind? luagent.ErrorKind
 ---@field messages agent.Message[] the messages this ask added
@@ -200,7 +200,7 @@
 
 ---One thing the loop did, as on_event sees it.
 ---@class agent.Event
----@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"end"
+---@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"end"
 ---@field turn integer the 1-based model turn
 ---@field text? string a delta of the model's text (text)
 ---@field call? agent.Call (tool_start, approval, tool_progress, tool_end)
@@ -208,11 +208,11 @@
 ---@field reason? string (approval)
 ---@field progress? number (tool_progress)
 ---@field total? number (tool_progress)
----@field message? string (tool_progress)
+---@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user)
 ---@field result? agent.Result (tool_end)
 ---@field duration? number seconds (tool_end)
 ---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended
----@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error" (end)
+---@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook" (end)
 
 ---A model spelled out, as config.json's "models" entries are.
 ---@class agent.ModelConfig
