@@ -40,6 +40,9 @@ func (a *Approver) SetPermissionHook(h PermissionHook) {
 // hinted applies the call's hint and the permission hook to the policy's
 // answer d.
 func (a *Approver) hinted(ctx context.Context, c Call, d Decision, reason string) (Decision, string) {
+	if c.Kind == KindSampling {
+		return d, reason // a server's request, not the tool call it came during
+	}
 	if h, ok := ctx.Value(hintKey{}).(hint); ok {
 		switch {
 		case h.d == Allow && d == Ask:
@@ -48,7 +51,7 @@ func (a *Approver) hinted(ctx context.Context, c Call, d Decision, reason string
 			d, reason = Ask, h.reason
 		}
 	}
-	if d != Ask || c.Kind == KindSampling {
+	if d != Ask {
 		return d, reason
 	}
 	if p := a.perm.Load(); p != nil {

@@ -36,3 +36,13 @@ func TestHintAndPermissionHook(t *testing.T) {
 		t.Errorf("no answer from the hook: %s %q", d, r)
 	}
 }
+
+// A sampling request a server makes during an allowed call is its own
+// question: the call's hint and the permission hook do not answer it.
+func TestHintSkipsSampling(t *testing.T) {
+	ap := New(nil, nil, false)
+	ap.SetPermissionHook(func(context.Context, Call, string) (Decision, string) { return Allow, "hook" })
+	if d, r := ap.Decide(WithHint(context.Background(), Allow, "hook ok"), Call{Kind: KindSampling}); d != Deny || r != NoApproverReason {
+		t.Errorf("%s %q", d, r)
+	}
+}
