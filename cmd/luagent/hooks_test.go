@@ -219,3 +219,20 @@ func TestHooksList(t *testing.T) {
 		t.Errorf("a bad file: %+v", r)
 	}
 }
+
+// A PermissionRequest hook answers where a person would be asked: in
+// `ask` without --yes (nobody to ask) its allow runs the write; its exit 2
+// denies another tool with stderr to the model.
+func TestHookPermissionRequest(t *testing.T) {
+	allow, _ := json.Marshal(`cat >/dev/null; echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'`)
+	home, notes := hookHome(t, `{"PermissionRequest": [{"matcher": "mcp__srv__write", "hooks": [{"type": "command", "command": `+string(allow)+`}]}]}`)
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "ask", "call write with text=hi")
+	if b, _ := os.ReadFile(notes); r.code != 0 || string(b) != "hi\n" {
+		t.Errorf("allow: exit %d, notes %q\nstdout: %s\nstderr: %s", r.code, b, r.stdout, r.stderr)
+	}
+	home, notes = hookHome(t, `{"PermissionRequest": [{"hooks": [{"type": "command", "command": "echo 'writes need a ticket' >&2; exit 2"}]}]}`)
+	r = luagent(t, "", []string{"LUAGENT_HOME=" + home}, "ask", "--yes", "call write with text=hi")
+	if b, _ := os.ReadFile(notes); len(b) != 0 || !strings.Contains(r.stdout, "PermissionRequest hook: writes need a ticket") {
+		t.Errorf("deny: notes %q\nstdout: %s\nstderr: %s", b, r.stdout, r.stderr)
+	}
+}
