@@ -89,7 +89,7 @@ func Parse(raw []byte, source string) (Config, []Problem) {
 	})
 	for _, ev := range names {
 		path := "hooks." + ev
-		if !eventName.MatchString(ev) {
+		if !eventName(ev) {
 			add(path, "is not an event name (PreToolUse, PostToolUse, Stop, ...)")
 			continue
 		}
@@ -111,7 +111,19 @@ func Parse(raw []byte, source string) (Config, []Problem) {
 	return cfg, ps
 }
 
-var eventName = regexp.MustCompile(`^[A-Z][A-Za-z]{0,63}$`)
+// eventName: ^[A-Z][A-Za-z]{0,63}$, without a regexp (a bounded repeat
+// compiles into copies, at every start: see catalog's nameRule).
+func eventName(s string) bool {
+	if len(s) == 0 || len(s) > 64 || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
 
 func eventOrder(ev string) int {
 	if i := slices.Index(Events, ev); i >= 0 {
@@ -191,13 +203,21 @@ type matcher struct {
 	re    *regexp.Regexp
 }
 
-var plainMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+// plainMatcher: letters, digits, _ and | alone (^[A-Za-z0-9_|]+$).
+func plainMatcher(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '|') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 func compileMatcher(s string) (matcher, error) {
 	switch {
 	case s == "" || s == "*":
 		return matcher{all: true}, nil
-	case plainMatcher.MatchString(s):
+	case plainMatcher(s):
 		return matcher{names: strings.Split(s, "|")}, nil
 	}
 	re, err := regexp.Compile(s)
