@@ -99,6 +99,9 @@ func (m *module) luaHandler(ev string, fn *lua.LFunction) hooks.Handler {
 				if err != nil {
 					return nil, err
 				}
+				if len(b) == 0 || b[0] != '{' { // {} encodes as []: nothing to say
+					return hooks.Result{}, nil
+				}
 				return hooks.ParseJSON(ev, b, true), nil
 			}
 			return nil, errs.Errorf(errs.Invalid, ev, "returned %s; return nil, false[, reason] or a table like a hook command's JSON output", sched.Message(L, first(rs)))

@@ -55,6 +55,7 @@ test("flat fields, PostToolUse context, Stop that goes on once, and a raising ha
       end,
     } }
   a:on("UserPromptSubmit", function() error("a broken handler") end)
+  a:on("UserPromptSubmit", function() return {} end) -- nothing to say, nothing shown
   local text = a:ask("write", { on_event = function(e) if e.type == "hook" then notes[#notes + 1] = e.message end end })
   expect.eq(text, "really done")
   expect.eq(log, { "x" })
@@ -62,6 +63,7 @@ test("flat fields, PostToolUse context, Stop that goes on once, and a raising ha
   expect.match(seen[2].messages[#seen[2].messages].parts[1].text, "the result was wrote x", true)
   expect.eq(seen[3].messages[#seen[3].messages].parts[1].text, "Stop hook: check the file")
   expect.match(notes[1], "a broken handler", true)
+  expect.eq(#notes, 1)
 end)
 
 test("a:with keeps a:on's handlers; bad events are errors", function()
