@@ -236,3 +236,42 @@ func TestHookPermissionRequest(t *testing.T) {
 		t.Errorf("deny: notes %q\nstdout: %s\nstderr: %s", b, r.stdout, r.stderr)
 	}
 }
+
+// In chat on a terminal: one session id in every event of the session,
+// a PreToolUse hook's block shown and given to the model, and SessionEnd
+// when the person leaves (Ctrl-D), its message printed.
+func TestTTYChatHooks(t *testing.T) {
+	logf := filepath.Join(t.TempDir(), "events.jsonl")
+	rec, _ := json.Marshal("cat >> " + logf + "; echo >> " + logf)
+	block, _ := json.Marshal("cat >> " + logf + "; echo >> " + logf + "; echo 'no echoes in chat' >&2; exit 2")
+	bye, _ := json.Marshal("cat >> " + logf + "; echo >> " + logf + `; echo '{"systemMessage": "bye from the hook"}'`)
+	home, _ := hookHome(t, `{"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": `+string(rec)+`}]}],
+	  "UserPromptSubmit": [{"hooks": [{"type": "command", "command": `+string(rec)+`}]}],
+	  "PreToolUse": [{"matcher": "mcp__srv__echo", "hooks": [{"type": "command", "command": `+string(block)+`}]}],
+	  "SessionEnd": [{"hooks": [{"type": "command", "command": `+string(bye)+`}]}]}`)
+	tt := startTTY(t, home, "chat")
+	m := tt.wait(0, "luagent chat — model mock", "[1/1 server ready]")
+	tt.send("please echo hi\r")
+	m = tt.wait(m, "PreToolUse hook: no echoes in chat", "> ")
+	tt.send("\x04")
+	tt.wait(m, `SessionEnd hook`, "bye from the hook")
+	tt.exited()
+	b, _ := os.ReadFile(logf)
+	var events []string
+	ids := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var ev struct{ SessionID, HookEventName, Reason string }
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(line), &raw); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		ev.SessionID, _ = raw["session_id"].(string)
+		ev.HookEventName, _ = raw["hook_event_name"].(string)
+		ev.Reason, _ = raw["reason"].(string)
+		ids[ev.SessionID] = true
+		events = append(events, strings.TrimSpace(ev.HookEventName+" "+ev.Reason))
+	}
+	if strings.Join(events, ",") != "SessionStart,UserPromptSubmit,PreToolUse,SessionEnd prompt_input_exit" || len(ids) != 1 {
+		t.Errorf("events %q, ids %v", events, ids)
+	}
+}
