@@ -11,6 +11,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/session"
 )
 
 // The lifecycle hooks (runtime/hooks; stdlib/doc/hooks.md): config.json's
@@ -49,6 +50,9 @@ func (a *Agent) initHooks() {
 		a.lc.set = hooks.NewSet()
 	}
 	a.approver.SetPermissionHook(a.permissionRequest)
+	// An agent of a script is a session of its own until a host (ask,
+	// chat) gives it the host's (SetSession).
+	a.lc.id = session.NewID()
 }
 
 // On adds a handler (a Lua function, a command) to the agent's hooks.

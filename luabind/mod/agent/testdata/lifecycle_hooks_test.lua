@@ -14,7 +14,10 @@ test("several PreToolUse handlers: the second vetoes with a reason the model see
   local model, seen = scripted{ { tool_calls = { { name = "write", arguments = { text = "x" } } } } }
   local a = agent.new{ model = model, hub = false, yes = true, tools = { writer(log) },
     hooks = { PreToolUse = {
-      function(ev) order[#order + 1] = "first " .. ev.tool_name .. " " .. ev.tool_input.text .. " " .. ev.hook_event_name end,
+      function(ev)
+        expect.match(ev.session_id, "^%x+%-%x+%-4%x+%-%x+%-%x+$")
+        order[#order + 1] = "first " .. ev.tool_name .. " " .. ev.tool_input.text .. " " .. ev.hook_event_name
+      end,
       function(ev) order[#order + 1] = "second"; return false, "not today" end,
     } } }
   local _, tr = a:ask("write")
