@@ -6,12 +6,14 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/session"
+	"github.com/luagent/luagent/runtime/trace"
 )
 
 // The lifecycle hooks (runtime/hooks; stdlib/doc/hooks.md): config.json's
@@ -97,7 +99,12 @@ func (a *Agent) fire(ctx context.Context, turn int, in hooks.Input, names ...str
 	if !a.lc.set.Has(in.HookEventName) {
 		return hooks.Outcome{}
 	}
+	start := time.Now()
 	out := a.lc.set.Fire(ctx, in, names...)
+	if out.Ran > 0 {
+		a.trace(trace.Event{Kind: trace.Hook, Parent: trace.SpanOf(ctx), Method: in.HookEventName, Tool: in.ToolName,
+			Count: out.Ran, Duration: time.Since(start), Message: said(out)})
+	}
 	for _, n := range out.Notes {
 		a.emit(Event{Type: EventHook, Turn: turn, Message: n})
 	}
@@ -105,6 +112,19 @@ func (a *Agent) fire(ctx context.Context, turn int, in hooks.Input, names ...str
 		a.emit(Event{Type: EventHook, Turn: turn, Message: in.HookEventName + " hook stopped the agent: " + out.StopReason})
 	}
 	return out
+}
+
+// said is what an event's hooks said, for its trace event.
+func said(out hooks.Outcome) string {
+	switch {
+	case out.Stop:
+		return "stop: " + out.StopReason
+	case out.Block:
+		return "block: " + out.Reason
+	case out.Permission != "":
+		return "permission " + out.Permission
+	}
+	return "go on"
 }
 
 // stopped is the error of a loop a hook's continue:false ended.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hooks"
+	"github.com/luagent/luagent/runtime/trace"
 )
 
 // recorder is a local tool that keeps the arguments it got; it is not
@@ -244,5 +245,31 @@ func TestHookNamesOfAnMCPCall(t *testing.T) {
 	cfg, _ := hooks.Parse([]byte(`{"PreToolUse": [{"matcher": "mcp__fs__.*", "hooks": [{"type": "command", "command": "x"}]}]}`), "f")
 	if !cfg.Groups[0].Matches(got...) {
 		t.Error("no match")
+	}
+}
+
+// Each event whose hooks ran is a trace event, under the call's span.
+func TestHooksAreTraced(t *testing.T) {
+	var rec recorder
+	tr := &trace.Recorder{}
+	a := New(Config{Model: script(calls(tc("w", `{}`)), answer("ok")), Tools: []LocalTool{rec.tool("w")}, Yes: true, Trace: tr})
+	a.On(handler(hooks.PreToolUse, func(hooks.Input) hooks.Result { return hooks.Result{Block: true, Reason: "no"} }))
+	a.On(handler(hooks.Stop, func(hooks.Input) hooks.Result { return hooks.Result{} }))
+	a.Ask(context.Background(), "go")
+	var got []string
+	starts := map[string]bool{}
+	for _, e := range tr.Events() {
+		if e.Kind == trace.AgentToolStart {
+			starts[e.Span] = true
+		}
+		if e.Kind == trace.Hook {
+			got = append(got, e.Method+" "+e.Tool+" "+e.Message)
+			if e.Method == hooks.PreToolUse && !starts[e.Parent] {
+				t.Errorf("PreToolUse's trace event is not under the call's span: %+v", e)
+			}
+		}
+	}
+	if strings.Join(got, "|") != "PreToolUse w block: no|Stop  go on" {
+		t.Errorf("%q", got)
 	}
 }
