@@ -290,7 +290,21 @@ function Agent:with(changes)
     o.hub = self._hub
     if self._inline and changes.servers == nil then o.servers = nil end
   end
-  return M.new(o)
+  local a = M.new(o)
+  for _, h in ipairs(rawget(self, "_on") or {}) do a:on(h[1], h[2]) end
+  return a
+end
+
+-- a:on(event, fn) adds a handler of a lifecycle event (PreToolUse,
+-- PostToolUse, Stop, ...: stdlib/doc/hooks.md) after the agent's others;
+-- fn(event) returns nil to go on, false[, reason] to veto, or a table
+-- shaped as a hook command's JSON output. a:with keeps them.
+function Agent:on(event, fn)
+  self._native:on(event, fn)
+  local on = rawget(self, "_on") or {}
+  on[#on + 1] = { event, fn }
+  rawset(self, "_on", on)
+  return self
 end
 
 -- a:ask(prompt [, opts]) -> text, transcript. opts.on_event(event) sees

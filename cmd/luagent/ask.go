@@ -63,7 +63,7 @@ func askModel(flag string, getenv func(string) string, cfg *catalog.Config) (spe
 func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	a := o.ask
 	// The session's id: the one place ask makes it.
-	sid := session.NewID()
+	sid := session.NewID()                       // the run's one session id (hooks' and stream-json's session_id)
 	hl := newAskHeadless(a, stdout, stderr, sid) // nil: text
 	if hl != nil {
 		stderr = hl.stderr
@@ -127,6 +127,8 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 			return askFailed(ctx, stderr, shown, err, "ask")
 		}
 		ag.Agent().SetRules(rules)
+		ag.Agent().SetSession(sid, "")
+		defer endSession(ag.Agent(), stderr, shown)
 		if hl != nil {
 			return hl.run(ctx, ag, prompt, stdin, shown)
 		}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/approval"
+	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/secret"
@@ -90,6 +91,11 @@ type Config struct {
 	AfterTool   func(ctx context.Context, c Call, r *Result)
 	BeforeModel func(ctx context.Context, r *llm.Request)
 	AfterModel  func(ctx context.Context, r *llm.Response)
+	// HookSet is the lifecycle hooks (runtime/hooks: config.json's
+	// commands, Lua handlers; hooks.go), nil: none until On adds one.
+	// Subagent makes an answer fire SubagentStop instead of Stop.
+	HookSet  *hooks.Set
+	Subagent bool
 
 	// MaxTurns bounds the model calls of one Ask (0: DefaultMaxTurns).
 	// TokenBudget bounds the tokens (input + output, summed over the
@@ -147,6 +153,8 @@ type Agent struct {
 	approver *approval.Approver
 
 	secrets *secret.Masker // Config.Secrets' masks (nil: none)
+
+	lc lifecycle // the lifecycle hooks' state (hooks.go)
 }
 
 // New returns an agent over cfg.
@@ -159,6 +167,7 @@ func New(cfg Config) *Agent {
 	}
 	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
 		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes).WithRules(cfg.Rules)}
+	a.initHooks()
 	return a
 }
 
@@ -168,6 +177,7 @@ func (a *Agent) Reset() {
 	a.messages = nil
 	a.found = map[string]bool{}
 	a.mu.Unlock()
+	a.resetHooks()
 }
 
 // Messages returns a copy of the conversation so far.

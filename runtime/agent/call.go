@@ -141,6 +141,12 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 			call.Arguments = json.RawMessage("{}")
 		}
 	}
+	ctx, denial, note := a.preToolUse(ctx, turn, &call) // PreToolUse hooks (hooks.go)
+	if denial != "" {
+		reason = denial
+		err = a.denied(turn, &call, reason)
+		return o
+	}
 	// Bindings apply last: the hooks and the policy judge what the model
 	// asked for, and never hold a bound secret.
 	sent := call
@@ -177,6 +183,9 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 	}
 	if a.cfg.AfterTool != nil {
 		a.cfg.AfterTool(ctx, call, &r)
+	}
+	if cerr == nil {
+		r = a.postToolUse(ctx, turn, call, r, note) // PostToolUse hooks (hooks.go)
 	}
 	res, o.found = &r, found
 	return o

@@ -45,8 +45,11 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	defer cancel()
 
 	base := len(a.messages)
-	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(prompt)}})
-	end, err := a.loop(ctx, tr, &text)
+	user, end, err := a.submit(ctx, prompt) // SessionStart, UserPromptSubmit (hooks.go)
+	if err == nil {
+		a.messages = append(a.messages, user)
+		end, err = a.loop(ctx, tr, &text)
+	}
 
 	for _, m := range a.messages[base:] {
 		tr.Messages = append(tr.Messages, messageOf(m))
@@ -75,6 +78,9 @@ func (a *Agent) loop(ctx context.Context, tr *Transcript, text *string) (EndReas
 		if end, done, err := a.turn(ctx, turn, tr, text); done {
 			return end, err
 		}
+		if err := a.halted(); err != nil { // a hook's continue:false
+			return EndHook, err
+		}
 	}
 }
 
@@ -92,7 +98,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		a.trace(e)
 	}()
 	ts := a.toolset()
-	req := &llm.Request{System: withSkills(a.system(), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
+	req := &llm.Request{System: withSkills(a.withHookContext(a.system()), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
 	if a.cfg.BeforeModel != nil {
 		a.cfg.BeforeModel(ctx, req)
 	}
@@ -136,6 +142,10 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	a.emitResponse(turn, msg, u, resp.StopReason)
 	*text = textOf(msg)
 	if len(msg.ToolCalls) == 0 {
+		if more := a.onStop(ctx, turn); more != "" { // a Stop hook says go on
+			a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(more)}})
+			return "", false, nil
+		}
 		return EndAnswer, true, nil
 	}
 	if b := a.cfg.TokenBudget; b > 0 && tr.Usage.Total() >= b {

@@ -145,6 +145,8 @@ type Approver struct {
 	host   atomic.Pointer[rulesBox] // the host's (SetRules: ask's, chat's)
 	ask    atomic.Pointer[Policy]   // the person's, set at any time (SetAsk)
 	askMu  sync.Mutex               // one question at a time
+
+	perm atomic.Pointer[PermissionHook] // SetPermissionHook's (hint.go)
 }
 
 // New returns an approver over policy (nil: Default); ask is how a person
@@ -178,6 +180,7 @@ func (a *Approver) Decide(ctx context.Context, c Call) (Decision, string) {
 	}
 	d, reason := a.policy(ctx, c)
 	d, reason = combine(c.Rule, d, reason)
+	d, reason = a.hinted(ctx, c, d, reason) // a hook's say (hint.go)
 	// A call that would ask a person: the rules and the policy said Ask.
 	if d == Ask {
 		ask := a.ask.Load()

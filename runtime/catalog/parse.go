@@ -106,6 +106,10 @@ func Parse(data []byte) (*Config, error) {
 		case "notifications":
 			c.raw[m.name] = m.val
 			c.Notifications = str(m.val, "notifications", &p)
+		case "hooks":
+			// Kept as written (nothing edits it); hooks.go reads it.
+			c.extra.set(m.name, m.val)
+			c.parseHooks(m.val)
 		default:
 			c.extra.set(m.name, m.val)
 		}

@@ -79,6 +79,9 @@ func (c *Config) Validate() error {
 	}
 	c.validatePermissions(&p)
 	c.validateMemory(&p)
+	for _, hp := range c.hookProblems { // hooks.go
+		p.add(hp.Path, hp.Msg)
+	}
 	return p.err()
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/session"
 )
 
 // Agent is what a session needs of its agent: a turn with a Go event sink,
@@ -71,6 +72,7 @@ type Session struct {
 	edits  map[string]json.RawMessage // sampling requests as the person edited them
 	conv   Conversation
 	meta   *metaState // /meta's catalog agent, built on first use
+	id     string     // the session's id, session.NewID (hooks.go)
 }
 
 // New returns a session over o.Agent, whose asks it answers from now on.
@@ -78,6 +80,7 @@ func New(o Options) *Session {
 	s := &Session{o: o, Servers: NewServers(o.Hub, o.Catalog), edits: map[string]json.RawMessage{}}
 	s.person = approval.NewPerson(o.UI.Approve)
 	s.conv = Conversation{Version: conversationVersion, Start: time.Now().UTC().Round(time.Second), AgentFile: o.AgentFile}
+	s.id = session.NewID() // the chat's one session id
 	s.SetAgent(o.Agent)
 	return s
 }
@@ -95,6 +98,7 @@ func (s *Session) SetAgent(a Agent) {
 	if s.o.Rules != nil {
 		ra.SetRules(s.o.Rules)
 	}
+	s.joinSession(a, old) // hooks.go
 	if old != nil && old != a {
 		ra.Seed(old.Agent().Messages())
 	}

@@ -322,6 +322,9 @@ func (t *chatTerm) run(ctx context.Context) int {
 		t.turn(ctx, func(ctx context.Context) (string, error) { return t.s.Turn(ctx, chat.Unescape(text)) })
 		t.working.Store(false)
 	}
+	for _, n := range t.s.End(context.WithoutCancel(ctx), "prompt_input_exit") { // SessionEnd hooks
+		t.say("%s", n)
+	}
 	t.saveOnExit()
 	return exitOK
 }

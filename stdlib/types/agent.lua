@@ -53,6 +53,19 @@
 ---@field after_tool? fun(call: agent.Call, result: agent.Result): agent.Result|nil change the result the model sees in place, or return a new one
 ---@field before_model? fun(request: agent.Request): table|nil change request.system in place, or return a table with system
 ---@field after_model? fun(response: agent.Response) sees each response
+---@field SessionStart? agent.HookHandler|agent.HookHandler[] before the first ask (event.source "startup", "resume", "clear")
+---@field UserPromptSubmit? agent.HookHandler|agent.HookHandler[] before a prompt runs (event.prompt); a veto blocks it
+---@field PreToolUse? agent.HookHandler|agent.HookHandler[] before a call (event.tool_name, tool_input, tool_use_id); a veto denies it, the reason to the model
+---@field PermissionRequest? agent.HookHandler|agent.HookHandler[] where a person would be asked; {hookSpecificOutput = {decision = {behavior = "allow"|"deny"}}}
+---@field PostToolUse? agent.HookHandler|agent.HookHandler[] after a call ran (event.tool_response); a veto's reason and additionalContext join the result
+---@field Notification? agent.HookHandler|agent.HookHandler[] when the host notifies the person (event.message, notification_type)
+---@field PreCompact? agent.HookHandler|agent.HookHandler[] before the conversation is compacted (event.trigger); a veto keeps it whole
+---@field Stop? agent.HookHandler|agent.HookHandler[] when the model answers; a veto makes it go on, the reason its next prompt (event.stop_hook_active)
+---@field SubagentStop? agent.HookHandler|agent.HookHandler[] as Stop, for an agent made with subagent = true
+---@field SessionEnd? agent.HookHandler|agent.HookHandler[] when the host ends the session (event.reason)
+
+---A lifecycle hook handler (stdlib/doc/hooks.md): gets the event as a hook command's stdin has it; returns nil to go on, false[, reason] to veto, or a table shaped as a hook command's JSON output (decision, reason, continue, stopReason, systemMessage, hookSpecificOutput = {permissionDecision, permissionDecisionReason, updatedInput, additionalContext}; hookSpecificOutput's fields also at the top level). An error it raises is shown to the user and does not veto.
+---@alias agent.HookHandler fun(event: table): table|false|nil, string?
 
 ---@class agent.Options
 ---@field name? string
@@ -67,7 +80,8 @@
 ---@field ask? agent.Policy asks a person when the policy says "ask"
 ---@field yes? boolean allow every "ask" without asking
 ---@field permissions? agent.Permissions the agent's own permission rules, decided before approve (with luagent ask's and chat's: config.json, .luagent/config.json, --allow, --deny)
----@field hooks? agent.Hooks
+---@field hooks? agent.Hooks before_tool, after_tool, before_model, after_model, and the lifecycle events' handlers (PreToolUse = fn or {fn, ...}); config.json's command hooks run before them
+---@field subagent? boolean the agent is a subagent: its answers fire SubagentStop instead of Stop
 ---@field max_turns? integer model calls per ask (default 20)
 ---@field token_budget? integer input + output tokens per ask (default: no bound)
 ---@field timeout? number seconds per ask (default: none)
@@ -191,7 +205,7 @@
 ---@field model string
 ---@field start string RFC 3339
 ---@field duration_ns integer
----@field ["end"] "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"
+---@field ["end"] "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook"
 ---@field error? string why it ended, when not with an answer
 ---@field error_kind? luagent.ErrorKind
 ---@field messages agent.Message[] the messages this ask added
@@ -201,7 +215,7 @@
 
 ---One thing the loop did, as on_event sees it.
 ---@class agent.Event
----@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"end"
+---@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"end"
 ---@field turn integer the 1-based model turn
 ---@field text? string a delta of the model's text (text)
 ---@field call? agent.Call (tool_start, approval, tool_progress, tool_end)
@@ -209,11 +223,11 @@
 ---@field reason? string (approval)
 ---@field progress? number (tool_progress)
 ---@field total? number (tool_progress)
----@field message? string (tool_progress)
+---@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user)
 ---@field result? agent.Result (tool_end)
 ---@field duration? number seconds (tool_end)
 ---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended
----@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error" (end)
+---@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook" (end)
 
 ---A model spelled out, as config.json's "models" entries are.
 ---@class agent.ModelConfig
@@ -271,6 +285,12 @@ function Agent:ask_fresh(prompt, opts) end
 
 ---Forgets the conversation.
 function Agent:reset() end
+
+---Adds a handler of a lifecycle event after the agent's others (a:with keeps it).
+---@param event "SessionStart"|"UserPromptSubmit"|"PreToolUse"|"PermissionRequest"|"PostToolUse"|"Notification"|"PreCompact"|"Stop"|"SubagentStop"|"SessionEnd"
+---@param fn agent.HookHandler
+---@return agent.Agent self
+function Agent:on(event, fn) end
 
 ---The conversation so far.
 ---@return agent.Message[]

@@ -24,6 +24,7 @@ import (
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
@@ -58,6 +59,9 @@ type Config struct {
 	// ("" and 0: the defaults), what an agent.new without tool_search and
 	// tool_search_threshold gets (nil: the defaults).
 	ToolSearch func() (mode string, threshold int)
+	// Hooks returns the command hooks every agent runs (the catalog's
+	// "hooks"; nil: none), read when an agent is made.
+	Hooks func() hooks.Config
 }
 
 type module struct {
@@ -196,6 +200,10 @@ func (m *module) newAgent(L *lua.LState) int {
 	}
 	hooks, _ := opts.RawGetString("hooks").(*lua.LTable)
 	m.bindHooks(hooks, &cfg)
+	if cfg.HookSet, err = m.hookSet(hooks); err != nil { // hooks.go
+		fail(err)
+	}
+	cfg.Subagent = lua.LVAsBool(opts.RawGetString("subagent"))
 	if cfg.CodeMode, err = codeModeOf(opts.RawGetString("code_mode"), m.cfg.CodeMode); err != nil {
 		fail(err)
 	}
@@ -266,6 +274,7 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 	methods.RawSetString("ask", m.lp.Async("agent:ask", m.ask))
 	methods.RawSetString("ask_fresh", m.lp.Async("agent:ask_fresh", m.askFresh))
 	methods.RawSetString("sample", m.lp.Async("agent:sample", m.sample))
+	methods.RawSetString("on", L.NewFunction(m.on)) // hooks.go
 	methods.RawSetString("reset", L.NewFunction(func(L *lua.LState) int {
 		m.checkAgent(L).a.Reset()
 		return 0
@@ -343,6 +352,9 @@ func eventJSON(e ragent.Event) json.RawMessage {
 	if e.Decision != "" {
 		out["decision"] = string(e.Decision)
 		out["reason"] = e.Reason
+	}
+	if e.Type == ragent.EventHook { // a hook's message for the user
+		out["message"] = e.Message
 	}
 	if e.Type == ragent.EventToolProgress {
 		out["progress"] = e.Progress
