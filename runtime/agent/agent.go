@@ -144,6 +144,9 @@ type Agent struct {
 	approver *approval.Approver
 
 	secrets *secret.Masker // Config.Secrets' masks (nil: none)
+
+	recorder Recorder // SetRecorder's (record.go; under mu)
+	recorded int      // a.messages[:recorded] were told to it
 }
 
 // New returns an agent over cfg.
@@ -164,6 +167,7 @@ func (a *Agent) Reset() {
 	a.mu.Lock()
 	a.messages = nil
 	a.found = map[string]bool{}
+	a.recorded = 0
 	a.mu.Unlock()
 }
 
