@@ -29,7 +29,8 @@ type askOptions struct {
 	servers []string // --server NAME...
 	yes     bool
 	json    bool
-	code    bool // --code-mode
+	code    bool         // --code-mode
+	sess    sessionFlags // -c, --resume ID, --fork (sessions.go)
 	prompt  []string
 }
 
@@ -79,10 +80,18 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	mask := secret.NewMasker(secrets())
 	shown := func(s string) string { return visible.Text(mask.String(s)) }
+	store := sessionStore(cfg, func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) })
+	prior, err := priorSession(store, a.sess) // -c, --resume: the session to go on with
+	if err != nil {
+		return askFailed(context.Background(), stderr, shown, err, "session")
+	}
 	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
 		OwnHub: true, Warn: func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) }}
 	if a.agent == "" {
 		spec, note := askModel(a.model, os.Getenv, cfg)
+		if prior != nil && a.model == "" && prior.LastModel() != "" {
+			spec, note = prior.LastModel(), "" // a resumed session goes on with its model
+		}
 		if note != "" {
 			fmt.Fprintln(stderr, note)
 		}
@@ -101,6 +110,13 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		if err != nil {
 			return askFailed(ctx, stderr, shown, err, "ask")
 		}
+		// sess is the run's session: sess.ID() is THE session id of this
+		// ask (hooks' session_id, stream-json's), sess.Path() its file.
+		sess, err := recordSession(store, prior, a.sess.fork, sessionHeader("ask", a.agent, ag.Agent()), ag.Agent())
+		if err != nil {
+			return askFailed(ctx, stderr, shown, err, "session")
+		}
+		defer sess.Close()
 		var mu sync.Mutex // events come from the turn's goroutines
 		_, tr, err := ag.Ask(ctx, prompt, func(e ragent.Event) {
 			mu.Lock()

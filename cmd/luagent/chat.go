@@ -31,7 +31,8 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 	if code, ok := checkServers(cfg, c.servers, c.agent, h.Stderr()); !ok {
 		return code
 	}
-	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets()}
+	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets(),
+		SessionSecrets: sessionSecrets(cfg), Version: version}
 	if c.agent == "" {
 		spec, note := askModel(c.model, os.Getenv, cfg)
 		cc.Model, cc.ModelNote = spec, note

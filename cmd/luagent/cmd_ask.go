@@ -44,10 +44,13 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
   OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
   echo "write a note" | luagent ask --agent examples/agent.lua --yes`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] PROMPT...\n",
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] [-c | --resume ID] [--fork] PROMPT...\n",
 			"env":   agentEnv,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.sess.check(); err != nil {
+				return err
+			}
 			a.prompt = args
 			o.ask = a
 			*code = runHost(*o, stdin, stdout, stderr)
@@ -60,6 +63,10 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent ask --server fs PROMPT")
 		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
+		d.boolean(&a.sess.cont, "continue,c", "continue the latest session of this folder (luagent sessions list)")
+		d.str(&a.sess.resume, "resume", "ID", "continue the saved session ID, with its model unless --model says otherwise",
+			"--resume needs a session id: luagent ask --resume ID PROMPT (luagent sessions list shows them)")
+		d.boolean(&a.sess.fork, "fork", "with -c or --resume: go on in a new session (a new id) holding the old one's history")
 	})
 	return c
 }

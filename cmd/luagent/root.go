@@ -153,7 +153,7 @@ func newRoot(code *int, stdin io.Reader, stdout, stderr io.Writer) (*cobra.Comma
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) { fmt.Fprint(c.OutOrStdout(), helpText(c)) })
 	root.AddCommand(runCmd(o, code, stdin, stdout, stderr), serveCmd(o, code, stdin, stdout, stderr),
 		mcpServerCmd(o, code, stdin, stdout, stderr), askCmd(o, code, stdin, stdout, stderr),
-		chatCmd(o, code, stdin, stdout, stderr), mcpCmd(o, code, stdout, stderr),
+		chatCmd(o, code, stdin, stdout, stderr), mcpCmd(o, code, stdout, stderr), sessionsCmd(o, code, stdout, stderr),
 		&cobra.Command{Use: "version", Short: "print the version", Hidden: true, Args: cobra.NoArgs,
 			Run: func(*cobra.Command, []string) { fmt.Fprintln(stdout, "luagent", version) }})
 	cobra.EnableCommandSorting = false // help lists them as declared

@@ -18,6 +18,7 @@ import (
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/session"
 )
 
 // Agent is what a session needs of its agent: a turn with a Go event sink,
@@ -67,7 +68,8 @@ type Session struct {
 	person *approval.Person           // answers asks; remembers tools allowed for the session
 	edits  map[string]json.RawMessage // sampling requests as the person edited them
 	conv   Conversation
-	meta   *metaState // /meta's catalog agent, built on first use
+	meta   *metaState      // /meta's catalog agent, built on first use
+	rec    *session.Writer // the session file the turns are saved in (record.go)
 }
 
 // New returns a session over o.Agent, whose asks it answers from now on.
@@ -91,6 +93,9 @@ func (s *Session) SetAgent(a Agent) {
 	ra.SetSampleEdit(s.sampleEdit)
 	if old != nil && old != a {
 		ra.Seed(old.Agent().Messages())
+		if w := s.Record(); w != nil {
+			ra.SetRecorder(w) // the session goes on with the new model
+		}
 	}
 }
 

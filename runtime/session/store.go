@@ -179,6 +179,7 @@ func (s *Store) Fork(from *Session, h Header) (*Writer, error) {
 		turn = from.LastTurn
 	}
 	w.turn = turn + 1
+	w.first = w.turn
 	return w, w.err
 }
 

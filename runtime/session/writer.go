@@ -23,6 +23,7 @@ type Writer struct {
 	header  Header
 	path    string
 	turn    int // the turn the next message belongs to
+	first   int // turn when the writer was opened
 	size    int64
 	maxLine int64
 	maxFile int64
@@ -34,7 +35,7 @@ type Writer struct {
 }
 
 func (s *Store) newWriter(f *os.File, unlock func(), h Header, size int64, turn int) *Writer {
-	return &Writer{f: f, unlock: unlock, header: h, path: f.Name(), turn: turn, size: size,
+	return &Writer{f: f, unlock: unlock, header: h, path: f.Name(), turn: turn, first: turn, size: size,
 		maxLine: s.maxLine(), maxFile: s.maxFile(), mask: s.Mask, warn: s.Warn}
 }
 
