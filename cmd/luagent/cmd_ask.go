@@ -74,14 +74,14 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	ch := &chatOptions{}
 	c := &cobra.Command{
-		Use:   "chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes]",
+		Use:   "chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes]",
 		Short: "talk with an agent over the catalog's servers (/help in it)",
 		Long:  chatLong + chatCommands(),
 		Example: `  luagent chat
   luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
-  luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json`,
+  luagent chat --resume latest`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes] [--code-mode]\n",
+			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes] [--code-mode]\n",
 			"env":   agentEnv,
 		},
 		Args: func(c *cobra.Command, args []string) error {
@@ -101,8 +101,8 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 		d := flagDecl{fs: c.Flags()}
 		d.list(&ch.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent chat --server fs")
-		d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
-			"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
+		d.str(&ch.resume, "resume", "ID", "continue the saved session ID (luagent sessions list), or latest: this folder's latest; with the model it was saved with unless --model (or --agent) says otherwise. A conversation FILE saved before sessions (or by /save) goes on in a new session",
+			"--resume needs a value: luagent chat --resume latest (or a session id: luagent sessions list)")
 	})
 	return c
 }
@@ -122,8 +122,9 @@ End a line with \ to continue it on the next. Tab completes /commands,
 server and prompt names. Ctrl-C cancels a running turn (the servers are
 told) and the session goes on; at the prompt it clears the line, and a
 second one leaves; so does Ctrl-D. History is kept in
-~/.luagent/chat_history. The conversation is saved in ~/.luagent/sessions/
-after each turn (the path is printed on exit); --resume continues one.
+~/.luagent/chat_history. The chat is a session, saved in
+~/.luagent/sessions/ as it goes (its id is printed on exit); --resume ID
+or --resume latest continues one (luagent sessions list shows them).
 `
 
 // chatCommands lists the chat's commands from the one list /help prints
