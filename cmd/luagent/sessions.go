@@ -286,7 +286,7 @@ func sessionsShow(id string, stdout, stderr io.Writer) int {
 	}
 	flushEnd()
 	if sess.Dropped > 0 {
-		fmt.Fprintf(&b, "\n(%d messages of an unfinished turn are not shown: the run ended mid-turn)\n", sess.Dropped)
+		fmt.Fprintf(&b, "\n(%s of a turn that did not finish not shown: the run ended mid-turn)\n", plural(sess.Dropped, "message"))
 	}
 	if sess.Capped {
 		b.WriteString("\n(the file reached its size cap: later turns were not saved)\n")
@@ -325,4 +325,11 @@ func resultText(r ragent.Result) string {
 		out = append(out, string(r.StructuredContent))
 	}
 	return strings.Join(out, "\n")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

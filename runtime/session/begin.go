@@ -57,17 +57,22 @@ func (s *Store) Import(h Header, msgs []agent.Message, model string) (*Writer, e
 // EnvSecrets are the values of environ's variables whose names say they
 // hold a secret (API_KEY, GITHUB_TOKEN, ...; secret.Name), for a Store's
 // Mask: a session file never holds them. Short values are left out
-// (they would mask common words).
+// (they would mask common words), and so are paths and the variables
+// whose names only look secret (PWD, SSH_AUTH_SOCK: a folder, a socket).
 func EnvSecrets(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
-		if ok && len(v) >= 6 && secret.Name(k) {
-			out = append(out, v)
+		if !ok || len(v) < 6 || !secret.Name(k) || notSecret[strings.ToUpper(k)] || strings.HasPrefix(v, "/") || strings.HasPrefix(strings.ToUpper(k), "XDG_SESSION_") {
+			continue
 		}
+		out = append(out, v)
 	}
 	return out
 }
+
+// notSecret are variables Name takes for secrets that are not.
+var notSecret = map[string]bool{"PWD": true, "OLDPWD": true, "SSH_AUTH_SOCK": true, "DBUS_SESSION_BUS_ADDRESS": true, "GPG_AGENT_INFO": true, "XAUTHORITY": true, "SESSION_MANAGER": true, "DESKTOP_SESSION": true}
 
 // Turns says whether the writer recorded a turn of its own (a run that
 // said nothing leaves a file worth removing).

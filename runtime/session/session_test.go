@@ -436,3 +436,10 @@ func FuzzParse(f *testing.F) {
 		_ = s.LastModel()
 	})
 }
+
+func TestEnvSecrets(t *testing.T) {
+	got := EnvSecrets([]string{"GITHUB_TOKEN=ghp_abcdef123", "PWD=/home/me/work", "OLDPWD=elsewhere-dir", "MY_API_KEY=/not/a/secret/path", "SHORT_KEY=abc", "HOME=/root", "PLAIN=visible-value", "DB_PASSWORD=hunter2hunter2", "XDG_SESSION_TYPE=wayland"})
+	if strings.Join(got, ",") != "ghp_abcdef123,hunter2hunter2" {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -238,7 +238,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 		} else {
 			t.say("resumed session %s: %d turns", prior.ID, prior.Turns())
 			if prior.Dropped > 0 {
-				t.say("(%d messages of a turn that did not finish were left out: the session goes on after its last complete turn)", prior.Dropped)
+				t.say("(a turn that did not finish was left out: the session goes on after its last complete turn)")
 			}
 		}
 		if resumed != "" {

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/luagent/luagent/runtime/session"
+)
+
+// sessionsOf is `luagent sessions list --json` in home.
+func sessionsOf(t *testing.T, home string) []session.Info {
+	t.Helper()
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "sessions", "list", "--json")
+	var out []session.Info
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &out) != nil {
+		t.Fatalf("sessions list --json: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	return out
+}
+
+func sessionByID(t *testing.T, home, id string) session.Info {
+	t.Helper()
+	for _, i := range sessionsOf(t, home) {
+		if i.ID == id {
+			return i
+		}
+	}
+	t.Fatalf("no session %s", id)
+	return session.Info{}
+}
+
+// ask is a session: -c goes on with the folder's latest, --resume ID with
+// a given one, --fork copies one to a new id; sessions list, show and rm
+// see them. The counting agent's model says how many messages it saw.
+func TestAskSessions(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"LUAGENT_HOME=" + home}
+	agentFile := writeFile(t, home, "counting.lua", countingAgent)
+	ask := func(want string, args ...string) {
+		t.Helper()
+		r := luagent(t, "", env, append([]string{"ask", "--agent", agentFile}, args...)...)
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Fatalf("ask %q: exit %d, want %q\n%s%s", args, r.code, want, r.stdout, r.stderr)
+		}
+	}
+	ask("seen 1 messages", "hello \x1b[31mred")
+	l := sessionsOf(t, home)
+	if len(l) != 1 || l[0].Turns != 1 || l[0].FirstPrompt != "hello \x1b[31mred" || l[0].Command != "ask" || l[0].AgentFile != agentFile {
+		t.Fatalf("after one ask: %+v", l)
+	}
+	first := l[0].ID
+	if !session.ValidID(first) {
+		t.Fatalf("id %q", first)
+	}
+	wd, _ := os.Getwd()
+	if l[0].Cwd != wd {
+		t.Errorf("cwd %q, want %q", l[0].Cwd, wd)
+	}
+	ask("seen 3 messages", "-c", "again")
+	ask("seen 5 messages", "--resume", first, "third")
+	if l = sessionsOf(t, home); len(l) != 1 || l[0].Turns != 3 {
+		t.Fatalf("after -c and --resume: %+v", l)
+	}
+	ask("seen 7 messages", "--fork", "-c", "forked")
+	l = sessionsOf(t, home)
+	if len(l) != 2 || l[0].ID == first || l[0].ForkedFrom != first || l[0].Turns != 4 || sessionByID(t, home, first).Turns != 3 {
+		t.Fatalf("after --fork: %+v", l)
+	}
+	fork := l[0].ID
+	// -c now means the fork (the latest); --resume the first still.
+	ask("seen 9 messages", "-c", "on the fork")
+	ask("seen 7 messages", "--resume", first[:8], "on the first")
+
+	// The folder and files are private.
+	for path, want := range map[string]os.FileMode{filepath.Join(home, "sessions"): 0o700, filepath.Join(home, "sessions", first+".jsonl"): 0o600} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: %v %v, want %v", path, fi.Mode().Perm(), err, want)
+		}
+	}
+
+	// list: the text form, newest first.
+	r := luagent(t, "", env, "sessions", "list")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], first) || !strings.Contains(lines[1], fork) || !strings.Contains(lines[0], "4 turns") || strings.Contains(r.stdout, "\x1b") {
+		t.Errorf("sessions list:\n%q", r.stdout)
+	}
+	// show: the conversation, control characters visible.
+	r = luagent(t, "", env, "sessions", "show", first)
+	for _, want := range []string{"session " + first, "> hello \\x1b[31mred", "seen 1 messages", "── turn 4", "> on the first"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("sessions show lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r.code != 0 || strings.Contains(r.stdout, "\x1b") {
+		t.Errorf("sessions show: exit %d, raw escape in:\n%q", r.code, r.stdout)
+	}
+	// rm, then the id is unknown: one line, not_found.
+	if r = luagent(t, "", env, "sessions", "rm", fork); r.code != 0 || !strings.Contains(r.stdout, "removed session "+fork) {
+		t.Errorf("rm: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"sessions", "rm", fork}, {"sessions", "show", fork}, {"ask", "--resume", fork, "x"}, {"sessions", "show", "nope"}} {
+		r = luagent(t, "", env, args...)
+		if r.code != 1 || !strings.HasPrefix(r.stderr, "luagent: not_found: no session") || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d %q", args, r.code, r.stderr)
+		}
+	}
+	if l = sessionsOf(t, home); len(l) != 1 {
+		t.Errorf("after rm: %+v", l)
+	}
+}
+
+// -c in a folder with no session, and the flags' misuse.
+func TestAskSessionFlags(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"LUAGENT_HOME=" + home}
+	r := luagent(t, "", env, "ask", "-c", "hi")
+	if r.code != 1 || !strings.Contains(r.stderr, "luagent: not_found: no session was started in ") {
+		t.Errorf("-c with none: %d %q", r.code, r.stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ask", "--fork", "hi"}, "--fork copies a session"},
+		{[]string{"ask", "-c", "--resume", session.NewID(), "hi"}, "--continue and --resume name the session twice"},
+		{[]string{"ask", "--resume"}, "--resume needs a session id"},
+		{[]string{"sessions"}, "sessions needs a verb"},
+		{[]string{"sessions", "show"}, "sessions show takes one session id"},
+		{[]string{"sessions", "list", "x"}, "sessions list takes only --json"},
+	} {
+		r := luagent(t, "", env, tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: exit %d %q, want %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+	if r = luagent(t, "", env, "sessions", "list"); r.code != 0 || !strings.Contains(r.stdout, "no sessions yet") {
+		t.Errorf("empty list: %d %q", r.code, r.stdout)
+	}
+	if r = luagent(t, "", env, "sessions", "list", "--json"); r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("empty list --json: %d %q", r.code, r.stdout)
+	}
+}
+
+// Secrets never reach a session file: the providers' keys, the
+// environment's secret-named variables, the catalog's env values.
+func TestAskSessionSecrets(t *testing.T) {
+	home := t.TempDir()
+	const key, token, envVal = "sk-test-key-0123456789", "ghp_tokenvalue987654321", "catalog-env-secret-55555"
+	writeCatalog(t, home, map[string]any{"srv": map[string]any{"command": "/nonexistent/server", "env": map[string]string{"API_TOKEN": envVal}, "disabled": true}})
+	env := []string{"LUAGENT_HOME=" + home, "OPENAI_API_KEY=" + key, "GITHUB_TOKEN=" + token}
+	r := luagent(t, "", env, "ask", "--model", "mock", "remember "+key+" and "+token+" and "+envVal)
+	if r.code != 0 {
+		t.Fatalf("ask: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("files %q", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	for _, s := range []string{key, token, envVal} {
+		if strings.Contains(string(b), s) {
+			t.Errorf("the session file holds %q:\n%s", s, b)
+		}
+	}
+	if !strings.Contains(string(b), "remember <secret> and <secret> and <secret>") {
+		t.Errorf("the prompt is not there, masked:\n%s", b)
+	}
+}
+
+// slowAgent's model says "thinking" and waits when the prompt is "slow";
+// otherwise it counts the messages it sees.
+const slowAgent = `
+return agent.new{ hub = false, model = function(req)
+  local last = req.messages[#req.messages]
+  if last.parts[1].text == "slow" then
+    io.write("thinking\n") io.stdout:flush()
+    task.sleep(120)
+  end
+  return { text = "seen " .. #req.messages .. " messages" }
+end }
+`
+
+// A run killed (SIGKILL) mid-turn loses nothing already answered: the
+// session resumes after its last complete turn, by ask -c and by a chat
+// on a terminal (--resume latest).
+func TestSessionKilledMidTurn(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"LUAGENT_HOME=" + home}
+	agentFile := writeFile(t, home, "slow.lua", slowAgent)
+	if r := luagent(t, "", env, "ask", "--agent", agentFile, "hello"); r.code != 0 || !strings.Contains(r.stdout, "seen 1 messages") {
+		t.Fatalf("first ask: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	cmd := exec.Command(bin, "ask", "--agent", agentFile, "-c", "slow")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	timeout := time.After(30 * time.Second)
+	for started := false; !started; {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("ask ended before the slow turn started")
+			}
+			started = l == "thinking"
+		case <-timeout:
+			t.Fatal("the slow turn never started")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	l := sessionsOf(t, home)
+	if len(l) != 1 || l[0].Turns != 1 {
+		t.Fatalf("after the kill: %+v", l)
+	}
+	r := luagent(t, "", env, "sessions", "show", l[0].ID)
+	if !strings.Contains(r.stdout, "1 message of a turn that did not finish not shown") || strings.Contains(r.stdout, "> slow") {
+		t.Errorf("show after the kill:\n%s", r.stdout)
+	}
+	// The killed turn's prompt is left out: the model sees hello, its
+	// answer and the new prompt.
+	if r = luagent(t, "", env, "ask", "--agent", agentFile, "-c", "after"); r.code != 0 || !strings.Contains(r.stdout, "seen 3 messages") {
+		t.Fatalf("ask -c after the kill: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	// A chat on a terminal goes on with it.
+	tt := startTTY(t, home, "chat", "--agent", agentFile, "--resume", "latest")
+	m := tt.wait(0, "resumed session "+l[0].ID+": 2 turns", "> ")
+	tt.send("in chat\r")
+	m = tt.wait(m, "seen 5 messages", "> ")
+	tt.send("\x04")
+	tt.wait(m, "saved the conversation to ")
+	tt.exited()
+	if got := sessionByID(t, home, l[0].ID); got.Turns != 3 {
+		t.Errorf("after the chat: %+v", got)
+	}
+}
