@@ -91,6 +91,18 @@ func sessionHeader(command, agentFile string, ag *ragent.Agent) session.Header {
 // new one, prior itself, or prior's fork; the agent gets prior's
 // conversation. The writer's ID is the run's session id.
 func recordSession(st *session.Store, prior *session.Session, fork bool, h session.Header, ag *ragent.Agent) (*session.Writer, error) {
+	if own, ok := ag.Recorder().(*session.Writer); ok && own != nil {
+		// The agent file's agent has a session of its own (agent.resume,
+		// agent.new{session = true}): the run goes on in it, unless -c or
+		// --resume names another.
+		if prior == nil {
+			return own, nil
+		}
+		own.Close()
+		if s, err := st.Load(own.ID()); err == nil && len(s.Entries) == 0 && s.Turns() == 0 {
+			st.Remove(own.ID())
+		}
+	}
 	w, msgs, err := st.Begin(prior, fork, h)
 	if err != nil {
 		return nil, err

@@ -255,3 +255,56 @@ func TestSessionKilledMidTurn(t *testing.T) {
 		t.Errorf("after the chat: %+v", got)
 	}
 }
+
+// From Lua: agent.new{session = true} saves an agent's asks, a:session()
+// says where, agent.resume(id) goes on with a saved session in a later
+// run, and an agent file returning agent.resume("latest") makes ask go on
+// in that session.
+func TestLuaSessions(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"LUAGENT_HOME=" + home}
+	dir := t.TempDir()
+	first := writeFile(t, dir, "first.lua", `
+local a = agent.new{ model = "mock", hub = false }
+assert(a:session() == nil, "no session unless asked for")
+local b = agent.new{ model = "mock", hub = false, session = true }
+b:ask("hello from lua")
+local s = b:session()
+print(s.id) print(s.path)
+`)
+	r := luagent(t, "", env, first)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != 2 || !session.ValidID(lines[0]) || lines[1] != filepath.Join(home, "sessions", lines[0]+".jsonl") {
+		t.Fatalf("first run: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	id := lines[0]
+	second := writeFile(t, dir, "second.lua", `
+local id = ...
+local a = agent.resume(id, { hub = false })
+assert(a:session().id == id, "the same session")
+print(#a:messages())
+print((a:ask("and again")))
+local ok, err = pcall(agent.resume, "0f8fad5b-d9cb-469f-a165-70867728950e")
+print(ok, err.kind)
+local f = agent.resume(id, { hub = false, fork = true })
+print(f:session().id ~= id, #f:messages())
+`)
+	r = luagent(t, "", env, second, id)
+	if r.code != 0 || r.stdout != "2\nmock: and again\nfalse\tnot_found\ntrue\t4\n" {
+		t.Fatalf("second run: %d\n%q%s", r.code, r.stdout, r.stderr)
+	}
+	if got := sessionByID(t, home, id); got.Turns != 2 || got.Command != "lua" {
+		t.Fatalf("after resume: %+v", got)
+	}
+	// ask --agent FILE whose agent resumes a session goes on in it.
+	agentFile := writeFile(t, dir, "resumer.lua", `return agent.resume("`+id+`", { hub = false })`)
+	if r = luagent(t, "", env, "ask", "--agent", agentFile, "third"); r.code != 0 || !strings.Contains(r.stdout, "mock: third") {
+		t.Fatalf("ask --agent: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := sessionByID(t, home, id); got.Turns != 3 {
+		t.Fatalf("after ask --agent: %+v", got)
+	}
+	if n := len(sessionsOf(t, home)); n != 2 { // id and its fork
+		t.Fatalf("%d sessions", n)
+	}
+}
