@@ -1,8 +1,11 @@
 package session
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -308,18 +311,48 @@ func (s *Store) List() ([]Info, error) {
 	return out, nil
 }
 
-// Latest is the most recently used session started in the folder cwd.
+// Latest is the most recently used session started in the folder cwd
+// (Info's ID, Cwd, Start, Updated and Path: only headers are read).
 func (s *Store) Latest(cwd string) (Info, error) {
-	all, err := s.List()
+	ids, err := s.ids()
 	if err != nil {
 		return Info{}, err
 	}
+	var all []Info
+	for _, id := range ids {
+		if fi, err := os.Lstat(s.Path(id)); err == nil {
+			all = append(all, Info{ID: id, Updated: fi.ModTime().UTC(), Size: fi.Size(), Path: s.Path(id)})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b Info) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	for _, i := range all {
-		if i.Cwd == cwd {
+		h, err := readHeader(i.Path)
+		if err == nil && h.ID == i.ID && h.Cwd == cwd {
+			i.Cwd, i.Start, i.Model, i.AgentFile, i.Command, i.ForkedFrom = h.Cwd, h.Start, h.Model, h.AgentFile, h.Command, h.ForkedFrom
 			return i, nil
 		}
 	}
 	return Info{}, errs.Errorf(errs.NotFound, "session", "no session was started in %s yet (luagent sessions list shows them all)", cwd)
+}
+
+// readHeader reads a session file's first line only.
+func readHeader(path string) (Header, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|privfile.OpenNoFollow, 0)
+	if err != nil {
+		return Header{}, err
+	}
+	defer f.Close()
+	line, _, _ := readLine(bufio.NewReaderSize(io.LimitReader(f, 64<<10), 4096))
+	var h Header
+	if err := json.Unmarshal(line, &h); err != nil || h.Type != TypeHeader || h.Format != Format {
+		return Header{}, errNotSession("not a session header")
+	}
+	return h, nil
 }
 
 // Remove deletes the session id; one a run is writing is refused.
