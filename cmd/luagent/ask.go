@@ -113,8 +113,11 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		// sess is the run's session: sess.ID() is THE session id of this
 		// ask (hooks' session_id, stream-json's), sess.Path() its file.
 		sess, err := recordSession(store, prior, a.sess.fork, sessionHeader("ask", a.agent, ag.Agent()), ag.Agent())
-		if err != nil {
+		if err != nil && prior != nil {
 			return askFailed(ctx, stderr, shown, err, "session")
+		}
+		if err != nil { // a new session that cannot be saved: the ask runs unsaved
+			fmt.Fprintln(stderr, "luagent: this ask is not saved: "+shown(sessionMsg(err)))
 		}
 		defer sess.Close()
 		var mu sync.Mutex // events come from the turn's goroutines

@@ -178,11 +178,16 @@ a given one; luagent chat --resume ID|latest.`,
 	return c
 }
 
-func sessionFailed(stderr io.Writer, err error) int {
-	msg := err.Error()
+// sessionMsg is a session error's message without its op.
+func sessionMsg(err error) string {
 	if e, ok := err.(*errs.Error); ok && e.Op == "session" {
-		msg = e.Msg
+		return e.Msg
 	}
+	return err.Error()
+}
+
+func sessionFailed(stderr io.Writer, err error) int {
+	msg := sessionMsg(err)
 	fmt.Fprintf(stderr, "luagent: %s: %s\n", errs.KindOf(err), visible.Line(render.OneLine(msg, 400)))
 	return host.ExitError
 }

@@ -308,3 +308,22 @@ print(f:session().id ~= id, #f:messages())
 		t.Fatalf("%d sessions", n)
 	}
 }
+
+// A session that cannot be saved (the sessions folder is a file) leaves
+// the run going, unsaved, with one line saying so; resuming one fails.
+func TestSessionUnsaved(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, home, "sessions", "not a folder")
+	env := []string{"LUAGENT_HOME=" + home}
+	r := luagent(t, "", env, "ask", "--model", "mock", "hi")
+	if r.code != 0 || r.stdout != "mock: hi\n" || !strings.Contains(r.stderr, "luagent: this ask is not saved: cannot make the sessions folder") {
+		t.Errorf("ask: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = luagent(t, "hi\n", env, "chat", "--model", "mock")
+	if r.code != 0 || !strings.Contains(r.stdout, "mock: hi") || !strings.Contains(r.stderr, "luagent: this chat is not saved") || strings.Contains(r.stdout, "saved the conversation") {
+		t.Errorf("chat: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r = luagent(t, "", env, "ask", "-c", "hi"); r.code != 1 || !strings.Contains(r.stderr, "luagent: invalid: cannot read "+filepath.Join(home, "sessions")) {
+		t.Errorf("ask -c: %d %q", r.code, r.stderr)
+	}
+}

@@ -39,9 +39,21 @@ func (s *Store) newWriter(f *os.File, unlock func(), h Header, size int64, turn 
 		maxLine: s.maxLine(), maxFile: s.maxFile(), mask: s.Mask, warn: s.Warn}
 }
 
-// ID is the session's id; Path its file.
-func (w *Writer) ID() string   { return w.header.ID }
-func (w *Writer) Path() string { return w.path }
+// ID is the session's id; Path its file ("" for the nil *Writer: a run
+// whose session could not be saved).
+func (w *Writer) ID() string {
+	if w == nil {
+		return ""
+	}
+	return w.header.ID
+}
+
+func (w *Writer) Path() string {
+	if w == nil {
+		return ""
+	}
+	return w.path
+}
 
 // Header is the session's header.
 func (w *Writer) Header() Header { return w.header }
@@ -74,8 +86,11 @@ func (w *Writer) End(tr *agent.Transcript) {
 	w.turn++
 }
 
-// Close releases the file.
+// Close releases the file. The nil *Writer's Close does nothing.
 func (w *Writer) Close() error {
+	if w == nil {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {

@@ -214,11 +214,15 @@ func (t *chatTerm) run(ctx context.Context) int {
 	hb := ag.Agent().Hub()
 	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, AgentFile: t.cfg.AgentFile, Lua: t.lua})
 	w, err := t.openSession(prior, conv)
-	if err != nil {
+	switch {
+	case err != nil && (prior != nil || conv != nil):
 		fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(sessionErr(err)))
 		return exitError
+	case err != nil: // a new session that cannot be saved: the chat goes on unsaved
+		fmt.Fprintf(t.errw, "luagent: this chat is not saved: %s\n", t.shown(sessionErr(err)))
+	default:
+		t.s.SetRecord(w)
 	}
-	t.s.SetRecord(w)
 	// A resumed conversation's model is settled first, so only the model
 	// the chat goes on with is named.
 	var resumed string
