@@ -327,3 +327,20 @@ func TestSessionUnsaved(t *testing.T) {
 		t.Errorf("ask -c: %d %q", r.code, r.stderr)
 	}
 }
+
+// A tool the agent runs may ask which session it is in (a:session()
+// during the ask does not wait for the ask).
+func TestLuaSessionFromTool(t *testing.T) {
+	home := t.TempDir()
+	script := writeFile(t, t.TempDir(), "s.lua", `
+local a
+a = agent.new{ model = "mock", hub = false, session = true, yes = true,
+  tools = { { name = "where", description = "which session", handler = function() return a:session().id end } } }
+local text = a:ask("where are we")
+print(text:find(a:session().id, 1, true) ~= nil)
+`)
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, script)
+	if r.code != 0 || r.stdout != "true\n" {
+		t.Fatalf("%d %q %s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -145,8 +145,8 @@ type Agent struct {
 
 	secrets *secret.Masker // Config.Secrets' masks (nil: none)
 
-	recorder Recorder // SetRecorder's (record.go; under mu)
-	recorded int      // a.messages[:recorded] were told to it
+	recorder atomic.Pointer[recorderBox] // SetRecorder's (record.go)
+	recorded int                         // a.messages[:recorded] were told to it (under mu)
 }
 
 // New returns an agent over cfg.

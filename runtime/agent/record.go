@@ -19,15 +19,23 @@ type Recorder interface {
 func (a *Agent) SetRecorder(r Recorder) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.recorder = r
+	if r == nil {
+		a.recorder.Store(nil)
+	} else {
+		a.recorder.Store(&recorderBox{r})
+	}
 	a.recorded = len(a.messages)
 }
 
-// Recorder is the agent's recorder (nil: none).
+type recorderBox struct{ r Recorder }
+
+// Recorder is the agent's recorder (nil: none). It does not wait for a
+// running Ask (a tool may ask which session it is in).
 func (a *Agent) Recorder() Recorder {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.recorder
+	if b := a.recorder.Load(); b != nil {
+		return b.r
+	}
+	return nil
 }
 
 // record tells the recorder the messages added since it was last told
@@ -36,7 +44,8 @@ func (a *Agent) record(tr *Transcript) {
 	if a.recorded > len(a.messages) {
 		a.recorded = len(a.messages)
 	}
-	if a.recorder == nil {
+	rec := a.Recorder()
+	if rec == nil {
 		a.recorded = len(a.messages)
 		return
 	}
@@ -48,18 +57,18 @@ func (a *Agent) record(tr *Transcript) {
 		for j := range msg.ToolCalls {
 			msg.ToolCalls[j].Arguments = a.redactJSON(msg.ToolCalls[j].Arguments)
 		}
-		var rec *ToolCallRecord
+		var call *ToolCallRecord
 		if m.Role == llm.RoleTool && tr != nil {
 			for i := len(tr.ToolCalls) - 1; i >= 0; i-- {
 				if tr.ToolCalls[i].ID == m.ToolCallID {
 					r := tr.ToolCalls[i]
 					r.Arguments, r.Error, r.Reason = a.redactJSON(r.Arguments), a.redact(r.Error), a.redact(r.Reason)
-					rec = &r
+					call = &r
 					break
 				}
 			}
 		}
-		a.recorder.Message(msg, rec)
+		rec.Message(msg, call)
 	}
 	a.recorded = len(a.messages)
 }
@@ -67,7 +76,7 @@ func (a *Agent) record(tr *Transcript) {
 // recordEnd tells the recorder the Ask ended (the caller holds a.mu).
 func (a *Agent) recordEnd(tr *Transcript) {
 	a.record(tr)
-	if a.recorder != nil {
-		a.recorder.End(tr)
+	if rec := a.Recorder(); rec != nil {
+		rec.End(tr)
 	}
 }
