@@ -172,6 +172,20 @@ a given one; luagent chat --resume ID|latest.`,
 				*code = sessionsRm(args[0], stdout, stderr)
 				return nil
 			}}
+		list.Example = "  luagent sessions list\n  luagent sessions list --json"
+		// complete offers the saved sessions' ids.
+		complete := func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			all, _ := sessionStore(nil, nil).List()
+			var ids []cobra.Completion
+			for _, i := range all {
+				ids = append(ids, cobra.CompletionWithDesc(i.ID, render.OneLine(i.FirstPrompt, 40)))
+			}
+			return ids, cobra.ShellCompDirectiveNoFileComp
+		}
+		show.ValidArgsFunction, rm.ValidArgsFunction = complete, complete
 		c.AddCommand(list, show, rm)
 		setDefaults(c)
 	})
