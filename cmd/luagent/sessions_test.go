@@ -197,36 +197,7 @@ func TestSessionKilledMidTurn(t *testing.T) {
 	if r := luagent(t, "", env, "ask", "--agent", agentFile, "hello"); r.code != 0 || !strings.Contains(r.stdout, "seen 1 messages") {
 		t.Fatalf("first ask: %d %s%s", r.code, r.stdout, r.stderr)
 	}
-	cmd := exec.Command(bin, "ask", "--agent", agentFile, "-c", "slow")
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	timeout := time.After(30 * time.Second)
-	for started := false; !started; {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatal("ask ended before the slow turn started")
-			}
-			started = l == "thinking"
-		case <-timeout:
-			t.Fatal("the slow turn never started")
-		}
-	}
+	cmd := startSlow(t, env, agentFile)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 
@@ -342,5 +313,99 @@ print(text:find(a:session().id, 1, true) ~= nil)
 	r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, script)
 	if r.code != 0 || r.stdout != "true\n" {
 		t.Fatalf("%d %q %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// startSlow starts `ask --agent slowAgent -c slow` and returns it once
+// its model is thinking.
+func startSlow(t *testing.T, env []string, agentFile string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, "ask", "--agent", agentFile, "-c", "slow")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	thinking := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if sc.Text() == "thinking" {
+				thinking <- true
+			}
+		}
+		close(thinking)
+	}()
+	select {
+	case ok := <-thinking:
+		if !ok {
+			t.Fatal("ask ended before the slow turn started")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the slow turn never started")
+	}
+	return cmd
+}
+
+// Ctrl-C (SIGINT) mid-turn ends the turn as cancelled: it is complete,
+// its prompt stays, and -c goes on after it.
+func TestSessionInterruptedTurn(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"LUAGENT_HOME=" + home}
+	agentFile := writeFile(t, home, "slow.lua", slowAgent)
+	if r := luagent(t, "", env, "ask", "--agent", agentFile, "hello"); r.code != 0 {
+		t.Fatalf("first ask: %d %s", r.code, r.stderr)
+	}
+	cmd := startSlow(t, env, agentFile)
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	l := sessionsOf(t, home)
+	if len(l) != 1 || l[0].Turns != 2 {
+		t.Fatalf("after Ctrl-C: %+v", l)
+	}
+	r := luagent(t, "", env, "sessions", "show", l[0].ID)
+	if !strings.Contains(r.stdout, "> slow") || !strings.Contains(r.stdout, "(the turn ended: cancelled") {
+		t.Errorf("show:\n%s", r.stdout)
+	}
+	if r = luagent(t, "", env, "ask", "--agent", agentFile, "-c", "after"); !strings.Contains(r.stdout, "seen 4 messages") {
+		t.Errorf("ask -c after Ctrl-C: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A tool result over the line cap (4 MiB) is cut in the file, which says
+// so, while the model and the user got it whole.
+func TestSessionLineCap(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"LUAGENT_HOME=" + home}
+	agentFile := writeFile(t, home, "big.lua", `
+return agent.new{ model = "mock", hub = false, yes = true,
+  tools = { { name = "big", description = "a big result", handler = function() return string.rep("x", 5 * 1024 * 1024) end } } }
+`)
+	r := luagent(t, "", env, "ask", "--agent", agentFile, "big")
+	if r.code != 0 || !strings.Contains(r.stdout, strings.Repeat("x", 5*1024*1024)) {
+		t.Fatalf("ask: %d, %d bytes out, %s", r.code, len(r.stdout), r.stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("files %q", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if len(line)+1 > session.DefaultMaxLine {
+			t.Errorf("a line of %d bytes", len(line))
+		}
+	}
+	if !strings.Contains(string(b), `"cut":true`) || !strings.Contains(string(b), "over the session file's line cap") {
+		t.Errorf("the file does not say what was cut")
+	}
+	if l := sessionsOf(t, home); len(l) != 1 || l[0].Turns != 1 {
+		t.Errorf("list: %+v", l)
+	}
+	if r = luagent(t, "", env, "sessions", "show", files[0][len(files[0])-42:len(files[0])-6]); r.code != 0 || !strings.Contains(r.stdout, "(cut in the file: over the line cap)") {
+		t.Errorf("show: %d %.500s %s", r.code, r.stdout, r.stderr)
 	}
 }
