@@ -275,8 +275,33 @@ function M.new(opts)
   end
   self = setmetatable({ name = o.name, description = o.description, _opts = opts, _depth = depth, _calls = calls,
     _hub = o.hub or false, _inline = inline ~= nil }, Agent)
+  local session = o.session
+  o.session = nil
   self._native = native.new(o)
+  if session then self._native:record() end
   return self
+end
+
+-- agent.resume(id [, opts]) -> agent: agent.new(opts) going on with the
+-- saved session id ("latest": the current folder's latest), its asks
+-- saved there (opts.fork: in a new session with its history); the
+-- session's model unless opts.model.
+function M.resume(id, opts)
+  if type(id) ~= "string" then
+    error("agent.resume: id must be a session id (luagent sessions list shows them) or \"latest\"", 2)
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error("agent.resume: options must be a table (agent.new's, and fork)", 2)
+  end
+  local info = native.session_info(id)
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local fork = o.fork and true or false
+  o.fork, o.session = nil, nil
+  if o.model == nil and info.model ~= "" then o.model = info.model end
+  local a = M.new(o)
+  a._native:record(info.id, fork)
+  return a
 end
 
 -- a:with{...} is a new agent (a fresh conversation) with these options
@@ -337,6 +362,11 @@ end
 -- a:reset() forgets the conversation.
 function Agent:reset()
   self._native:reset()
+end
+
+-- a:session() -> {id =, path =} | nil: the session the asks are saved in.
+function Agent:session()
+  return self._native:session()
 end
 
 -- a:messages() is the conversation so far (transcript-shaped messages).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/luagent/luagent/runtime/sessionid"
 	"io"
 	"os"
 	"strings"
@@ -19,7 +20,6 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/render"
 	"github.com/luagent/luagent/runtime/secret"
-	"github.com/luagent/luagent/runtime/session"
 	"github.com/luagent/luagent/runtime/visible"
 )
 
@@ -30,7 +30,8 @@ type askOptions struct {
 	servers []string // --server NAME...
 	yes     bool
 	json    bool
-	code    bool // --code-mode
+	code    bool         // --code-mode
+	sess    sessionFlags // -c, --resume ID, --fork (sessions.go)
 	prompt  []string
 	// allow and deny are --allow's and --deny's patterns.
 	allow, deny []string
@@ -62,8 +63,10 @@ func askModel(flag string, getenv func(string) string, cfg *catalog.Config) (spe
 // runtime/render: the answer on stdout, tool activity on stderr.
 func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	a := o.ask
-	// The session's id: the one place ask makes it.
-	sid := session.NewID()                       // the run's one session id (hooks' and stream-json's session_id)
+	// sid is the run's one session id (hooks' and stream-json's
+	// session_id, the session file's): a new one, or the resumed
+	// session's once it is known.
+	sid := sessionid.New()
 	hl := newAskHeadless(a, stdout, stderr, sid) // nil: text
 	if hl != nil {
 		stderr = hl.stderr
@@ -99,10 +102,22 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 	rules, _ := perms.Rules() // checked by permissionSetup
 	mask := secret.NewMasker(secrets())
 	shown := func(s string) string { return visible.Text(mask.String(s)) }
+	store := sessionStore(cfg, func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) })
+	prior, err := priorSession(store, a.sess) // -c, --resume: the session to go on with
+	if err != nil {
+		return askFailed(context.Background(), stderr, shown, err, "session")
+	}
+	if prior != nil && !a.sess.fork {
+		sid = prior.ID
+		hl.setSessionID(sid)
+	}
 	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
 		OwnHub: true, Warn: func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) }}
 	if a.agent == "" {
 		spec, note := askModel(a.model, os.Getenv, cfg)
+		if prior != nil && a.model == "" && prior.LastModel() != "" {
+			spec, note = prior.LastModel(), "" // a resumed session goes on with its model
+		}
 		if note != "" {
 			fmt.Fprintln(stderr, note)
 		}
@@ -127,7 +142,23 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 			return askFailed(ctx, stderr, shown, err, "ask")
 		}
 		ag.Agent().SetRules(rules)
-		ag.Agent().SetSession(sid, "")
+		// sess is the run's session: sess.ID() is THE session id of this
+		// ask (hooks' session_id, stream-json's), sess.Path() its file.
+		h := sessionHeader("ask", a.agent, ag.Agent())
+		h.ID = sid
+		sess, err := recordSession(store, prior, a.sess.fork, h, ag.Agent())
+		if err != nil && prior != nil {
+			return askFailed(ctx, stderr, shown, err, "session")
+		}
+		path := ""
+		if err != nil { // a new session that cannot be saved: the ask runs unsaved
+			fmt.Fprintln(stderr, "luagent: this ask is not saved: "+shown(sessionMsg(err)))
+		} else {
+			sid, path = sess.ID(), sess.Path() // an agent file's own session, if it has one
+			hl.setSessionID(sid)
+		}
+		defer sess.Close()
+		ag.Agent().SetSession(sid, path)
 		defer endSession(ag.Agent(), stderr, shown)
 		if hl != nil {
 			return hl.run(ctx, ag, prompt, stdin, shown)

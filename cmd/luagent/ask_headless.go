@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/luagent/luagent/runtime/sessionid"
 	"io"
 	"os"
 	"strings"
@@ -19,7 +20,6 @@ import (
 	"github.com/luagent/luagent/runtime/headless"
 	"github.com/luagent/luagent/runtime/render"
 	"github.com/luagent/luagent/runtime/secret"
-	"github.com/luagent/luagent/runtime/session"
 )
 
 // ask --output-format json|stream-json and --input-format stream-json:
@@ -88,12 +88,19 @@ func newAskHeadless(a *askOptions, stdout, stderr io.Writer, sid string) *askHea
 	mask := secret.NewMasker(secrets())
 	return &askHeadless{
 		s: headless.New(headless.Options{Out: stdout, Format: a.outputFormat, SessionID: sid, Mask: mask.String,
-			NewID: session.NewID}),
+			NewID: sessionid.New}),
 		streamIn: a.inputFormat == headless.StreamJSON,
 		stderr:   &lastLine{w: stderr},
 		model:    a.model,
 		yes:      a.yes,
 		start:    time.Now(),
+	}
+}
+
+// setSessionID gives the run's session id, once its session is open.
+func (hl *askHeadless) setSessionID(id string) {
+	if hl != nil {
+		hl.s.SetSessionID(id)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/luagent/luagent/runtime/sessionid"
 	"io"
 	"os"
 	"os/exec"
@@ -14,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/luagent/luagent/runtime/session"
 	"github.com/luagent/luagent/runtime/testkit"
 )
 
@@ -103,7 +103,7 @@ func TestAskStreamJSON(t *testing.T) {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 	s := consume(t, r, "--results", "1")
-	if !session.ValidID(s.SessionID) {
+	if !sessionid.Valid(s.SessionID) {
 		t.Errorf("session_id %q is not a session id", s.SessionID)
 	}
 	wd, _ := os.Getwd()
@@ -145,7 +145,7 @@ func TestAskOutputJSON(t *testing.T) {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 	s := consume(t, r, "--format", "json")
-	if res := s.Results[0]; res.Subtype != "success" || res.IsError || !strings.Contains(res.Result, "wrote hello") || !session.ValidID(res.SessionID) {
+	if res := s.Results[0]; res.Subtype != "success" || res.IsError || !strings.Contains(res.Result, "wrote hello") || !sessionid.Valid(res.SessionID) {
 		t.Errorf("result: %+v", res)
 	}
 	if b, _ := os.ReadFile(notes); string(b) != "hello\n" {

@@ -40,7 +40,8 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 	if !ok {
 		return code
 	}
-	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets()}
+	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets(),
+		SessionSecrets: sessionSecrets(cfg), Version: version}
 	cc.Perms = perms
 	if c.agent == "" {
 		spec, note := askModel(c.model, os.Getenv, cfg)

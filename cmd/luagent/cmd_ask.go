@@ -51,10 +51,13 @@ the transcript, as before.`,
   echo "write a note" | luagent ask --agent examples/agent.lua --yes
   luagent ask --output-format stream-json "what tools do you have?"`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--allow PATTERN]... [--deny PATTERN]... [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] [--no-memory] PROMPT...\n",
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--allow PATTERN]... [--deny PATTERN]... [-c | --resume ID] [--fork] [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] [--no-memory] PROMPT...\n",
 			"env":   agentEnv,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.sess.check(); err != nil {
+				return err
+			}
 			a.prompt = args
 			if err := a.checkFormats(); err != nil {
 				return err
@@ -73,6 +76,10 @@ the transcript, as before.`,
 		permFlags(c.Flags(), "ask", &a.allow, &a.deny)
 		d.boolean(&a.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
 		askFormatFlags(d, a)
+		d.boolean(&a.sess.cont, "continue,c", "continue the latest session of this folder (luagent sessions list)")
+		d.str(&a.sess.resume, "resume", "ID", "continue the saved session ID, with its model unless --model says otherwise",
+			"--resume needs a session id: luagent ask --resume ID PROMPT (luagent sessions list shows them)")
+		d.boolean(&a.sess.fork, "fork", "with -c or --resume: go on in a new session (a new id) holding the old one's history")
 	})
 	return c
 }
@@ -80,14 +87,14 @@ the transcript, as before.`,
 func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	ch := &chatOptions{}
 	c := &cobra.Command{
-		Use:   "chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes]",
+		Use:   "chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes]",
 		Short: "talk with an agent over the catalog's servers (/help in it)",
 		Long:  chatLong + chatCommands(),
 		Example: `  luagent chat
   luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
-  luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json`,
+  luagent chat --resume latest`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes] [--code-mode] [--no-memory] [--no-notify]\n",
+			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes] [--allow PATTERN]... [--deny PATTERN]... [--code-mode] [--no-memory] [--no-notify]\n",
 			"env":   agentEnv,
 		},
 		Args: func(c *cobra.Command, args []string) error {
@@ -107,8 +114,8 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 		d := flagDecl{fs: c.Flags()}
 		d.list(&ch.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent chat --server fs")
-		d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
-			"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
+		d.str(&ch.resume, "resume", "ID", "continue the saved session ID (luagent sessions list), or latest: this folder's latest; with the model it was saved with unless --model (or --agent) says otherwise. A conversation FILE saved before sessions (or by /save) goes on in a new session",
+			"--resume needs a value: luagent chat --resume latest (or a session id: luagent sessions list)")
 		permFlags(c.Flags(), "chat", &ch.allow, &ch.deny)
 		d.boolean(&ch.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
 		d.boolean(&ch.noNotify, "no-notify", `no bell or desktop notification when an approval or a form waits or a long turn ends (config.json's "notifications": "off")`)
@@ -133,8 +140,9 @@ End a line with \ to continue it on the next. Tab completes /commands,
 server and prompt names. Ctrl-C cancels a running turn (the servers are
 told) and the session goes on; at the prompt it clears the line, and a
 second one leaves; so does Ctrl-D. History is kept in
-~/.luagent/chat_history. The conversation is saved in ~/.luagent/sessions/
-after each turn (the path is printed on exit); --resume continues one.
+~/.luagent/chat_history. The chat is a session, saved in
+~/.luagent/sessions/ as it goes (its id is printed on exit); --resume ID
+or --resume latest continues one (luagent sessions list shows them).
 The agent's system prompt has the project memory (AGENTS.md here and up
 to the repository's root, and ~/.luagent/AGENTS.md: /memory lists it,
 --no-memory leaves it out). The terminal rings (bell or OSC 9) when an

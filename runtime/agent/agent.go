@@ -154,7 +154,9 @@ type Agent struct {
 
 	secrets *secret.Masker // Config.Secrets' masks (nil: none)
 
-	lc lifecycle // the lifecycle hooks' state (hooks.go)
+	lc       lifecycle                   // the lifecycle hooks' state (hooks.go)
+	recorder atomic.Pointer[recorderBox] // SetRecorder's (record.go)
+	recorded int                         // a.messages[:recorded] were told to it (under mu)
 }
 
 // New returns an agent over cfg.
@@ -176,6 +178,7 @@ func (a *Agent) Reset() {
 	a.mu.Lock()
 	a.messages = nil
 	a.found = map[string]bool{}
+	a.recorded = 0
 	a.mu.Unlock()
 	a.resetHooks()
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"github.com/luagent/luagent/runtime/sessionid"
 	"os"
 	"strings"
 	"sync"
@@ -12,7 +13,6 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/llm"
-	"github.com/luagent/luagent/runtime/session"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -54,7 +54,7 @@ func (a *Agent) initHooks() {
 	a.approver.SetPermissionHook(a.permissionRequest)
 	// An agent of a script is a session of its own until a host (ask,
 	// chat) gives it the host's (SetSession).
-	a.lc.id = session.NewID()
+	a.lc.id = sessionid.New()
 }
 
 // On adds a handler (a Lua function, a command) to the agent's hooks.
@@ -64,7 +64,7 @@ func (a *Agent) On(h hooks.Handler) { a.lc.set.Add(h) }
 func (a *Agent) HookSet() *hooks.Set { return a.lc.set }
 
 // SetSession gives the hooks the session's id and transcript path (the
-// host's: ask and chat make the id with session.NewID).
+// host's: ask and chat make the id with sessionid.New).
 func (a *Agent) SetSession(id, transcriptPath string) {
 	a.lc.mu.Lock()
 	a.lc.id, a.lc.path = id, transcriptPath

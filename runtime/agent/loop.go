@@ -48,6 +48,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	user, end, err := a.submit(ctx, prompt) // SessionStart, UserPromptSubmit (hooks.go)
 	if err == nil {
 		a.messages = append(a.messages, user)
+		a.record(tr)
 		end, err = a.loop(ctx, tr, &text)
 	}
 
@@ -62,6 +63,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	}
 	text = a.redact(text)
 	a.redactTranscript(tr)
+	a.recordEnd(tr)
 	a.trace(trace.Event{Kind: trace.AgentEnd, Span: run, Parent: parent, Method: tr.Model, Count: len(tr.Turns), Duration: tr.Duration, Message: string(end), Error: tr.Error})
 	a.emit(Event{Type: EventEnd, Turn: len(tr.Turns), End: end, Err: err, Text: text})
 	return text, tr, err
@@ -138,6 +140,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		}
 	}
 	a.messages = append(a.messages, msg)
+	a.record(tr)
 	tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls)})
 	a.emitResponse(turn, msg, u, resp.StopReason)
 	*text = textOf(msg)
@@ -158,6 +161,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		return EndBudget, true, errs.Errorf(errs.Limit, "agent", "the token budget is spent: %d of %d tokens", tr.Usage.Total(), b)
 	}
 	a.messages = append(a.messages, a.runCalls(ctx, turn, ts, msg.ToolCalls, tr)...)
+	a.record(tr)
 	return "", false, nil
 }
 

@@ -10,7 +10,11 @@ import (
 // Notification when it notifies the person.
 
 // ID is the session's id (hooks' session_id).
-func (s *Session) ID() string { return s.id }
+func (s *Session) ID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
+}
 
 // joinSession gives a the session: old's when it replaces one.
 func (s *Session) joinSession(a, old Agent) {
@@ -18,7 +22,11 @@ func (s *Session) joinSession(a, old Agent) {
 		a.Agent().AdoptSession(old.Agent())
 		return
 	}
-	a.Agent().SetSession(s.id, "")
+	id, path := s.ID(), ""
+	if w := s.Record(); w != nil {
+		path = w.Path()
+	}
+	a.Agent().SetSession(id, path)
 }
 
 // End fires SessionEnd (reason: "prompt_input_exit" when the person left

@@ -2,13 +2,13 @@ package chat
 
 import (
 	"context"
+	"github.com/luagent/luagent/runtime/sessionid"
 	"strings"
 	"testing"
 
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/llm"
-	"github.com/luagent/luagent/runtime/session"
 )
 
 // The chat's hooks see one session id, from the first turn to the end,
@@ -40,7 +40,7 @@ func TestChatSessionHooks(t *testing.T) {
 	id := s.ID()
 	want := []string{"SessionStart " + id + " ", "UserPromptSubmit " + id + " ", "UserPromptSubmit " + id + " ",
 		"Notification " + id + " permission_prompt", "SessionEnd " + id + " prompt_input_exit"}
-	if !session.ValidID(id) || strings.Join(fired, "|") != strings.Join(want, "|") {
+	if !sessionid.Valid(id) || strings.Join(fired, "|") != strings.Join(want, "|") {
 		t.Errorf("fired\n %q\nwant\n %q", fired, want)
 	}
 	if len(notes) != 1 || notes[0] != `SessionEnd hook "t": bye` {

@@ -10,6 +10,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"github.com/luagent/luagent/runtime/sessionid"
 	"sync"
 	"time"
 
@@ -71,8 +72,9 @@ type Session struct {
 	person *approval.Person           // answers asks; remembers tools allowed for the session
 	edits  map[string]json.RawMessage // sampling requests as the person edited them
 	conv   Conversation
-	meta   *metaState // /meta's catalog agent, built on first use
-	id     string     // the session's id, session.NewID (hooks.go)
+	meta   *metaState      // /meta's catalog agent, built on first use
+	rec    *session.Writer // the session file the turns are saved in (record.go)
+	id     string          // the session's id: rec's, or sessionid.New while unsaved (hooks.go)
 }
 
 // New returns a session over o.Agent, whose asks it answers from now on.
@@ -80,7 +82,7 @@ func New(o Options) *Session {
 	s := &Session{o: o, Servers: NewServers(o.Hub, o.Catalog), edits: map[string]json.RawMessage{}}
 	s.person = approval.NewPerson(o.UI.Approve)
 	s.conv = Conversation{Version: conversationVersion, Start: time.Now().UTC().Round(time.Second), AgentFile: o.AgentFile}
-	s.id = session.NewID() // the chat's one session id
+	s.id = sessionid.New() // the chat's one session id
 	s.SetAgent(o.Agent)
 	return s
 }
@@ -101,6 +103,9 @@ func (s *Session) SetAgent(a Agent) {
 	s.joinSession(a, old) // hooks.go
 	if old != nil && old != a {
 		ra.Seed(old.Agent().Messages())
+		if w := s.Record(); w != nil {
+			ra.SetRecorder(w) // the session goes on with the new model
+		}
 	}
 }
 

@@ -16,7 +16,7 @@ type Options struct {
 	SessionID string
 	// Mask passes each line before it is written (nil: none).
 	Mask func(string) string
-	// NewID makes the messages' uuids (session.NewID).
+	// NewID makes the messages' uuids (sessionid.New).
 	NewID func() string
 }
 
@@ -29,6 +29,7 @@ type Stream struct {
 	mu    sync.Mutex
 	model string
 	init  bool
+	sid   string // the session id (Options.SessionID until SetSessionID)
 }
 
 // New returns a Stream.
@@ -36,7 +37,22 @@ func New(o Options) *Stream {
 	if o.NewID == nil {
 		o.NewID = func() string { return "" }
 	}
-	return &Stream{o: o, w: NewWriter(o.Out, o.Mask)}
+	return &Stream{o: o, w: NewWriter(o.Out, o.Mask), sid: o.SessionID}
+}
+
+// SetSessionID changes the session_id of the lines written from now on:
+// the run's id is known only once its session is open (a resumed one
+// keeps its own). Call it before Init.
+func (s *Stream) SetSessionID(id string) {
+	s.mu.Lock()
+	s.sid = id
+	s.mu.Unlock()
+}
+
+func (s *Stream) sessionID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sid
 }
 
 // Lines says whether this is stream-json (JSON lines as the run goes).
@@ -55,7 +71,7 @@ func (s *Stream) Init(i SystemInit) error {
 	if !s.Lines() {
 		return nil
 	}
-	i.Type, i.Subtype, i.SessionID, i.UUID = "system", "init", s.o.SessionID, s.o.NewID()
+	i.Type, i.Subtype, i.SessionID, i.UUID = "system", "init", s.sessionID(), s.o.NewID()
 	if i.Tools == nil {
 		i.Tools = []string{}
 	}
@@ -103,16 +119,16 @@ func (s *Stream) Event(e ragent.Event) {
 		s.mu.Lock()
 		model := s.model
 		s.mu.Unlock()
-		s.w.Write(assistantOf(e.Response, model, e.Usage, e.StopReason, s.o.SessionID, s.o.NewID()))
+		s.w.Write(assistantOf(e.Response, model, e.Usage, e.StopReason, s.sessionID(), s.o.NewID()))
 	case e.Type == ragent.EventToolEnd && e.Call != nil && e.Call.Parent == "":
-		s.w.Write(toolResultOf(e, s.o.SessionID, s.o.NewID()))
+		s.w.Write(toolResultOf(e, s.sessionID(), s.o.NewID()))
 	}
 }
 
 // Result writes an ask's result: a line (stream-json) or the one object
 // (json). r's session and uuid are filled in.
 func (s *Stream) Result(r ResultMessage) error {
-	r.SessionID = s.o.SessionID
+	r.SessionID = s.sessionID()
 	if r.UUID == "" {
 		r.UUID = s.o.NewID()
 	}

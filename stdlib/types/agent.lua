@@ -93,6 +93,7 @@
 ---@field tool_search? "auto"|"always"|"never" whether mcp_search_tools stands for the hub's tools: "auto" past tool_search_threshold tools, "always" however few, "never" not at all (default: config.json's toolSearch, else "auto")
 ---@field tool_search_threshold? integer in "auto" mode, more tools than this are found through mcp_search_tools (default: config.json's toolSearchThreshold, else 40)
 ---@field memory? false|string false: luagent ask and chat leave the project memory (AGENTS.md) out of this agent's system prompt; text: appended to the system prompt (what ask and chat set)
+---@field session? boolean save the agent's asks in a new session under $LUAGENT_HOME/sessions/ (a:session() says which; stdlib/doc/sessions.md)
 ---@field code_mode? boolean|"only"|"beside"|agent.CodeMode the model gets run_lua, a Lua snippet calling the tools as tools.SERVER.TOOL{...} in a sandbox: true or "only" instead of the tools, "beside" with them
 
 ---Code mode's option table: the mode and each run's limits.
@@ -296,6 +297,13 @@ function Agent:on(event, fn) end
 ---@return agent.Message[]
 function Agent:messages() end
 
+---The session the agent's asks are saved in: {id, path} (the id as
+---luagent sessions list shows it, the path of its file), or nil when
+---they are not saved. luagent ask and chat give the agent they build
+---their run's session; agent.new{session = true} and agent.resume make one.
+---@return {id: string, path: string}?
+function Agent:session() end
+
 ---A new agent (a fresh conversation) with these options changed.
 ---@param changes agent.Options
 ---@return agent.Agent
@@ -307,6 +315,17 @@ agent = {}
 ---@param opts agent.Options
 ---@return agent.Agent
 function agent.new(opts) end
+
+---An agent that goes on with the saved session id ("latest": the latest
+---one of the current folder): it gets the conversation of the session's
+---complete turns, and its asks are saved in that session (opts.fork: in
+---a new one holding its history). opts are agent.new's; the model is the
+---session's unless opts.model says otherwise. An unknown id raises an
+---error of kind not_found.
+---@param id string
+---@param opts? agent.Options|{fork?: boolean}
+---@return agent.Agent
+function agent.resume(id, opts) end
 
 ---A model by spec, name, {provider =, model =, ...} table or Lua function
 ---(as agent.new's model).

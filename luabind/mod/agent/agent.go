@@ -102,6 +102,7 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 		"model":           m.newModel,
 		"load_file":       m.loadFile,
 		"default_approve": defaultApprove,
+		"session_info":    m.sessionInfo, // session.go
 	})
 	mod.RawSetString("version", lua.LString(cfg.Version))
 	return mod
@@ -274,7 +275,9 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 	methods.RawSetString("ask", m.lp.Async("agent:ask", m.ask))
 	methods.RawSetString("ask_fresh", m.lp.Async("agent:ask_fresh", m.askFresh))
 	methods.RawSetString("sample", m.lp.Async("agent:sample", m.sample))
-	methods.RawSetString("on", L.NewFunction(m.on)) // hooks.go
+	methods.RawSetString("on", L.NewFunction(m.on))           // hooks.go
+	methods.RawSetString("record", L.NewFunction(m.record))   // session.go
+	methods.RawSetString("session", L.NewFunction(m.session)) // session.go
 	methods.RawSetString("reset", L.NewFunction(func(L *lua.LState) int {
 		m.checkAgent(L).a.Reset()
 		return 0
