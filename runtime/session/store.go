@@ -1,3 +1,7 @@
+// Package session keeps the conversations of ask and chat: each run is a
+// session with an id (runtime/sessionid), saved under
+// $LUAGENT_HOME/sessions/ as JSON lines as it goes, so a run cut short
+// loses no complete turn.
 package session
 
 import (
