@@ -275,3 +275,75 @@ func TestTTYChatHooks(t *testing.T) {
 		t.Errorf("events %q, ids %v", events, ids)
 	}
 }
+
+// Chat runs the Notification hooks where it rings the terminal (an
+// approval waits), with the session's id: the id of the saved session.
+func TestTTYChatNotificationHook(t *testing.T) {
+	logf := filepath.Join(t.TempDir(), "events.jsonl")
+	rec, _ := json.Marshal("cat >> " + logf + "; echo >> " + logf)
+	home, _ := hookHome(t, `{"Notification": [{"hooks": [{"type": "command", "command": `+string(rec)+`}]}]}`)
+	tt := startTTY(t, home, "chat")
+	m := tt.wait(0, "luagent chat — model mock", "[1/1 server ready]")
+	tt.send("please write text=hi\r")
+	m = tt.wait(m, "allow? [y/a/n]")
+	waitFile(t, logf, `"notification_type":"permission_prompt"`)
+	tt.send("n\r")
+	m = tt.wait(m, "> ")
+	tt.send("\x04")
+	tt.exited()
+	b, _ := os.ReadFile(logf)
+	var ev map[string]any
+	if err := json.Unmarshal([]byte(strings.SplitN(string(b), "\n", 2)[0]), &ev); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	id, _ := ev["session_id"].(string)
+	if ev["hook_event_name"] != "Notification" || !strings.Contains(ev["message"].(string), "allow") {
+		t.Errorf("event %v", ev)
+	}
+	if _, err := os.Stat(filepath.Join(home, "sessions", id+".jsonl")); err != nil || id == "" {
+		t.Errorf("session_id %q is not the saved session's: %v", id, err)
+	}
+	if p, _ := ev["transcript_path"].(string); p != filepath.Join(home, "sessions", id+".jsonl") {
+		t.Errorf("transcript_path %q", p)
+	}
+}
+
+// One id names an ask's session everywhere: the hooks' session_id and
+// transcript_path, stream-json's session_id, and the saved session file;
+// ask -c continues it under the same id.
+func TestAskOneSessionID(t *testing.T) {
+	logf := filepath.Join(t.TempDir(), "events.jsonl")
+	rec, _ := json.Marshal("cat >> " + logf + "; echo >> " + logf)
+	home, _ := hookHome(t, `{"SessionStart": [{"hooks": [{"type": "command", "command": `+string(rec)+`}]}]}`)
+	env := []string{"LUAGENT_HOME=" + home}
+	ids := func(r result) (hook, stream string) {
+		t.Helper()
+		b, _ := os.ReadFile(logf)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		var ev map[string]any
+		json.Unmarshal([]byte(lines[len(lines)-1]), &ev)
+		hook, _ = ev["session_id"].(string)
+		if p, _ := ev["transcript_path"].(string); p != filepath.Join(home, "sessions", hook+".jsonl") {
+			t.Errorf("transcript_path %q (session %q)", p, hook)
+		}
+		var first map[string]any
+		json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
+		stream, _ = first["session_id"].(string)
+		return
+	}
+	r := luagent(t, "", env, "ask", "--output-format", "stream-json", "hello")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	hook, stream := ids(r)
+	if hook == "" || hook != stream {
+		t.Fatalf("hook session_id %q, stream-json's %q", hook, stream)
+	}
+	if _, err := os.Stat(filepath.Join(home, "sessions", hook+".jsonl")); err != nil {
+		t.Fatalf("no session file for %s: %v", hook, err)
+	}
+	r = luagent(t, "", env, "ask", "-c", "--output-format", "stream-json", "again")
+	if h2, s2 := ids(r); r.code != 0 || h2 != hook || s2 != hook {
+		t.Errorf("ask -c: exit %d, hook %q, stream %q, want %q\n%s", r.code, h2, s2, hook, r.stderr)
+	}
+}

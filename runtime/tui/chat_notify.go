@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -16,6 +17,15 @@ import (
 // terminal, with notifications on, it writes the bell or an OSC 9
 // notification through the chat's output (under mu, between lines).
 func (t *chatTerm) notify(n notify.Notice) {
+	if s := t.s; s != nil {
+		// The Notification hooks run beside the question, not before it:
+		// a slow hook must not hold the prompt.
+		go func() {
+			for _, note := range s.Notify(context.Background(), n.Message, n.Type) {
+				t.say("%s", note)
+			}
+		}()
+	}
 	if !t.tty {
 		return
 	}
