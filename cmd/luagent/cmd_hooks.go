@@ -1,7 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+
 	"fmt"
+	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/project"
 	"io"
 
 	"text/tabwriter"
@@ -46,7 +51,17 @@ func runHooksList(stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "luagent: %v\n", err)
 		return 1
 	}
-	listHooks(stdout, cfg.HooksFrom(path))
+	hs := cfg.HooksFrom(path)
+	cwd, _ := os.Getwd()
+	ph, dir, ignored, err := project.Hooks(host.Home(), cwd)
+	if err != nil {
+		fmt.Fprintf(stderr, "luagent: %v\n", err)
+		return 1
+	}
+	listHooks(stdout, hs.Merge(ph))
+	if ignored {
+		fmt.Fprintf(stdout, "(the hooks in %s are not run: the folder is not trusted; luagent trust %s)\n", filepath.Join(dir, project.Folder, project.Name), dir)
+	}
 	return 0
 }
 

@@ -347,3 +347,44 @@ func TestAskOneSessionID(t *testing.T) {
 		t.Errorf("ask -c: exit %d, hook %q, stream %q, want %q\n%s", r.code, h2, s2, hook, r.stderr)
 	}
 }
+
+// A project's .luagent/config.json hooks are commands whoever wrote the
+// repository chose: they run only once the folder is trusted, with
+// CLAUDE_PROJECT_DIR the project's folder; hooks list says which file
+// they come from, or that they are not run.
+func TestProjectHooksNeedTrust(t *testing.T) {
+	home, _ := hookHome(t, `{}`)
+	env := []string{"LUAGENT_HOME=" + home}
+	repo := t.TempDir()
+	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	sub := filepath.Join(repo, "src")
+	os.Mkdir(sub, 0o755)
+	logf := filepath.Join(t.TempDir(), "ran.txt")
+	cmd, _ := json.Marshal(`echo "ran in $CLAUDE_PROJECT_DIR" >> ` + logf)
+	os.Mkdir(filepath.Join(repo, ".luagent"), 0o755)
+	writeFile(t, filepath.Join(repo, ".luagent"), "config.json", `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": `+string(cmd)+`}]}]}}`)
+
+	r := luagentIn(t, sub, "", env, "ask", "hello")
+	if r.code != 0 || !strings.Contains(r.stderr, "hooks") {
+		t.Fatalf("untrusted: exit %d, stderr %q: want a line saying the project's hooks were ignored", r.code, r.stderr)
+	}
+	if _, err := os.Stat(logf); err == nil {
+		t.Fatal("a project hook ran in a folder not trusted")
+	}
+	if r := luagentIn(t, sub, "", env, "hooks", "list"); !strings.Contains(r.stdout, "not trusted") {
+		t.Errorf("hooks list, untrusted:\n%s", r.stdout)
+	}
+	if r := luagentIn(t, sub, "", env, "trust", repo); r.code != 0 {
+		t.Fatalf("trust: %d %s", r.code, r.stderr)
+	}
+	if r := luagentIn(t, sub, "", env, "ask", "hello"); r.code != 0 {
+		t.Fatalf("trusted: exit %d: %s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(logf)
+	if got := strings.TrimSpace(string(b)); got != "ran in "+repo {
+		t.Errorf("the hook wrote %q, want %q", got, "ran in "+repo)
+	}
+	if r := luagentIn(t, sub, "", env, "hooks", "list"); !strings.Contains(r.stdout, filepath.Join(repo, ".luagent", "config.json")) || strings.Contains(r.stdout, "not trusted") {
+		t.Errorf("hooks list, trusted:\n%s", r.stdout)
+	}
+}

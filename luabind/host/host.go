@@ -6,6 +6,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"github.com/luagent/luagent/runtime/project"
 	"io"
 	"os"
 	"path/filepath"
@@ -142,7 +143,15 @@ func CatalogHooks(home string) hooks.Config {
 	if err != nil {
 		return hooks.Config{}
 	}
-	return c.HooksFrom(path)
+	hs := c.HooksFrom(path)
+	if cwd, err := os.Getwd(); err == nil {
+		// Not trusted, or wrong: none of the project's (ask and chat say
+		// so when they read the project file for its rules).
+		if ph, _, _, err := project.Hooks(home, cwd); err == nil {
+			hs = hs.Merge(ph)
+		}
+	}
+	return hs
 }
 
 // Home returns luagent's folder: $LUAGENT_HOME, else ~/.luagent.

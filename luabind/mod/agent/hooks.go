@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"github.com/luagent/luagent/runtime/project"
 	"os"
 	"strings"
 
@@ -23,7 +24,7 @@ func (m *module) hookSet(h *lua.LTable) (*hooks.Set, error) {
 	set := hooks.NewSet()
 	if m.cfg.Hooks != nil {
 		dir, _ := os.Getwd()
-		for _, hd := range hooks.Commands(m.cfg.Hooks(), hooks.Runner{Dir: dir, Withhold: transport.WithheldEnv()}) {
+		for _, hd := range hooks.Commands(m.cfg.Hooks(), hooks.Runner{Dir: dir, ProjectDir: project.Root(dir), Withhold: transport.WithheldEnv()}) {
 			set.Add(hd)
 		}
 	}
