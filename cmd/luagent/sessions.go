@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -226,14 +227,17 @@ func sessionsList(asJSON bool, stdout, stderr io.Writer) int {
 		return host.ExitOK
 	}
 	home, _ := os.UserHomeDir()
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tFOLDER\tSTARTED\tTURNS\tMODEL\tFIRST PROMPT")
 	for _, i := range all {
 		cwd := i.Cwd
 		if home != "" && strings.HasPrefix(cwd, home) {
 			cwd = "~" + strings.TrimPrefix(cwd, home)
 		}
-		fmt.Fprintf(stdout, "%s  %s  %s  %d turns  %s  %s\n", i.ID, visible.Line(cwd), i.Start.Local().Format("2006-01-02 15:04"),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", i.ID, visible.Line(cwd), i.Start.Local().Format("2006-01-02 15:04"),
 			i.Turns, visible.Line(i.Model), visible.Line(render.OneLine(i.FirstPrompt, 60)))
 	}
+	tw.Flush()
 	return host.ExitOK
 }
 

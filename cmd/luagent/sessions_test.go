@@ -89,7 +89,7 @@ func TestAskSessions(t *testing.T) {
 	// list: the text form, newest first.
 	r := luagent(t, "", env, "sessions", "list")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if r.code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], first) || !strings.Contains(lines[1], fork) || !strings.Contains(lines[0], "4 turns") || strings.Contains(r.stdout, "\x1b") {
+	if r.code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "ID ") || !strings.HasPrefix(lines[1], first) || !strings.Contains(lines[2], fork) || strings.Fields(lines[1])[4] != "4" || strings.Contains(r.stdout, "\x1b") {
 		t.Errorf("sessions list:\n%q", r.stdout)
 	}
 	// show: the conversation, control characters visible.
