@@ -85,11 +85,13 @@ release:
 
 # The npm MCP servers the interop tests talk to (scripts/peers/package-lock.json)
 # and the TypeScript SDK v2 client that drives luagent's servers
-# (scripts/tsclient/package-lock.json, with its own Node 24); the judges
-# (scripts/conformance/{legacy,modern}). scripts/install-npm.sh runs `npm ci`
-# only where node_modules/.installed is missing or older than the lock file.
+# (scripts/tsclient/package-lock.json, with its own Node 24); the Claude
+# Agent SDK's types ask's stream-json is checked against (scripts/sdktypes);
+# the judges (scripts/conformance/{legacy,modern}). scripts/install-npm.sh
+# runs `npm ci` only where node_modules/.installed is missing or older than
+# the lock file.
 peers:
-	@NPM="$(NPM)" scripts/install-npm.sh scripts/peers scripts/tsclient
+	@NPM="$(NPM)" scripts/install-npm.sh scripts/peers scripts/tsclient scripts/sdktypes
 
 judges:
 	@NPM="$(NPM)" scripts/install-npm.sh scripts/conformance/legacy scripts/conformance/modern

@@ -230,6 +230,15 @@ function M.new(opts)
   -- params: resolved before anything starts; a missing required one is
   -- an error naming it.
   local values, isjson, secrets = native.params(o.params, o.name)
+  -- memory: the project memory luagent ask and chat loaded (AGENTS.md:
+  -- text) goes after the agent's own system prompt; false keeps it out.
+  if o.memory ~= nil and o.memory ~= false and type(o.memory) ~= "string" then
+    invalid("agent.new: memory must be false (leave the project memory out) or text, not " .. type(o.memory))
+  end
+  if type(o.memory) == "string" and o.memory ~= "" then
+    o.system = (type(o.system) == "string" and o.system ~= "") and (o.system .. "\n\n" .. o.memory) or o.memory
+  end
+  o.memory = nil
   local calls = {} -- served calls running now (agent.server), for passthrough
   local self -- the agent, for the hub's on_sample
   o._secrets = secrets
@@ -266,8 +275,33 @@ function M.new(opts)
   end
   self = setmetatable({ name = o.name, description = o.description, _opts = opts, _depth = depth, _calls = calls,
     _hub = o.hub or false, _inline = inline ~= nil }, Agent)
+  local session = o.session
+  o.session = nil
   self._native = native.new(o)
+  if session then self._native:record() end
   return self
+end
+
+-- agent.resume(id [, opts]) -> agent: agent.new(opts) going on with the
+-- saved session id ("latest": the current folder's latest), its asks
+-- saved there (opts.fork: in a new session with its history); the
+-- session's model unless opts.model.
+function M.resume(id, opts)
+  if type(id) ~= "string" then
+    error("agent.resume: id must be a session id (luagent sessions list shows them) or \"latest\"", 2)
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error("agent.resume: options must be a table (agent.new's, and fork)", 2)
+  end
+  local info = native.session_info(id)
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local fork = o.fork and true or false
+  o.fork, o.session = nil, nil
+  if o.model == nil and info.model ~= "" then o.model = info.model end
+  local a = M.new(o)
+  a._native:record(info.id, fork)
+  return a
 end
 
 -- a:with{...} is a new agent (a fresh conversation) with these options
@@ -281,7 +315,21 @@ function Agent:with(changes)
     o.hub = self._hub
     if self._inline and changes.servers == nil then o.servers = nil end
   end
-  return M.new(o)
+  local a = M.new(o)
+  for _, h in ipairs(rawget(self, "_on") or {}) do a:on(h[1], h[2]) end
+  return a
+end
+
+-- a:on(event, fn) adds a handler of a lifecycle event (PreToolUse,
+-- PostToolUse, Stop, ...: stdlib/doc/hooks.md) after the agent's others;
+-- fn(event) returns nil to go on, false[, reason] to veto, or a table
+-- shaped as a hook command's JSON output. a:with keeps them.
+function Agent:on(event, fn)
+  self._native:on(event, fn)
+  local on = rawget(self, "_on") or {}
+  on[#on + 1] = { event, fn }
+  rawset(self, "_on", on)
+  return self
 end
 
 -- a:ask(prompt [, opts]) -> text, transcript. opts.on_event(event) sees
@@ -314,6 +362,11 @@ end
 -- a:reset() forgets the conversation.
 function Agent:reset()
   self._native:reset()
+end
+
+-- a:session() -> {id =, path =} | nil: the session the asks are saved in.
+function Agent:session()
+  return self._native:session()
 end
 
 -- a:messages() is the conversation so far (transcript-shaped messages).

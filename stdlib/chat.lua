@@ -13,11 +13,13 @@ local M = {}
 
 -- build makes the agent: --agent's (o.agent_fn, compiled from
 -- o.agent_file) with --model, --server, --yes and --code-mode applied, or
--- a default one named o.name. o.elicit answers the servers' elicitation
--- requests (chat). With o.own_hub (ask), the default agent gets a hub of
--- its own that starts only o.servers and waits for them, each failure
--- passed to o.warn; otherwise it shares the default hub, started in the
--- background.
+-- a default one named o.name. o.memory is the project memory's prompt
+-- section (nil: none), given to the agent unless the file's agent was made
+-- with memory = false (o.memory_skipped() then says so). o.elicit
+-- answers the servers' elicitation requests (chat). With o.own_hub
+-- (ask), the default agent gets a hub of its own that starts only
+-- o.servers and waits for them, each failure passed to o.warn; otherwise
+-- it shares the default hub, started in the background.
 function M.build(o)
   -- --server: the agents on the catalog's hub (the file's, or chat's
   -- default one) start only those servers.
@@ -35,6 +37,14 @@ function M.build(o)
     if o.servers then changes.servers = o.servers end
     if o.yes then changes.yes = true end
     if o.code_mode then changes.code_mode = true end
+    if o.memory then
+      -- The project memory, unless the file's agent opts out.
+      if a._opts.memory == false then
+        if o.memory_skipped then o.memory_skipped() end
+      else
+        changes.memory = o.memory
+      end
+    end
     if next(changes) then a = a:with(changes) end
     -- ask: say which of the agent's servers did not start, as for the
     -- default agent (a tool it would have had is otherwise missing in
@@ -55,7 +65,7 @@ function M.build(o)
     end
   end
   return agent.new{ name = o.name, model = o.model, hub = h, servers = o.servers,
-    yes = o.yes or nil, code_mode = o.code_mode or nil }
+    yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory }
 end
 
 function M.with_model(a, model)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/luagent/luagent/runtime/sessionid"
 	"io"
 	"os"
 	"strings"
@@ -29,8 +30,16 @@ type askOptions struct {
 	servers []string // --server NAME...
 	yes     bool
 	json    bool
-	code    bool // --code-mode
+	code    bool         // --code-mode
+	sess    sessionFlags // -c, --resume ID, --fork (sessions.go)
 	prompt  []string
+	// allow and deny are --allow's and --deny's patterns.
+	allow, deny []string
+	// noMemory is --no-memory: no AGENTS.md in the system prompt.
+	noMemory bool
+
+	// --output-format and --input-format (ask_headless.go): "" is text.
+	outputFormat, inputFormat string
 }
 
 // askModel is the one place that decides which model `luagent ask` uses:
@@ -52,10 +61,19 @@ func askModel(flag string, getenv func(string) string, cfg *catalog.Config) (spe
 // runAsk is `luagent ask`: the agent built as chat builds it
 // (stdlib/chat.lua, through luabind/chatlua), its turn shown by
 // runtime/render: the answer on stdout, tool activity on stderr.
-func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) int {
+func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	a := o.ask
+	// sid is the run's one session id (hooks' and stream-json's
+	// session_id, the session file's): a new one, or the resumed
+	// session's once it is known.
+	sid := sessionid.New()
+	hl := newAskHeadless(a, stdout, stderr, sid) // nil: text
+	if hl != nil {
+		stderr = hl.stderr
+		defer func() { code = hl.end(code) }()
+	}
 	prompt := strings.Join(a.prompt, " ")
-	if prompt == "" {
+	if prompt == "" && !hl.streamInput() {
 		b, err := io.ReadAll(stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "luagent: cannot read the prompt from stdin: %v\n", err)
@@ -63,7 +81,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		}
 		prompt = strings.TrimSpace(string(b))
 	}
-	if prompt == "" {
+	if prompt == "" && !hl.streamInput() {
 		fmt.Fprintln(stderr, "luagent: ask needs a prompt: luagent ask \"what is in README.md?\" (or on stdin)")
 		return host.ExitUsage
 	}
@@ -77,17 +95,39 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 	if code, ok := checkServers(cfg, a.servers, a.agent, stderr); !ok {
 		return code
 	}
+	perms, code, ok := permissionSetup(cfg, a.allow, a.deny, stderr, false)
+	if !ok {
+		return code
+	}
+	rules, _ := perms.Rules() // checked by permissionSetup
 	mask := secret.NewMasker(secrets())
 	shown := func(s string) string { return visible.Text(mask.String(s)) }
+	store := sessionStore(cfg, func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) })
+	prior, err := priorSession(store, a.sess) // -c, --resume: the session to go on with
+	if err != nil {
+		return askFailed(context.Background(), stderr, shown, err, "session")
+	}
+	if prior != nil && !a.sess.fork {
+		sid = prior.ID
+		hl.setSessionID(sid)
+	}
 	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
 		OwnHub: true, Warn: func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) }}
 	if a.agent == "" {
 		spec, note := askModel(a.model, os.Getenv, cfg)
+		if prior != nil && a.model == "" && prior.LastModel() != "" {
+			spec, note = prior.LastModel(), "" // a resumed session goes on with its model
+		}
 		if note != "" {
 			fmt.Fprintln(stderr, note)
 		}
 		bo.Model = spec
 	}
+	mem := projectMemory(cfg, a.noMemory)
+	for _, n := range mem.Notes() {
+		fmt.Fprintln(stderr, "luagent: "+n)
+	}
+	bo.Memory = mem.Prompt()
 	return h.RunGo(context.Background(), func(ctx context.Context) int {
 		lu := chatlua.NewLua(h.Loop, h.LoadAgentFile)
 		if a.agent != "" {
@@ -100,6 +140,28 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		ag, err := lu.Build(ctx, bo)
 		if err != nil {
 			return askFailed(ctx, stderr, shown, err, "ask")
+		}
+		ag.Agent().SetRules(rules)
+		// sess is the run's session: sess.ID() is THE session id of this
+		// ask (hooks' session_id, stream-json's), sess.Path() its file.
+		h := sessionHeader("ask", a.agent, ag.Agent())
+		h.ID = sid
+		sess, err := recordSession(store, prior, a.sess.fork, h, ag.Agent())
+		if err != nil && prior != nil {
+			return askFailed(ctx, stderr, shown, err, "session")
+		}
+		path := ""
+		if err != nil { // a new session that cannot be saved: the ask runs unsaved
+			fmt.Fprintln(stderr, "luagent: this ask is not saved: "+shown(sessionMsg(err)))
+		} else {
+			sid, path = sess.ID(), sess.Path() // an agent file's own session, if it has one
+			hl.setSessionID(sid)
+		}
+		defer sess.Close()
+		ag.Agent().SetSession(sid, path)
+		defer endSession(ag.Agent(), stderr, shown)
+		if hl != nil {
+			return hl.run(ctx, ag, prompt, stdin, shown)
 		}
 		var mu sync.Mutex // events come from the turn's goroutines
 		_, tr, err := ag.Ask(ctx, prompt, func(e ragent.Event) {

@@ -18,6 +18,10 @@ type chatOptions struct {
 	resume  string   // --resume FILE
 	yes     bool
 	code    bool // --code-mode
+	// allow and deny are --allow's and --deny's patterns.
+	allow, deny []string
+	// noMemory is --no-memory; noNotify is --no-notify.
+	noMemory, noNotify bool
 }
 
 // runChat is `luagent chat`.
@@ -31,10 +35,19 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 	if code, ok := checkServers(cfg, c.servers, c.agent, h.Stderr()); !ok {
 		return code
 	}
-	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets()}
+	interactive := isTerminal(stdin) && isTerminal(stdout)
+	perms, code, ok := permissionSetup(cfg, c.allow, c.deny, h.Stderr(), interactive)
+	if !ok {
+		return code
+	}
+	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets(),
+		SessionSecrets: sessionSecrets(cfg), Version: version}
+	cc.Perms = perms
 	if c.agent == "" {
 		spec, note := askModel(c.model, os.Getenv, cfg)
 		cc.Model, cc.ModelNote = spec, note
 	}
-	return h.Chat(context.Background(), stdin, isTerminal(stdin) && isTerminal(stdout), cc)
+	cc.Memory, cc.NoMemory = projectMemory(cfg, c.noMemory), c.noMemory
+	cc.Notify = notifyMode(cfg, c.noNotify, os.Getenv)
+	return h.Chat(context.Background(), stdin, interactive, cc)
 }

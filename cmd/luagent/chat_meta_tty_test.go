@@ -125,7 +125,7 @@ func TestTTYChatMeta(t *testing.T) {
 	if os.Getenv("CHAT_DUMP") != "" { // the text capture of stdlib/doc/chat.md
 		t.Log(tt.output())
 	}
-	if sessions, _ := filepath.Glob(filepath.Join(home, "sessions", "*.json")); len(sessions) == 1 {
+	if sessions, _ := filepath.Glob(filepath.Join(home, "sessions", "*.jsonl")); len(sessions) == 1 {
 		b, _ := os.ReadFile(sessions[0])
 		if strings.Contains(string(b), "propose_server") || strings.Contains(string(b), metaSecret) {
 			t.Errorf("the saved conversation holds /meta's turns:\n%s", b)

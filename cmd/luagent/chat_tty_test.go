@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luagent/luagent/runtime/session"
 	"github.com/luagent/luagent/runtime/testkit"
 )
 
@@ -228,7 +229,7 @@ func TestTTYChat(t *testing.T) {
 		t.Errorf("after Ctrl-D, saved... follows the prompt on its line: %q", before[max(0, len(before)-80):])
 	}
 	tt.exited()
-	saved := regexp.MustCompile(`saved the conversation to (\S+\.json)`).FindStringSubmatch(tt.output())
+	saved := regexp.MustCompile(`saved the conversation to (\S+\.jsonl)`).FindStringSubmatch(tt.output())
 	if saved == nil || !strings.HasPrefix(saved[1], filepath.Join(home, "sessions")) {
 		t.Fatalf("no saved file in the output:\n%s", tt.output())
 	}
@@ -236,7 +237,7 @@ func TestTTYChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), "first line \\nsecond line") || !strings.Contains(string(b), `"decision": "deny"`) {
+	if !strings.Contains(string(b), "first line \\nsecond line") || !strings.Contains(string(b), `"decision":"deny"`) {
 		t.Errorf("the saved conversation lacks the multi-line turn or the denial:\n%.2000s", b)
 	}
 	if os.Getenv("CHAT_DUMP") != "" {
@@ -287,21 +288,21 @@ func TestTTYChatResumeAndHistory(t *testing.T) {
 	m = tt.wait(m, "seen 1 messages")
 	m = tt.wait(m, "> ")
 	// Saved after the turn already, before any exit.
-	if files, _ := filepath.Glob(filepath.Join(home, "sessions", "*.json")); len(files) != 1 {
+	if files, _ := filepath.Glob(filepath.Join(home, "sessions", "*.jsonl")); len(files) != 1 {
 		t.Errorf("after one turn the sessions folder holds %q, want one file", files)
 	}
 	tt.send("/quit\r")
 	tt.wait(m, "saved the conversation to ")
 	tt.exited()
-	saved := regexp.MustCompile(`saved the conversation to (\S+\.json)`).FindStringSubmatch(tt.output())
+	saved := regexp.MustCompile(`saved the conversation to (\S+\.jsonl) \(luagent chat --resume (\S+) continues it\)`).FindStringSubmatch(tt.output())
 	if saved == nil {
 		t.Fatalf("no saved file:\n%s", tt.output())
 	}
 
 	// The next run: the history has the line, and --resume gives the
 	// model the conversation so far.
-	tt = startTTY(t, home, "chat", "--agent", agentFile, "--resume", saved[1])
-	m = tt.wait(0, "resumed "+saved[1]+": 2 messages, 1 turns")
+	tt = startTTY(t, home, "chat", "--agent", agentFile, "--resume", saved[2])
+	m = tt.wait(0, "resumed session "+saved[2]+": 1 turns")
 	m = tt.wait(m, "> ")
 	tt.send("\x1b[A\x1b[A") // up arrow recalls the last run's lines
 	m = tt.wait(m, "hello")
@@ -335,16 +336,14 @@ func TestTTYChatResumeAndHistory(t *testing.T) {
 	tt.wait(m, "saved the conversation to ")
 	tt.exited()
 
-	b, err := os.ReadFile(saved[1])
+	f, err := os.Open(saved[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	var conv struct {
-		Messages []json.RawMessage `json:"messages"`
-		Turns    []json.RawMessage `json:"turns"`
-	}
-	if err := json.Unmarshal(b, &conv); err != nil || len(conv.Messages) != 5 || len(conv.Turns) != 3 {
-		t.Errorf("the resumed file after /clear: %d messages, %d turns (%v); want 5 and 3 (the cancelled turn's prompt stays)", len(conv.Messages), len(conv.Turns), err)
+	conv, err := session.Parse(f)
+	f.Close()
+	if err != nil || len(conv.Messages()) != 5 || conv.Turns() != 3 {
+		t.Errorf("the resumed session after /clear: %v; want 5 messages and 3 turns (the cancelled turn's prompt stays)", err)
 	}
 
 	// Resumed without --model, a conversation goes on with its own model;
@@ -572,7 +571,7 @@ func TestChatFlags(t *testing.T) {
 		out  string
 	}{
 		{[]string{"chat", "--help"}, 0, "/mcp prompt SERVER PROMPT [k=v ...]"},
-		{[]string{"--help"}, 0, "luagent chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes]"},
+		{[]string{"--help"}, 0, "luagent chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes]"},
 		{[]string{"chat", "--model"}, 2, "--model needs a value: luagent chat --model openai:gpt-4.1-mini"},
 		{[]string{"chat", "--resume="}, 2, "--resume needs a value"},
 		{[]string{"chat", "--bogus"}, 2, "unknown chat option --bogus (luagent chat --help lists them)"},

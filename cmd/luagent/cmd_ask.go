@@ -32,23 +32,36 @@ func modelFlags(fs *pflag.FlagSet, verb string, model, agent *string, yes, code 
 func askCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	a := &askOptions{}
 	c := &cobra.Command{
-		Use:   "ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] PROMPT...",
+		Use:   "ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--output-format F] PROMPT...",
 		Short: "ask an agent over the catalog's servers (prompt on stdin when none)",
 		Long: `Asks an agent once and exits. The agent has the catalog's servers
 (~/.luagent/config.json; luagent mcp list), waits for them to start, streams
 its answer to stdout and its tool activity (server › tool args, progress,
 time and a one-line result) to stderr. The prompt is the arguments joined
 by spaces, or stdin when there are none. Exit 0 on an answer, 1 with the
-error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
+error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.
+The system prompt has the project memory: AGENTS.md here and up to the
+repository's root, and ~/.luagent/AGENTS.md (--no-memory leaves it out).
+
+--output-format json or stream-json prints Claude Code's headless JSON
+instead, and nothing else, on stdout (README "Automation"); --json is
+the transcript, as before.`,
 		Example: `  luagent ask "what tools do you have?"
   OPENAI_API_KEY=... luagent ask --model openai:gpt-4.1-mini "summarise README.md"
-  echo "write a note" | luagent ask --agent examples/agent.lua --yes`,
+  echo "write a note" | luagent ask --agent examples/agent.lua --yes
+  luagent ask --output-format stream-json "what tools do you have?"`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--json] [--code-mode] PROMPT...\n",
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--allow PATTERN]... [--deny PATTERN]... [-c | --resume ID] [--fork] [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] [--no-memory] PROMPT...\n",
 			"env":   agentEnv,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.sess.check(); err != nil {
+				return err
+			}
 			a.prompt = args
+			if err := a.checkFormats(); err != nil {
+				return err
+			}
 			o.ask = a
 			*code = runHost(*o, stdin, stdout, stderr)
 			return nil
@@ -60,6 +73,13 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent ask --server fs PROMPT")
 		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
+		permFlags(c.Flags(), "ask", &a.allow, &a.deny)
+		d.boolean(&a.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
+		askFormatFlags(d, a)
+		d.boolean(&a.sess.cont, "continue,c", "continue the latest session of this folder (luagent sessions list)")
+		d.str(&a.sess.resume, "resume", "ID", "continue the saved session ID, with its model unless --model says otherwise",
+			"--resume needs a session id: luagent ask --resume ID PROMPT (luagent sessions list shows them)")
+		d.boolean(&a.sess.fork, "fork", "with -c or --resume: go on in a new session (a new id) holding the old one's history")
 	})
 	return c
 }
@@ -67,14 +87,14 @@ error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.`,
 func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	ch := &chatOptions{}
 	c := &cobra.Command{
-		Use:   "chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes]",
+		Use:   "chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes]",
 		Short: "talk with an agent over the catalog's servers (/help in it)",
 		Long:  chatLong + chatCommands(),
 		Example: `  luagent chat
   luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
-  luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json`,
+  luagent chat --resume latest`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume FILE] [--yes] [--code-mode]\n",
+			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes] [--allow PATTERN]... [--deny PATTERN]... [--code-mode] [--no-memory] [--no-notify]\n",
 			"env":   agentEnv,
 		},
 		Args: func(c *cobra.Command, args []string) error {
@@ -94,8 +114,11 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 		d := flagDecl{fs: c.Flags()}
 		d.list(&ch.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent chat --server fs")
-		d.str(&ch.resume, "resume", "FILE", "continue a saved conversation (and save it there again), with the model it was saved with unless --model (or --agent) says otherwise",
-			"--resume needs a value: luagent chat --resume ~/.luagent/sessions/FILE.json")
+		d.str(&ch.resume, "resume", "ID", "continue the saved session ID (luagent sessions list), or latest: this folder's latest; with the model it was saved with unless --model (or --agent) says otherwise. A conversation FILE saved before sessions (or by /save) goes on in a new session",
+			"--resume needs a value: luagent chat --resume latest (or a session id: luagent sessions list)")
+		permFlags(c.Flags(), "chat", &ch.allow, &ch.deny)
+		d.boolean(&ch.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
+		d.boolean(&ch.noNotify, "no-notify", `no bell or desktop notification when an approval or a form waits or a long turn ends (config.json's "notifications": "off")`)
 	})
 	return c
 }
@@ -105,8 +128,10 @@ const chatLong = `A conversation with an agent over the catalog's servers
 start in the background (a line says how many are ready) and their tools
 join when ready. A plain line goes to the agent; the answer streams, and
 each tool call shows server › tool args, its progress, time and a
-one-line result. A call the policy asks about asks you: y once, a for
-the session, n [REASON] to deny (the reason goes to the model). A
+one-line result. A call the policy asks about asks you: y once, a
+always (a rule saved in the project's .luagent/config.json, or yours
+outside a project), u always in yours, s for the session, n [REASON] to
+deny (the reason goes to the model). A
 server's form (elicitation) is asked field by field and checked before it
 is sent (!decline, !cancel); a URL it asks you to open is shown in full
 and opened only if you say y.
@@ -115,8 +140,13 @@ End a line with \ to continue it on the next. Tab completes /commands,
 server and prompt names. Ctrl-C cancels a running turn (the servers are
 told) and the session goes on; at the prompt it clears the line, and a
 second one leaves; so does Ctrl-D. History is kept in
-~/.luagent/chat_history. The conversation is saved in ~/.luagent/sessions/
-after each turn (the path is printed on exit); --resume continues one.
+~/.luagent/chat_history. The chat is a session, saved in
+~/.luagent/sessions/ as it goes (its id is printed on exit); --resume ID
+or --resume latest continues one (luagent sessions list shows them).
+The agent's system prompt has the project memory (AGENTS.md here and up
+to the repository's root, and ~/.luagent/AGENTS.md: /memory lists it,
+--no-memory leaves it out). The terminal rings (bell or OSC 9) when an
+approval or a form waits and when a turn over 10 s ends (--no-notify).
 `
 
 // chatCommands lists the chat's commands from the one list /help prints

@@ -49,8 +49,8 @@ var exampleSubstitutes = map[string]struct{ why, instead string }{
 	"luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini": {
 		"needs an OpenAI key and the network", "--model mock, one line piped"},
 	"luagent chat": {"a conversation on a terminal", "one line piped"},
-	"luagent chat --resume ~/.luagent/sessions/2026-12-02T03-10-00-a1b2c3.json": {
-		"names a session saved earlier", "the session the chat examples saved, one line piped"},
+	"luagent chat --resume latest": {
+		"continues a session saved earlier", "the session the chat examples saved, one line piped"},
 	"luagent serve examples/notes.lua --http 8081": {
 		"serves until stopped, on a fixed port", "a free port, one tools/list, then stopped"},
 	"luagent --set timer_seconds=5 mcp-server --agent-file examples/agents.lua --http 8081": {
@@ -149,11 +149,10 @@ func substitute(t *testing.T, line string, words []string, stdin, agentHome stri
 	case strings.Contains(line, "openai:"):
 		return replaceWord(words, "openai:gpt-4.1-mini", "mock"), "hello\n"
 	case strings.Contains(line, "--resume"):
-		sessions, _ := filepath.Glob(filepath.Join(agentHome, "sessions", "*.json"))
+		sessions, _ := filepath.Glob(filepath.Join(agentHome, "sessions", "*.jsonl"))
 		if len(sessions) == 0 {
 			t.Fatal("the chat examples saved no session")
 		}
-		words[len(words)-1] = sessions[0]
 		return words, "hello again\n"
 	case line == "luagent chat":
 		return words, "hello\n"

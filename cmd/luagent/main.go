@@ -145,6 +145,12 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 	case o.chat != nil && o.chat.agent != "":
 		scriptDir = filepath.Dir(o.chat.agent)
 	}
+	if o.ask != nil && o.ask.headless() {
+		// ask's JSON owns stdout: print, io.write and child processes
+		// write to stderr.
+		realStdout = ownStdout(realStdout, stderr)
+		stdout = stderr
+	}
 	if o.serve {
 		// The protocol owns stdout: print and logs go to stderr.
 		stdout = stderr
@@ -238,7 +244,7 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	if o.ask != nil {
-		return runAsk(o, h, stdin, stdout, stderr)
+		return runAsk(o, h, stdin, realStdout, stderr)
 	}
 	if o.chat != nil {
 		return runChat(o, h, stdin, stdout)

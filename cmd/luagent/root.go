@@ -154,8 +154,10 @@ func newRoot(code *int, stdin io.Reader, stdout, stderr io.Writer) (*cobra.Comma
 	root.AddCommand(runCmd(o, code, stdin, stdout, stderr), serveCmd(o, code, stdin, stdout, stderr),
 		mcpServerCmd(o, code, stdin, stdout, stderr), askCmd(o, code, stdin, stdout, stderr),
 		chatCmd(o, code, stdin, stdout, stderr), mcpCmd(o, code, stdout, stderr),
+		hooksCmd(o, code, stdout, stderr), sessionsCmd(o, code, stdout, stderr),
 		&cobra.Command{Use: "version", Short: "print the version", Hidden: true, Args: cobra.NoArgs,
 			Run: func(*cobra.Command, []string) { fmt.Fprintln(stdout, "luagent", version) }})
+	root.AddCommand(trustCmd(o, code, stdout, stderr))
 	cobra.EnableCommandSorting = false // help lists them as declared
 	setDefaults(root)
 	root.PersistentFlags().SortFlags = false

@@ -102,6 +102,16 @@ func (l *Lua) Build(ctx context.Context, o chat.BuildOptions) (chat.Agent, error
 		if o.Elicit != nil {
 			t.RawSetString("elicit", l.elicitFn(o.Elicit))
 		}
+		if o.Memory != "" {
+			t.RawSetString("memory", lua.LString(o.Memory))
+		}
+		if o.MemorySkipped != nil {
+			skipped := o.MemorySkipped
+			t.RawSetString("memory_skipped", L.NewFunction(func(L *lua.LState) int {
+				skipped()
+				return 0
+			}))
+		}
 		return []lua.LValue{t}
 	}, func(L *lua.LState, rs []lua.LValue) error {
 		return l.keep(rs, &h)

@@ -6,6 +6,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"github.com/luagent/luagent/runtime/project"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/runtime/tui"
@@ -128,6 +130,30 @@ func CatalogToolSearch(home string) (mode string, threshold int) {
 	return c.ToolSearch, c.ToolSearchThreshold
 }
 
+// CatalogHooks returns the catalog's "hooks" (none when the file is
+// missing or does not load: the commands that read the catalog say why).
+// A project's .luagent/config.json adds its hooks in a trusted folder
+// (runtime/project).
+func CatalogHooks(home string) hooks.Config {
+	if home == "" {
+		return hooks.Config{}
+	}
+	path := catalog.Path(home)
+	c, err := catalog.Load(path)
+	if err != nil {
+		return hooks.Config{}
+	}
+	hs := c.HooksFrom(path)
+	if cwd, err := os.Getwd(); err == nil {
+		// Not trusted, or wrong: none of the project's (ask and chat say
+		// so when they read the project file for its rules).
+		if ph, _, _, err := project.Hooks(home, cwd); err == nil {
+			hs = hs.Merge(ph)
+		}
+	}
+	return hs
+}
+
 // Home returns luagent's folder: $LUAGENT_HOME, else ~/.luagent.
 func Home() string {
 	if h := os.Getenv("LUAGENT_HOME"); h != "" {
@@ -227,7 +253,8 @@ func (h *Host) preloadAgent() {
 	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
 		return CatalogModels(cfg.Home)
 	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version, CodeMode: codemode.Run, APIKeysFile: cfg.APIKeysFile,
-		ToolSearch: func() (string, int) { return CatalogToolSearch(cfg.Home) }})
+		ToolSearch: func() (string, int) { return CatalogToolSearch(cfg.Home) },
+		Hooks:      func() hooks.Config { return CatalogHooks(cfg.Home) }})
 	preload.Embedded(h.L, "agent", "agent")
 }
 

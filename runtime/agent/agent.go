@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/approval"
+	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/secret"
@@ -76,6 +77,9 @@ type Config struct {
 	Approve func(ctx context.Context, c Call) (Decision, string)
 	Ask     func(ctx context.Context, c Call) (Decision, string)
 	Yes     bool
+	// Rules are the agent's own permission rules (runtime/permission),
+	// decided before Approve, with the host's (SetRules).
+	Rules approval.Rules
 
 	// Hooks. BeforeTool runs before the policy and may change
 	// c.Arguments; an error denies the call (its text is the reason).
@@ -87,6 +91,11 @@ type Config struct {
 	AfterTool   func(ctx context.Context, c Call, r *Result)
 	BeforeModel func(ctx context.Context, r *llm.Request)
 	AfterModel  func(ctx context.Context, r *llm.Response)
+	// HookSet is the lifecycle hooks (runtime/hooks: config.json's
+	// commands, Lua handlers; hooks.go), nil: none until On adds one.
+	// Subagent makes an answer fire SubagentStop instead of Stop.
+	HookSet  *hooks.Set
+	Subagent bool
 
 	// MaxTurns bounds the model calls of one Ask (0: DefaultMaxTurns).
 	// TokenBudget bounds the tokens (input + output, summed over the
@@ -144,6 +153,10 @@ type Agent struct {
 	approver *approval.Approver
 
 	secrets *secret.Masker // Config.Secrets' masks (nil: none)
+
+	lc       lifecycle                   // the lifecycle hooks' state (hooks.go)
+	recorder atomic.Pointer[recorderBox] // SetRecorder's (record.go)
+	recorded int                         // a.messages[:recorded] were told to it (under mu)
 }
 
 // New returns an agent over cfg.
@@ -155,7 +168,8 @@ func New(cfg Config) *Agent {
 		cfg.MetaToolThreshold = DefaultMetaToolThreshold
 	}
 	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
-		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes)}
+		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes).WithRules(cfg.Rules)}
+	a.initHooks()
 	return a
 }
 
@@ -164,7 +178,9 @@ func (a *Agent) Reset() {
 	a.mu.Lock()
 	a.messages = nil
 	a.found = map[string]bool{}
+	a.recorded = 0
 	a.mu.Unlock()
+	a.resetHooks()
 }
 
 // Messages returns a copy of the conversation so far.

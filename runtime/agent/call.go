@@ -141,6 +141,12 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 			call.Arguments = json.RawMessage("{}")
 		}
 	}
+	ctx, denial, note := a.preToolUse(ctx, turn, &call) // PreToolUse hooks (hooks.go)
+	if denial != "" {
+		reason = denial
+		err = a.denied(turn, &call, reason)
+		return o
+	}
 	// Bindings apply last: the hooks and the policy judge what the model
 	// asked for, and never hold a bound secret.
 	sent := call
@@ -157,6 +163,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		decision = ""
 		return o
 	}
+	call.Rule = a.approver.Match(call) // the events and the policy see it
 	decision, reason = a.decide(ctx, call)
 	if decision != Allow {
 		err = a.denied(turn, &call, reason)
@@ -176,6 +183,9 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 	}
 	if a.cfg.AfterTool != nil {
 		a.cfg.AfterTool(ctx, call, &r)
+	}
+	if cerr == nil {
+		r = a.postToolUse(ctx, turn, call, r, note) // PostToolUse hooks (hooks.go)
 	}
 	res, o.found = &r, found
 	return o

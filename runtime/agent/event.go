@@ -18,6 +18,11 @@ const (
 	EventToolProgress EventType = "tool_progress" // Call, Progress, Total, Message
 	EventToolEnd      EventType = "tool_end"      // Call, Result, Duration, Err
 	EventEnd          EventType = "end"           // Reason, Err
+	// EventResponse is one model response, whole: Response (its text and
+	// tool calls, in the model's order), Usage and StopReason. It comes
+	// after the response's text deltas and before its calls start. Lua's
+	// on_event does not get it (the deltas and calls say the same).
+	EventResponse EventType = "response"
 )
 
 // Event is one thing the loop did, for Config.OnEvent.
@@ -41,6 +46,10 @@ type Event struct {
 	Err      error
 	// End is the loop's end reason (EventEnd).
 	End EndReason
+	// Response, Usage and StopReason of a model response (EventResponse).
+	Response   *Message
+	Usage      Usage
+	StopReason string
 }
 
 func (a *Agent) emit(e Event) {
@@ -55,6 +64,10 @@ func (a *Agent) emit(e Event) {
 		if e.Result != nil {
 			r := a.redactResult(*e.Result)
 			e.Result = &r
+		}
+		if e.Response != nil {
+			m := a.redactMessage(*e.Response)
+			e.Response = &m
 		}
 	}
 	a.evMu.Lock()

@@ -45,8 +45,12 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	defer cancel()
 
 	base := len(a.messages)
-	a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(prompt)}})
-	end, err := a.loop(ctx, tr, &text)
+	user, end, err := a.submit(ctx, prompt) // SessionStart, UserPromptSubmit (hooks.go)
+	if err == nil {
+		a.messages = append(a.messages, user)
+		a.record(tr)
+		end, err = a.loop(ctx, tr, &text)
+	}
 
 	for _, m := range a.messages[base:] {
 		tr.Messages = append(tr.Messages, messageOf(m))
@@ -59,6 +63,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	}
 	text = a.redact(text)
 	a.redactTranscript(tr)
+	a.recordEnd(tr)
 	a.trace(trace.Event{Kind: trace.AgentEnd, Span: run, Parent: parent, Method: tr.Model, Count: len(tr.Turns), Duration: tr.Duration, Message: string(end), Error: tr.Error})
 	a.emit(Event{Type: EventEnd, Turn: len(tr.Turns), End: end, Err: err, Text: text})
 	return text, tr, err
@@ -74,6 +79,9 @@ func (a *Agent) loop(ctx context.Context, tr *Transcript, text *string) (EndReas
 		}
 		if end, done, err := a.turn(ctx, turn, tr, text); done {
 			return end, err
+		}
+		if err := a.halted(); err != nil { // a hook's continue:false
+			return EndHook, err
 		}
 	}
 }
@@ -92,7 +100,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		a.trace(e)
 	}()
 	ts := a.toolset()
-	req := &llm.Request{System: withSkills(a.system(), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
+	req := &llm.Request{System: withSkills(a.withHookContext(a.system()), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
 	if a.cfg.BeforeModel != nil {
 		a.cfg.BeforeModel(ctx, req)
 	}
@@ -132,9 +140,15 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		}
 	}
 	a.messages = append(a.messages, msg)
+	a.record(tr)
 	tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls)})
+	a.emitResponse(turn, msg, u, resp.StopReason)
 	*text = textOf(msg)
 	if len(msg.ToolCalls) == 0 {
+		if more := a.onStop(ctx, turn); more != "" { // a Stop hook says go on
+			a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(more)}})
+			return "", false, nil
+		}
 		return EndAnswer, true, nil
 	}
 	if b := a.cfg.TokenBudget; b > 0 && tr.Usage.Total() >= b {
@@ -147,6 +161,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		return EndBudget, true, errs.Errorf(errs.Limit, "agent", "the token budget is spent: %d of %d tokens", tr.Usage.Total(), b)
 	}
 	a.messages = append(a.messages, a.runCalls(ctx, turn, ts, msg.ToolCalls, tr)...)
+	a.record(tr)
 	return "", false, nil
 }
 

@@ -25,6 +25,7 @@ func (a *Agent) Seed(msgs []llm.Message) {
 	a.mu.Lock()
 	a.messages = append([]llm.Message(nil), msgs...)
 	a.found = map[string]bool{}
+	a.recorded = len(a.messages) // already kept, as it came
 	a.mu.Unlock()
 }
 

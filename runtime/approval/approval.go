@@ -78,12 +78,19 @@ type Call struct {
 	// Parent is the id of the run_lua call whose snippet made this call
 	// ("" for the model's own calls).
 	Parent string `json:"parent,omitempty"`
+	// Rule is the permission rule that matched the call (nil: none), set
+	// before the policy runs: the policy sees it and may still refuse.
+	Rule *Rule `json:"rule,omitempty"`
 }
 
 // Clone is the call as an event carries it: later changes (a hook) do not
 // reach an event already sent.
 func (c *Call) Clone() *Call {
 	cp := *c
+	if c.Rule != nil {
+		r := *c.Rule
+		cp.Rule = &r
+	}
 	return &cp
 }
 
@@ -134,8 +141,12 @@ const NoApproverReason = "needs approval; nobody to ask (run with --yes to allow
 type Approver struct {
 	policy Policy
 	yes    bool
-	ask    atomic.Pointer[Policy] // the person's, set at any time (SetAsk)
-	askMu  sync.Mutex             // one question at a time
+	own    Rules                    // the agent's own rules (nil: none)
+	host   atomic.Pointer[rulesBox] // the host's (SetRules: ask's, chat's)
+	ask    atomic.Pointer[Policy]   // the person's, set at any time (SetAsk)
+	askMu  sync.Mutex               // one question at a time
+
+	perm atomic.Pointer[PermissionHook] // SetPermissionHook's (hint.go)
 }
 
 // New returns an approver over policy (nil: Default); ask is how a person
@@ -159,10 +170,18 @@ func (a *Approver) SetAsk(ask Policy) {
 	a.ask.Store(&ask)
 }
 
-// Decide runs the policy, asking when it says Ask, and returns Allow or
-// Deny with the reason.
+// Decide decides the permission rules (Rules), then runs the policy,
+// asking when the outcome is Ask, and returns Allow or Deny with the
+// reason.
 func (a *Approver) Decide(ctx context.Context, c Call) (Decision, string) {
+	c.Rule = a.Match(c)
+	if c.Rule != nil && c.Rule.Verdict == Deny {
+		return Deny, "denied by the rule " + c.Rule.String()
+	}
 	d, reason := a.policy(ctx, c)
+	d, reason = combine(c.Rule, d, reason)
+	d, reason = a.hinted(ctx, c, d, reason) // a hook's say (hint.go)
+	// A call that would ask a person: the rules and the policy said Ask.
 	if d == Ask {
 		ask := a.ask.Load()
 		switch {

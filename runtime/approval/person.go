@@ -15,6 +15,15 @@ const (
 	Refuse       Choice = iota // deny this call
 	AllowOnce                  // this call
 	AllowSession               // this tool, until the session ends
+	// AllowAlways is this tool from now on: the session remembers it as
+	// AllowSession, and the chat saves a permission rule (Answer.Where).
+	AllowAlways
+)
+
+// Where an AllowAlways answer's rule is saved (Answer.Where).
+const (
+	SaveDefault = ""     // the project's file in a project or repository, else the user's
+	SaveUser    = "user" // the user's config.json
 )
 
 // Answer is a person's answer: a choice and, for a denial, the reason the
@@ -26,12 +35,17 @@ type Answer struct {
 	// "e"); Edited is the request as edited, which runs instead.
 	Edit   bool
 	Edited json.RawMessage
+	// Where is where an AllowAlways answer's rule goes: SaveDefault or
+	// SaveUser.
+	Where string
 }
 
 // ParseAnswer reads an answer typed at an approval question: y (yes,
-// once), a (always: this tool for the session), n (no) with an optional
-// reason after it ("n not that file"), e (edit a sampling request, then
-// run it once). Anything else is not an answer.
+// once), a (always: a rule saved in the project's file, or the user's
+// outside a project), u (always, the rule saved in the user's file), s
+// (this tool for the session), n (no) with an optional reason after it
+// ("n not that file"), e (edit a sampling request, then run it once).
+// Anything else is not an answer.
 func ParseAnswer(line string) (Answer, bool) {
 	word, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
 	rest = strings.TrimSpace(rest)
@@ -39,6 +53,10 @@ func ParseAnswer(line string) (Answer, bool) {
 	case "y", "yes":
 		return Answer{Choice: AllowOnce}, rest == ""
 	case "a", "always":
+		return Answer{Choice: AllowAlways}, rest == ""
+	case "u", "user":
+		return Answer{Choice: AllowAlways, Where: SaveUser}, rest == ""
+	case "s", "session":
 		return Answer{Choice: AllowSession}, rest == ""
 	case "n", "no":
 		return Answer{Choice: Refuse, Reason: rest}, true
@@ -92,10 +110,13 @@ func (p *Person) Decide(ctx context.Context, c Call) (Decision, string, Answer) 
 	switch ap.Choice {
 	case AllowOnce:
 		return Allow, "allowed by the user", ap
-	case AllowSession:
+	case AllowSession, AllowAlways:
 		p.mu.Lock()
 		p.allowed[key] = true
 		p.mu.Unlock()
+		if ap.Choice == AllowAlways && c.Kind != KindSampling {
+			return Allow, "allowed by the user from now on", ap
+		}
 		return Allow, "allowed by the user for this session", ap
 	}
 	if ap.Reason != "" {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hooks"
 )
 
 // Version is the file format this package reads and writes. A file with a
@@ -118,6 +119,19 @@ type Config struct {
 	// ToolSearchSettings.
 	ToolSearch          string
 	ToolSearchThreshold int
+	// Permissions is "permissions": the permission rules (nil: none).
+	Permissions *Permissions
+	// MemoryFiles is "memoryFiles": file names project memory reads
+	// beside AGENTS.md (runtime/memory). Notifications is
+	// "notifications": NotifyAuto ("" too), NotifyBell, NotifyOSC9 or
+	// NotifyOff (runtime/notify).
+	MemoryFiles   []string
+	Notifications string
+	// Hooks is "hooks": the lifecycle hooks in Claude Code's format
+	// (runtime/hooks; hooks.go), each group's Source "" (HooksFrom
+	// names the file).
+	Hooks        hooks.Config
+	hookProblems []hooks.Problem
 
 	extra members // unknown top-level members, kept as written
 	read  *Config // the fields as parsed, to write unchanged ones back as read

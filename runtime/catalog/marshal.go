@@ -35,9 +35,13 @@ func (c *Config) Marshal() ([]byte, error) {
 	for _, s := range c.Servers {
 		servers.members = append(servers.members, entry{s.Name, s.node()})
 	}
-	top = append(top, entry{"mcpServers", servers})
+	if _, had := c.raw["mcpServers"]; had || len(c.Servers) > 0 || c.Permissions.Empty() {
+		top = append(top, entry{"mcpServers", servers}) // a file of rules alone (a project's) needs none
+	}
 	top = append(top, c.modelEntries()...)
 	top = append(top, c.toolSearchEntries(was)...)
+	top = append(top, c.permissionsEntries()...)
+	top = append(top, c.memoryEntries()...)
 	top = appendExtra(top, c.extra)
 	var w writer
 	w.write(node{obj: true, members: top}, 0)

@@ -97,6 +97,19 @@ func Parse(data []byte) (*Config, error) {
 			default:
 				c.ToolSearchThreshold = int(v)
 			}
+		case "permissions":
+			c.raw[m.name] = m.val
+			c.Permissions = parsePermissions(m.val, &p)
+		case "memoryFiles":
+			c.raw[m.name] = m.val
+			c.MemoryFiles = parseMemoryFiles(m.val, &p)
+		case "notifications":
+			c.raw[m.name] = m.val
+			c.Notifications = str(m.val, "notifications", &p)
+		case "hooks":
+			// Kept as written (nothing edits it); hooks.go reads it.
+			c.extra.set(m.name, m.val)
+			c.parseHooks(m.val)
 		default:
 			c.extra.set(m.name, m.val)
 		}

@@ -77,6 +77,11 @@ func (c *Config) Validate() error {
 	if c.ToolSearchThreshold < 0 {
 		p.add("toolSearchThreshold", toolSearchThresholdRule)
 	}
+	c.validatePermissions(&p)
+	c.validateMemory(&p)
+	for _, hp := range c.hookProblems { // hooks.go
+		p.add(hp.Path, hp.Msg)
+	}
 	return p.err()
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -136,8 +137,11 @@ func TestParseApproval(t *testing.T) {
 	}{
 		{"y", Approval{Choice: AllowOnce}, true},
 		{"YES", Approval{Choice: AllowOnce}, true},
-		{"a", Approval{Choice: AllowSession}, true},
-		{"always", Approval{Choice: AllowSession}, true},
+		{"a", Approval{Choice: AllowAlways}, true},
+		{"always", Approval{Choice: AllowAlways}, true},
+		{"u", Approval{Choice: AllowAlways, Where: approval.SaveUser}, true},
+		{"s", Approval{Choice: AllowSession}, true},
+		{"session", Approval{Choice: AllowSession}, true},
 		{"n", Approval{Choice: Deny}, true},
 		{"n  not that file ", Approval{Choice: Deny, Reason: "not that file"}, true},
 		{"no", Approval{Choice: Deny}, true},
@@ -166,7 +170,7 @@ func TestComplete(t *testing.T) {
 		text, head string
 		cands      []string
 	}{
-		{"/m", "", []string{"/mcp", "/mcps", "/meta", "/model"}},
+		{"/m", "", []string{"/mcp", "/mcps", "/memory", "/meta", "/model"}},
 		{"/q", "", []string{"/quit"}},
 		{"/mcp p", "/mcp ", []string{"prompt"}},
 		{"/mcp s", "/mcp ", []string{"slow", "srv"}},

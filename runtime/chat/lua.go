@@ -51,6 +51,11 @@ type BuildOptions struct {
 	// Elicit answers the servers' elicitation requests (nil: the hub
 	// does not offer elicitation). It runs on its own goroutine.
 	Elicit func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)
+	// Memory is the project memory's system prompt section
+	// (runtime/memory; "": none). MemorySkipped is called when the agent
+	// file's agent opts out of it (agent.new{memory = false}).
+	Memory        string
+	MemorySkipped func()
 }
 
 // MetaOptions configure the catalog agent.

@@ -10,6 +10,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"github.com/luagent/luagent/runtime/sessionid"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/session"
 )
 
 // Agent is what a session needs of its agent: a turn with a Go event sink,
@@ -54,6 +56,9 @@ type Options struct {
 	// Lua is the Lua side the agent was built by: /model, /lua and /meta
 	// use it (nil: they fail saying so).
 	Lua Lua
+	// Rules are the permission rules every agent of the session gets
+	// (the user's, the project's, --allow, --deny; nil: none).
+	Rules approval.Rules
 }
 
 // Session is one conversation with an agent.
@@ -67,7 +72,9 @@ type Session struct {
 	person *approval.Person           // answers asks; remembers tools allowed for the session
 	edits  map[string]json.RawMessage // sampling requests as the person edited them
 	conv   Conversation
-	meta   *metaState // /meta's catalog agent, built on first use
+	meta   *metaState      // /meta's catalog agent, built on first use
+	rec    *session.Writer // the session file the turns are saved in (record.go)
+	id     string          // the session's id: rec's, or sessionid.New while unsaved (hooks.go)
 }
 
 // New returns a session over o.Agent, whose asks it answers from now on.
@@ -75,6 +82,7 @@ func New(o Options) *Session {
 	s := &Session{o: o, Servers: NewServers(o.Hub, o.Catalog), edits: map[string]json.RawMessage{}}
 	s.person = approval.NewPerson(o.UI.Approve)
 	s.conv = Conversation{Version: conversationVersion, Start: time.Now().UTC().Round(time.Second), AgentFile: o.AgentFile}
+	s.id = sessionid.New() // the chat's one session id
 	s.SetAgent(o.Agent)
 	return s
 }
@@ -89,8 +97,15 @@ func (s *Session) SetAgent(a Agent) {
 	ra := a.Agent()
 	ra.SetAsk(s.ask)
 	ra.SetSampleEdit(s.sampleEdit)
+	if s.o.Rules != nil {
+		ra.SetRules(s.o.Rules)
+	}
+	s.joinSession(a, old) // hooks.go
 	if old != nil && old != a {
 		ra.Seed(old.Agent().Messages())
+		if w := s.Record(); w != nil {
+			ra.SetRecorder(w) // the session goes on with the new model
+		}
 	}
 }
 

@@ -121,6 +121,10 @@ func (r *Renderer) Event(e ragent.Event) {
 			r.EndAnswer()
 			fmt.Fprintf(r.o.Tools, "%s  %s: %s\n", ind, e.Decision, r.o.Shown(e.Reason))
 		}
+	case ragent.EventHook: // a hook's error, systemMessage or stopReason
+		r.ClearProgress()
+		r.EndAnswer()
+		fmt.Fprintf(r.o.Tools, "%s  %s\n", ind, r.o.Shown(OneLine(e.Message, 300)))
 	case ragent.EventToolProgress:
 		r.progress(ind, e)
 	case ragent.EventToolEnd:

@@ -47,6 +47,7 @@ const (
 	Approval      Kind = "approval"        // Tool; Message: "allow|deny: reason"
 	AgentToolCall Kind = "agent_tool_call" // Tool, Server, Duration; Message: the error, if any
 	AgentEnd      Kind = "agent_end"       // Count: turns; Duration; Message: the end reason (answer, max_turns, ...)
+	Hook          Kind = "hook"            // Method: the event; Tool; Count: hooks run; Duration; Message: what they said
 
 	// Span starts: each pairs with the end kind above it in a span
 	// (Span names both). AgentStart → AgentEnd, TurnStart → TurnEnd,

@@ -17,8 +17,11 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/memory"
+	"github.com/luagent/luagent/runtime/project"
 	"github.com/luagent/luagent/runtime/render"
 	"github.com/luagent/luagent/runtime/secret"
+	"github.com/luagent/luagent/runtime/session"
 	"github.com/luagent/luagent/runtime/visible"
 )
 
@@ -53,12 +56,29 @@ type ChatConfig struct {
 	Yes     bool
 	// CodeMode is --code-mode: the model gets run_lua instead of the tools.
 	CodeMode bool
-	// Resume is --resume's file ("" starts a new conversation).
+	// Resume is --resume's: a session id (or the start of one), "latest"
+	// (the latest session of this folder), or a conversation file saved
+	// before sessions ("" starts a new session). chat_session.go.
 	Resume string
 	// Catalog is the catalog's entries (for /mcp's transports).
 	Catalog []*catalog.Server
 	// Secrets are values never to print (the providers' keys).
 	Secrets []string
+	// Perms are the permission rules' sources (nil: no rules): chat asks
+	// whether to trust a project folder, and saves "always" answers.
+	Perms *project.Setup
+	// Memory is the project memory for the agent's system prompt
+	// (runtime/memory; nil: none); NoMemory says --no-memory left it out.
+	Memory   *memory.Memory
+	NoMemory bool
+	// Notify is how the terminal rings (runtime/notify's Bell, OSC9 or
+	// Off; "" is Off).
+	Notify string
+	// SessionSecrets are more values a session file never holds (the
+	// environment's and the catalog's secrets); Version is luagent's, for
+	// the session's header.
+	SessionSecrets []string
+	Version        string
 }
 
 // Exit codes Chat returns.
@@ -119,13 +139,15 @@ type chatTerm struct {
 	cancelOp func() // cancels a running /command (Ctrl-C)
 	opMu     sync.Mutex
 
-	saveFailed bool // a save after a turn failed (said once)
+	store *session.Store // the sessions folder (chat_session.go)
 
 	askMu sync.Mutex // one question at a time: approvals, forms
 	// working is set while a turn or a command runs: only then may a
 	// question take the terminal (at the prompt, the line editor has it).
 	working atomic.Bool
 	running map[string]int // servers with tool calls in flight (under mu)
+
+	memorySkipped atomic.Bool // the agent opted out of the project memory
 }
 
 func (t *chatTerm) newReader() LineReader {
@@ -186,21 +208,23 @@ func (t *chatTerm) fail(err error) {
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
 	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
+	o.Memory, o.MemorySkipped = t.cfg.Memory.Prompt(), func() { t.memorySkipped.Store(true) }
 	if t.cfg.AgentFile != "" {
 		if err := t.lua.LoadAgent(t.cfg.AgentFile); err != nil {
 			fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(err.Error()))
 			return exitError
 		}
 	}
-	var conv *chat.Conversation
-	file := chat.NewFile(chat.SessionsDir(t.cfg.Home), time.Now())
-	if t.cfg.Resume != "" {
-		var err error
-		if conv, err = chat.Load(t.cfg.Resume); err != nil {
-			fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(err.Error()))
-			return exitError
-		}
-		file = t.cfg.Resume
+	t.store = t.sessionStore()
+	prior, conv, err := t.resumed()
+	if err != nil {
+		fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(sessionErr(err)))
+		return exitError
+	}
+	rules, err := t.permissionRules()
+	if err != nil {
+		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))
+		return exitError
 	}
 	ag, err := t.lua.Build(ctx, o)
 	if err != nil {
@@ -208,20 +232,42 @@ func (t *chatTerm) run(ctx context.Context) int {
 		return exitError
 	}
 	hb := ag.Agent().Hub()
-	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, File: file, AgentFile: t.cfg.AgentFile, Lua: t.lua})
+	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, AgentFile: t.cfg.AgentFile, Lua: t.lua, Rules: rules})
+	w, err := t.openSession(prior, conv)
+	switch {
+	case err != nil && (prior != nil || conv != nil):
+		fmt.Fprintf(t.errw, "luagent: %s\n", visible.Text(sessionErr(err)))
+		return exitError
+	case err != nil: // a new session that cannot be saved: the chat goes on unsaved
+		fmt.Fprintf(t.errw, "luagent: this chat is not saved: %s\n", t.shown(sessionErr(err)))
+	default:
+		t.s.SetRecord(w)
+	}
 	// A resumed conversation's model is settled first, so only the model
 	// the chat goes on with is named.
 	var resumed string
-	if conv != nil {
-		t.s.Resume(conv)
+	switch {
+	case conv != nil:
 		resumed = t.resumeModel(ctx, conv.Model)
+	case prior != nil:
+		resumed = t.resumeModel(ctx, prior.LastModel())
 	}
 	if t.cfg.ModelNote != "" && t.s.Agent() == ag {
 		fmt.Fprintln(t.errw, t.cfg.ModelNote)
 	}
 	t.say(ChatBanner, modelName(t.s.Agent()))
-	if conv != nil {
-		t.say("resumed %s: %d messages, %d turns", t.cfg.Resume, len(conv.Messages), len(conv.Turns))
+	for _, n := range t.cfg.Memory.Notes() {
+		t.say("%s", n)
+	}
+	if conv != nil || prior != nil {
+		if conv != nil {
+			t.say("resumed %s: %d messages, %d turns (now session %s)", t.cfg.Resume, len(conv.Messages), len(conv.Turns), w.ID())
+		} else {
+			t.say("resumed session %s: %d turns", prior.ID, prior.Turns())
+			if prior.Dropped > 0 {
+				t.say("(a turn that did not finish was left out: the session goes on after its last complete turn)")
+			}
+		}
 		if resumed != "" {
 			t.say("%s", resumed)
 		}
@@ -299,6 +345,9 @@ func (t *chatTerm) run(ctx context.Context) int {
 		t.turn(ctx, func(ctx context.Context) (string, error) { return t.s.Turn(ctx, chat.Unescape(text)) })
 		t.working.Store(false)
 	}
+	for _, n := range t.s.End(context.WithoutCancel(ctx), "prompt_input_exit") { // SessionEnd hooks
+		t.say("%s", n)
+	}
 	t.saveOnExit()
 	return exitOK
 }
@@ -325,16 +374,15 @@ func modelName(ag chat.Agent) string {
 
 // turn runs one turn and ends its output.
 func (t *chatTerm) turn(ctx context.Context, run func(context.Context) (string, error)) {
+	start := time.Now()
 	_, err := run(ctx)
+	took := time.Since(start)
+	defer t.turnEnded(took, err)
 	t.mu.Lock()
 	t.r.Finish()
 	t.mu.Unlock()
-	// Saved after every turn too, so a crash or a closed terminal loses
-	// nothing; exit says where.
-	if serr := t.s.Save(t.s.File()); serr != nil && !t.saveFailed {
-		t.saveFailed = true
-		t.fail(serr)
-	}
+	// The session file has the turn already (each message as it
+	// completed), so a crash or a closed terminal loses nothing.
 	if err != nil {
 		if errs.KindOf(err) == errs.Cancelled {
 			t.say("(cancelled; the conversation goes on)")
@@ -345,15 +393,12 @@ func (t *chatTerm) turn(ctx context.Context, run func(context.Context) (string, 
 }
 
 func (t *chatTerm) saveOnExit() {
-	if t.s == nil || t.s.Empty() {
+	if t.s == nil {
 		return
 	}
-	file := t.s.File()
-	if err := t.s.Save(file); err != nil {
-		t.fail(err)
-		return
+	if w := t.endSession(); w != nil {
+		t.say("saved the conversation to %s (luagent chat --resume %s continues it)", w.Path(), w.ID())
 	}
-	t.say("saved the conversation to %s (luagent chat --resume %s continues it)", file, file)
 }
 
 // op runs a slash command's work with a context Ctrl-C cancels.
@@ -380,6 +425,8 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 	switch c.Name {
 	case "quit":
 		return false
+	case "memory":
+		t.showMemory()
 	case "help":
 		var b strings.Builder
 		b.WriteString("commands:\n")
@@ -420,16 +467,17 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 		}
 		t.say("model: %s (the conversation goes on)", modelName(ag))
 	case "clear":
-		if !t.s.Empty() {
-			if err := t.s.Save(t.s.File()); err != nil {
-				t.fail(err)
-				return true
-			}
-			t.say("the last conversation is saved in %s", t.s.File())
+		if w := t.endSession(); w != nil {
+			t.say("the last conversation is saved in %s (session %s)", w.Path(), w.ID())
 		}
 		t.s.Clear()
-		t.s.SetFile(chat.NewFile(chat.SessionsDir(t.cfg.Home), time.Now()))
-		t.say("new conversation")
+		w, err := t.openSession(nil, nil)
+		if err != nil {
+			t.fail(err)
+			return true
+		}
+		t.s.SetRecord(w)
+		t.say("new conversation (session %s)", w.ID())
 	case "save":
 		if len(c.Args) != 1 {
 			t.fail(errs.New(errs.Invalid, "chat", "/save needs one file: /save chat.json"))

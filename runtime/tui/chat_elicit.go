@@ -8,6 +8,7 @@ import (
 
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/chat"
+	"github.com/luagent/luagent/runtime/notify"
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/render"
 )
@@ -56,6 +57,7 @@ func (t *chatTerm) elicit(ctx context.Context, server string, params json.RawMes
 		t.say("  %s asked for input while nothing ran (a background task?): declined", who)
 		return chat.Decline, nil
 	}
+	t.notify(notify.Notice{Type: notify.ElicitationDialog, Message: who + " asks for input"})
 	if u, ok := chat.ParseURLRequest(params); ok {
 		return t.elicitURL(ctx, who, u), nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
+	"github.com/luagent/luagent/runtime/notify"
 	"github.com/luagent/luagent/runtime/render"
 )
 
@@ -176,6 +177,7 @@ func (v *metaView) confirm(ctx context.Context, text string) bool {
 		fmt.Fprintf(t.out, "    %s\n", v.shown(l))
 	}
 	t.mu.Unlock()
+	t.notify(notify.Notice{Type: notify.PermissionPrompt, Message: "save a change to the catalog?"})
 	line, err := t.ask("  save this? [y/N] ")
 	if errors.Is(err, ErrAborted) {
 		t.s.Cancel()

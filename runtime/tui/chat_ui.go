@@ -10,6 +10,7 @@ import (
 
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/chat"
+	"github.com/luagent/luagent/runtime/notify"
 	"github.com/luagent/luagent/runtime/render"
 )
 
@@ -54,9 +55,10 @@ func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 	} else {
 		fmt.Fprintln(t.out, t.shown("  ? allow "+what+shortArgs(c.Arguments)))
 		fmt.Fprintln(t.out, t.shown("    annotations: "+annotationWords(c.Annotations)))
-		fmt.Fprintln(t.out, t.shown(fmt.Sprintf("    y = once, a = allow %s for this session, n [REASON] = deny (the reason goes to the model)", c.Tool)))
+		fmt.Fprintln(t.out, t.shown(fmt.Sprintf("    y = once, %s, n [REASON] = deny (the reason goes to the model)", t.alwaysChoices(c))))
 	}
 	t.mu.Unlock()
+	t.notify(notify.Notice{Type: notify.PermissionPrompt, Message: "allow " + what + "?"})
 	for ctx.Err() == nil {
 		q := "  allow? [y/a/n] "
 		if c.Kind == ragent.KindSampling {
@@ -86,7 +88,14 @@ func (t *chatTerm) Approve(ctx context.Context, c ragent.Call) chat.Approval {
 			}
 			return ap
 		}
+		if ok && c.Kind == ragent.KindSampling && (ap.Choice == chat.AllowAlways || ap.Choice == chat.AllowSession) {
+			return chat.Approval{Choice: chat.AllowSession} // a server's requests: for the session
+		}
+		if ok && ap.Choice == chat.AllowAlways && t.cfg.Perms == nil {
+			ap.Choice = chat.AllowSession // nowhere to save a rule
+		}
 		if ok {
+			t.saveAlways(ctx, c, ap)
 			return ap
 		}
 		t.say("    answer y, a or n (n REASON tells the model why)")

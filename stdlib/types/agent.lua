@@ -9,6 +9,18 @@
 
 ---@alias agent.Decision "allow"|"deny"|"ask"
 
+---A permission rule that matched a call (stdlib/doc/approval.md "Permission rules").
+---@class agent.Rule
+---@field verdict agent.Decision the rule's list: allow, ask or deny
+---@field pattern string the rule as written, e.g. "fs__write_file(path:/tmp/*)"
+---@field source string where it was written: a config.json's path, "--allow", "--deny" or "agent.new"
+
+---Permission rules: patterns over qualified tool names (server__tool, server__*, *, mcp__server__tool), with an optional argument matcher (fs__write_file(path:/tmp/*)); deny wins over allow, allow over ask.
+---@class agent.Permissions
+---@field allow? string[] run without asking (the policy may still refuse)
+---@field ask? string[] ask a person even when the policy would allow
+---@field deny? string[] refuse, before the policy
+
 ---A tool call as the policy and the hooks see it.
 ---@class agent.Call
 ---@field id string the model's id of the call
@@ -20,6 +32,7 @@
 ---@field qualified? string the hub's qualified name
 ---@field arguments table the tool's arguments (sampling: the request); before_tool may change them
 ---@field annotations mcp.Annotations always a table; readOnlyHint is true for every call counted read-only (the meta-tools too)
+---@field rule? agent.Rule the permission rule that matched the call (none: no rule did); the policy may still refuse
 
 ---Decides a call: "allow", "deny" or "ask" (true/false for allow/deny),
 ---and a reason. "ask" goes to the agent's ask function; without one it is
@@ -40,6 +53,19 @@
 ---@field after_tool? fun(call: agent.Call, result: agent.Result): agent.Result|nil change the result the model sees in place, or return a new one
 ---@field before_model? fun(request: agent.Request): table|nil change request.system in place, or return a table with system
 ---@field after_model? fun(response: agent.Response) sees each response
+---@field SessionStart? agent.HookHandler|agent.HookHandler[] before the first ask (event.source "startup", "resume", "clear")
+---@field UserPromptSubmit? agent.HookHandler|agent.HookHandler[] before a prompt runs (event.prompt); a veto blocks it
+---@field PreToolUse? agent.HookHandler|agent.HookHandler[] before a call (event.tool_name, tool_input, tool_use_id); a veto denies it, the reason to the model
+---@field PermissionRequest? agent.HookHandler|agent.HookHandler[] where a person would be asked; {hookSpecificOutput = {decision = {behavior = "allow"|"deny"}}}
+---@field PostToolUse? agent.HookHandler|agent.HookHandler[] after a call ran (event.tool_response); a veto's reason and additionalContext join the result
+---@field Notification? agent.HookHandler|agent.HookHandler[] when the host notifies the person (event.message, notification_type)
+---@field PreCompact? agent.HookHandler|agent.HookHandler[] before the conversation is compacted (event.trigger); a veto keeps it whole
+---@field Stop? agent.HookHandler|agent.HookHandler[] when the model answers; a veto makes it go on, the reason its next prompt (event.stop_hook_active)
+---@field SubagentStop? agent.HookHandler|agent.HookHandler[] as Stop, for an agent made with subagent = true
+---@field SessionEnd? agent.HookHandler|agent.HookHandler[] when the host ends the session (event.reason)
+
+---A lifecycle hook handler (stdlib/doc/hooks.md): gets the event as a hook command's stdin has it; returns nil to go on, false[, reason] to veto, or a table shaped as a hook command's JSON output (decision, reason, continue, stopReason, systemMessage, hookSpecificOutput = {permissionDecision, permissionDecisionReason, updatedInput, additionalContext}; hookSpecificOutput's fields also at the top level). An error it raises is shown to the user and does not veto.
+---@alias agent.HookHandler fun(event: table): table|false|nil, string?
 
 ---@class agent.Options
 ---@field name? string
@@ -53,7 +79,9 @@
 ---@field approve? agent.Policy decides each call (default: agent.default_policy)
 ---@field ask? agent.Policy asks a person when the policy says "ask"
 ---@field yes? boolean allow every "ask" without asking
----@field hooks? agent.Hooks
+---@field permissions? agent.Permissions the agent's own permission rules, decided before approve (with luagent ask's and chat's: config.json, .luagent/config.json, --allow, --deny)
+---@field hooks? agent.Hooks before_tool, after_tool, before_model, after_model, and the lifecycle events' handlers (PreToolUse = fn or {fn, ...}); config.json's command hooks run before them
+---@field subagent? boolean the agent is a subagent: its answers fire SubagentStop instead of Stop
 ---@field max_turns? integer model calls per ask (default 20)
 ---@field token_budget? integer input + output tokens per ask (default: no bound)
 ---@field timeout? number seconds per ask (default: none)
@@ -64,6 +92,8 @@
 ---@field max_concurrent? integer a:ask_fresh calls (served calls) running at once (default 4; more wait)
 ---@field tool_search? "auto"|"always"|"never" whether mcp_search_tools stands for the hub's tools: "auto" past tool_search_threshold tools, "always" however few, "never" not at all (default: config.json's toolSearch, else "auto")
 ---@field tool_search_threshold? integer in "auto" mode, more tools than this are found through mcp_search_tools (default: config.json's toolSearchThreshold, else 40)
+---@field memory? false|string false: luagent ask and chat leave the project memory (AGENTS.md) out of this agent's system prompt; text: appended to the system prompt (what ask and chat set)
+---@field session? boolean save the agent's asks in a new session under $LUAGENT_HOME/sessions/ (a:session() says which; stdlib/doc/sessions.md)
 ---@field code_mode? boolean|"only"|"beside"|agent.CodeMode the model gets run_lua, a Lua snippet calling the tools as tools.SERVER.TOOL{...} in a sandbox: true or "only" instead of the tools, "beside" with them
 
 ---Code mode's option table: the mode and each run's limits.
@@ -176,7 +206,7 @@
 ---@field model string
 ---@field start string RFC 3339
 ---@field duration_ns integer
----@field ["end"] "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"
+---@field ["end"] "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook"
 ---@field error? string why it ended, when not with an answer
 ---@field error_kind? luagent.ErrorKind
 ---@field messages agent.Message[] the messages this ask added
@@ -186,7 +216,7 @@
 
 ---One thing the loop did, as on_event sees it.
 ---@class agent.Event
----@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"end"
+---@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"end"
 ---@field turn integer the 1-based model turn
 ---@field text? string a delta of the model's text (text)
 ---@field call? agent.Call (tool_start, approval, tool_progress, tool_end)
@@ -194,11 +224,11 @@
 ---@field reason? string (approval)
 ---@field progress? number (tool_progress)
 ---@field total? number (tool_progress)
----@field message? string (tool_progress)
+---@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user)
 ---@field result? agent.Result (tool_end)
 ---@field duration? number seconds (tool_end)
 ---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended
----@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error" (end)
+---@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook" (end)
 
 ---A model spelled out, as config.json's "models" entries are.
 ---@class agent.ModelConfig
@@ -257,9 +287,22 @@ function Agent:ask_fresh(prompt, opts) end
 ---Forgets the conversation.
 function Agent:reset() end
 
+---Adds a handler of a lifecycle event after the agent's others (a:with keeps it).
+---@param event "SessionStart"|"UserPromptSubmit"|"PreToolUse"|"PermissionRequest"|"PostToolUse"|"Notification"|"PreCompact"|"Stop"|"SubagentStop"|"SessionEnd"
+---@param fn agent.HookHandler
+---@return agent.Agent self
+function Agent:on(event, fn) end
+
 ---The conversation so far.
 ---@return agent.Message[]
 function Agent:messages() end
+
+---The session the agent's asks are saved in: {id, path} (the id as
+---luagent sessions list shows it, the path of its file), or nil when
+---they are not saved. luagent ask and chat give the agent they build
+---their run's session; agent.new{session = true} and agent.resume make one.
+---@return {id: string, path: string}?
+function Agent:session() end
 
 ---A new agent (a fresh conversation) with these options changed.
 ---@param changes agent.Options
@@ -272,6 +315,17 @@ agent = {}
 ---@param opts agent.Options
 ---@return agent.Agent
 function agent.new(opts) end
+
+---An agent that goes on with the saved session id ("latest": the latest
+---one of the current folder): it gets the conversation of the session's
+---complete turns, and its asks are saved in that session (opts.fork: in
+---a new one holding its history). opts are agent.new's; the model is the
+---session's unless opts.model says otherwise. An unknown id raises an
+---error of kind not_found.
+---@param id string
+---@param opts? agent.Options|{fork?: boolean}
+---@return agent.Agent
+function agent.resume(id, opts) end
 
 ---A model by spec, name, {provider =, model =, ...} table or Lua function
 ---(as agent.new's model).

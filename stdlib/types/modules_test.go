@@ -122,6 +122,7 @@ var notCompared = []string{
 	"mcp.AuthOptions", "mcp.ElicitRequest", "mcp.ElicitURLRequest", "mcp.ElicitResult",
 	"mcp.SampleRequest", "mcp.SampleResult", "mcp.AskSpec",
 	"agent.ToolDef", "agent.Hooks", "agent.Options", "agent.CompleteRequest", "agent.Param", "agent.Binding", "agent.CodeMode", "agent.ModelConfig",
+	"agent.Permissions", "agent.Rule", // read by agent.new; the rule a call carries only when a rule matched
 	// Only a server publishing skills lists them (luabind/mod/mcp's
 	// skills_test.lua checks their keys).
 	"mcp.Skill", "mcp.HubSkill",

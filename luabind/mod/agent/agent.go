@@ -24,6 +24,7 @@ import (
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
@@ -58,6 +59,9 @@ type Config struct {
 	// ("" and 0: the defaults), what an agent.new without tool_search and
 	// tool_search_threshold gets (nil: the defaults).
 	ToolSearch func() (mode string, threshold int)
+	// Hooks returns the command hooks every agent runs (the catalog's
+	// "hooks"; nil: none), read when an agent is made.
+	Hooks func() hooks.Config
 }
 
 type module struct {
@@ -98,6 +102,7 @@ func Open(lp *sched.Loop, cfg Config) *lua.LTable {
 		"model":           m.newModel,
 		"load_file":       m.loadFile,
 		"default_approve": defaultApprove,
+		"session_info":    m.sessionInfo, // session.go
 	})
 	mod.RawSetString("version", lua.LString(cfg.Version))
 	return mod
@@ -188,11 +193,18 @@ func (m *module) newAgent(L *lua.LState) int {
 	if fn := optFunc(opts, "ask"); fn != nil {
 		cfg.Ask = m.decider(fn, "ask")
 	}
+	if cfg.Rules, err = permissionsOf(opts.RawGetString("permissions")); err != nil {
+		fail(err)
+	}
 	if cfg.Skills, err = m.skillSource(opts.RawGetString("skills"), cfg.Hub); err != nil {
 		fail(err)
 	}
 	hooks, _ := opts.RawGetString("hooks").(*lua.LTable)
 	m.bindHooks(hooks, &cfg)
+	if cfg.HookSet, err = m.hookSet(hooks); err != nil { // hooks.go
+		fail(err)
+	}
+	cfg.Subagent = lua.LVAsBool(opts.RawGetString("subagent"))
 	if cfg.CodeMode, err = codeModeOf(opts.RawGetString("code_mode"), m.cfg.CodeMode); err != nil {
 		fail(err)
 	}
@@ -263,6 +275,9 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 	methods.RawSetString("ask", m.lp.Async("agent:ask", m.ask))
 	methods.RawSetString("ask_fresh", m.lp.Async("agent:ask_fresh", m.askFresh))
 	methods.RawSetString("sample", m.lp.Async("agent:sample", m.sample))
+	methods.RawSetString("on", L.NewFunction(m.on))           // hooks.go
+	methods.RawSetString("record", L.NewFunction(m.record))   // session.go
+	methods.RawSetString("session", L.NewFunction(m.session)) // session.go
 	methods.RawSetString("reset", L.NewFunction(func(L *lua.LState) int {
 		m.checkAgent(L).a.Reset()
 		return 0
@@ -321,6 +336,9 @@ func (m *module) ask(L *lua.LState) sched.Start {
 // deliver runs on_event(event) as a task and waits for it, so events reach
 // Lua in order and all before the ask returns.
 func (m *module) deliver(ctx context.Context, fn *lua.LFunction, e ragent.Event) {
+	if e.Type == ragent.EventResponse {
+		return // the text deltas and the calls say it to Lua already
+	}
 	raw := eventJSON(e)
 	_, _ = m.callLua(ctx, fn, "on_event", decodeArgs(raw), func(*lua.LState, []lua.LValue) (any, error) { return nil, nil })
 }
@@ -337,6 +355,9 @@ func eventJSON(e ragent.Event) json.RawMessage {
 	if e.Decision != "" {
 		out["decision"] = string(e.Decision)
 		out["reason"] = e.Reason
+	}
+	if e.Type == ragent.EventHook { // a hook's message for the user
+		out["message"] = e.Message
 	}
 	if e.Type == ragent.EventToolProgress {
 		out["progress"] = e.Progress
@@ -389,6 +410,9 @@ func callJSON(c ragent.Call) map[string]any {
 	}
 	if c.Parent != "" {
 		out["parent"] = c.Parent
+	}
+	if c.Rule != nil {
+		out["rule"] = map[string]string{"verdict": string(c.Rule.Verdict), "pattern": c.Rule.Pattern, "source": c.Rule.Source}
 	}
 	return out
 }

@@ -80,6 +80,37 @@ test("approve: a Lua policy decides, and may wait", function()
   h:close()
 end)
 
+test("permissions: rules decide before the policy, which sees call.rule and may still refuse", function()
+  local h = the_hub()
+  local seen = {}
+  local a = agent.new{ model = (scripted{ { tool_calls = {
+      { name = "notes__write", arguments = { text = "ok" } },
+      { name = "notes__write", arguments = { text = "veto" } },
+      { name = "notes__echo", arguments = { message = "no" } } } } }),
+    hub = h,
+    permissions = { allow = { "mcp__notes__write" }, deny = { "notes__echo(message:n*)" } },
+    approve = function(call)
+      seen[#seen + 1] = call.rule
+      if call.arguments.text == "veto" then return "deny", "the policy refuses" end
+      return agent.default_policy(call)
+    end }
+  local _, tr = a:ask("go")
+  local by = {}
+  for _, c in ipairs(tr.tool_calls) do by[c.tool .. ":" .. (c.arguments.text or c.arguments.message)] = c end
+  expect.eq(by["write:ok"].decision, "allow")
+  expect.eq(by["write:ok"].reason, "allowed by the rule mcp__notes__write (agent.new)")
+  expect.eq(by["write:veto"].reason, "the policy refuses")
+  expect.eq(by["echo:no"].reason, "denied by the rule notes__echo(message:n*) (agent.new)")
+  expect.eq(#seen, 2) -- a deny rule never reaches the policy
+  expect.eq(seen[1], { verdict = "allow", pattern = "mcp__notes__write", source = "agent.new" })
+  local ok, err = pcall(agent.new, { hub = false, permissions = { allow = { "fs x" } } })
+  expect.eq(ok, false)
+  expect.match(tostring(err.message or err), 'permissions.allow[1]: "fs x"', true)
+  ok, err = pcall(agent.new, { hub = false, permissions = { allwo = {} } })
+  expect.match(tostring(err.message or err), "its lists are allow, ask and deny", true)
+  h:close()
+end)
+
 test("hooks: before_tool rewrites arguments, after_tool the result; model hooks see each turn", function()
   local h = the_hub()
   local turns, answers = 0, 0

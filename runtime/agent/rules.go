@@ -1,0 +1,12 @@
+package agent
+
+import "github.com/luagent/luagent/runtime/approval"
+
+// SetRules sets the host's permission rules (nil: none), decided before
+// the policy with the agent's own (Config.Rules): luagent ask and chat
+// set the user's, the project's and --allow / --deny on the agent they
+// run.
+func (a *Agent) SetRules(r approval.Rules) { a.approver.SetRules(r) }
+
+// Rule is the permission rule that matched a call (Call.Rule).
+type Rule = approval.Rule
