@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite protos_gen.go from stdlib's Lua
 
 // generatedFiles are the stdlib files whose compiled form protos_gen.go
 // holds.
-var generatedFiles = []string{"mcp", "mcp_client", "mcp_features"}
+var generatedFiles = []string{"mcp", "mcp_client", "mcp_features", "agent", "chat"}
 
 // protos_gen.go must be what compiling stdlib's files gives now: after
 // changing one of them, run
