@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/creack/pty"
 )
 
 // Project memory as a user meets it: AGENTS.md files in a repository and
@@ -189,30 +187,7 @@ func startTTYIn(t *testing.T, dir string, env []string, args ...string) *tty {
 	}
 	cmd.Env = append(cmd.Env, "TERM=xterm")
 	cmd.Env = append(cmd.Env, env...)
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tt := &tty{t: t, f: f, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		defer close(tt.done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := f.Read(buf)
-			tt.mu.Lock()
-			tt.out.Write(buf[:n])
-			tt.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		f.Close()
-	})
-	return tt
+	return runTTY(t, cmd, 160)
 }
 
 // writingAgent calls its own write tool (which the default policy asks

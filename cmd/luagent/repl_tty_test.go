@@ -28,7 +28,14 @@ func startTTY(t *testing.T, home string, args ...string) *tty {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "LUAGENT_HOME="+home, "TERM=xterm")
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	return runTTY(t, cmd, 120)
+}
+
+// runTTY starts cmd on a pty of cols columns and 40 rows and collects its
+// output; the test's end kills it.
+func runTTY(t *testing.T, cmd *exec.Cmd, cols uint16) *tty {
+	t.Helper()
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: cols})
 	if err != nil {
 		t.Fatal(err)
 	}
