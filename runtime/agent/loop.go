@@ -124,7 +124,8 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	if a.cfg.AfterModel != nil {
 		a.cfg.AfterModel(ctx, resp)
 	}
-	u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+	u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
+		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens}
 	a.trace(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d,
 		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)})
 	tr.Usage.InputTokens += u.InputTokens

@@ -42,7 +42,7 @@ func TestEventResponse(t *testing.T) {
 		t.Fatalf("events %v, want %v", order, want)
 	}
 	r1, r2 := resps[0], resps[1]
-	if r1.Turn != 1 || r1.StopReason != llm.StopToolCalls || r1.Usage != (Usage{10, 5}) || len(r1.Response.ToolCalls) != 1 ||
+	if r1.Turn != 1 || r1.StopReason != llm.StopToolCalls || r1.Usage != (Usage{InputTokens: 10, OutputTokens: 5}) || len(r1.Response.ToolCalls) != 1 ||
 		r1.Response.ToolCalls[0].ID != echo.ID || r1.Response.Role != "assistant" {
 		t.Errorf("first response: %+v %+v", r1, r1.Response)
 	}

@@ -44,6 +44,10 @@ type Transcript struct {
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
+	// The parts of InputTokens read from and written to the provider's
+	// prompt cache.
+	CacheReadTokens  int `json:"cache_read_input_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_creation_input_tokens,omitempty"`
 }
 
 // Total is input plus output.

@@ -84,10 +84,16 @@ const (
 	StopStop      = "stop"       // a stop sequence ended it
 )
 
-// Usage counts tokens.
+// Usage counts tokens. InputTokens is every prompt token, cached or not:
+// CacheReadTokens (served from the provider's prompt cache) and
+// CacheWriteTokens (written to it) are parts of it, so prices apply as
+// (InputTokens-CacheReadTokens-CacheWriteTokens)*input + reads*cached +
+// writes*cache-write.
 type Usage struct {
-	InputTokens  int
-	OutputTokens int
+	InputTokens      int
+	OutputTokens     int
+	CacheReadTokens  int
+	CacheWriteTokens int
 }
 
 // Event is one piece of a streamed response, in order.
@@ -107,6 +113,9 @@ type Response struct {
 	Message    Message
 	StopReason string
 	Usage      Usage
+	// Model names the model that answered when it is not the one asked
+	// (a fallback answered); "" is the model asked.
+	Model string
 }
 
 // Model is one configured model of one provider.
