@@ -39,6 +39,8 @@ const (
 	Server              // a model provider failed on its side (HTTP 5xx), after retries
 	Integrity           // content failed its published check (a skill's digest, size or front matter)
 	UnknownOutcome      // a tool call was sent and its answer lost: it may have run, and was not sent again
+	Incomplete          // a model's stream broke after its answer began: not sent again, what came is kept
+	ContextLength       // the request is longer than the model's context window
 )
 
 var kindNames = [...]string{
@@ -61,6 +63,8 @@ var kindNames = [...]string{
 	Server:         "server",
 	Integrity:      "integrity",
 	UnknownOutcome: "unknown_outcome",
+	Incomplete:     "incomplete",
+	ContextLength:  "context_length",
 }
 
 // String returns the kind's name as Lua code sees it ("timeout", "not_found").

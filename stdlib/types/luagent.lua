@@ -20,6 +20,8 @@
 ---| "server"      # the model provider failed
 ---| "integrity"   # content failed its published check (a skill's digest, size or front matter)
 ---| "unknown_outcome" # a tool call's answer was lost after it was sent: it may have run (not sent again); check before retrying
+---| "incomplete" # a model's answer broke off after it began: not sent again; what came is kept
+---| "context_length" # the request is longer than the model's context window: compact or use a larger model
 ---| "unknown"
 
 ---What luagent raises: a table that prints as its message. Catch it with
