@@ -168,7 +168,9 @@ func TestRequestPrefixByteStable(t *testing.T) {
 // A long conversation still has at most 4 breakpoints, the API's limit.
 func TestAnthropicBreakpoints(t *testing.T) {
 	user := func(s string) llm.Message { return llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(s)}} }
-	answer := func(s string) llm.Message { return llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.Text(s)}} }
+	answer := func(s string) llm.Message {
+		return llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.Text(s)}}
+	}
 	for _, tc := range []struct {
 		name   string
 		req    llm.Request
