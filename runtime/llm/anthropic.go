@@ -20,6 +20,9 @@ const anthropicVersion = "2023-06-01"
 // message_stop, with ping and error between).
 type anthropicModel struct {
 	wireModel
+	// noCache: no cache_control breakpoints (DISABLE_PROMPT_CACHING set,
+	// as Claude Code reads it).
+	noCache bool
 }
 
 func newAnthropic(spec string, mc ModelConfig, cfg *Config) (Model, error) {
@@ -35,6 +38,9 @@ func newAnthropic(spec string, mc ModelConfig, cfg *Config) (Model, error) {
 		keyVar = mc.KeyFrom
 	}
 	m := &anthropicModel{wireModel: newWireModel(spec, mc, cfg, base, key, keyVar)}
+	if v, _ := cfg.lookup("DISABLE_PROMPT_CACHING"); v != "" && v != "0" && !strings.EqualFold(v, "false") {
+		m.noCache = true
+	}
 	m.header = func(h http.Header) {
 		if m.key != "" {
 			h.Set("x-api-key", m.key)
@@ -334,7 +340,9 @@ func (m *anthropicModel) request(req *Request) (*anRequest, error) {
 		}
 		p.Tools = append(p.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
-	markCache(p)
+	if !m.noCache {
+		markCache(p)
+	}
 	return p, nil
 }
 

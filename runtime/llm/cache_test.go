@@ -217,3 +217,20 @@ func TestAnthropicBreakpoints(t *testing.T) {
 		})
 	}
 }
+
+// DISABLE_PROMPT_CACHING (Claude Code's variable) sends no breakpoints.
+func TestAnthropicDisablePromptCaching(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		marks bool
+	}{{"1", false}, {"true", false}, {"0", true}, {"", true}} {
+		f := newFake(t, jsonReply(200, `{"content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`))
+		lookup := env("ANTHROPIC_API_KEY", anKey, "ANTHROPIC_BASE_URL", f.URL, "DISABLE_PROMPT_CACHING", tc.value)
+		if _, err := anthropicModel(t, f, llm.Config{Lookup: lookup}).Stream(context.Background(), conversation(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(mustJSON(t, f.requests()[0].Body), "cache_control"); got != tc.marks {
+			t.Errorf("DISABLE_PROMPT_CACHING=%q: breakpoints %v, want %v", tc.value, got, tc.marks)
+		}
+	}
+}
