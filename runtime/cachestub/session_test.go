@@ -51,7 +51,6 @@ func session(t testing.TB, stub *cachestub.Stub, cache bool) *agent.Agent {
 			Description: "The " + name + " tool of the workspace: " + strings.Repeat("it does what its name says, within the project folder only. ", 6),
 			Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"a path relative to the project root"},` +
 				`"limit":{"type":"integer","minimum":1,"description":"at most this many lines"},"pattern":{"type":"string","description":"a glob or a regular expression"}},"required":["path"]}`),
-
 			Call: func(ctx context.Context, args json.RawMessage) (agent.Result, error) {
 				return agent.TextResult("// "+string(args)+"\n"+strings.Repeat("func f() { return the code of the file, line by line }\n", 22), false), nil
 			},
