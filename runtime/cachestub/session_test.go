@@ -101,10 +101,16 @@ func TestSessionCachedShare(t *testing.T) {
 	if got < 0.80 {
 		t.Fatalf("the cache served %.1f%% of the input tokens, want > 80%%", 100*got)
 	}
-	// Every request after the first read something.
-	for i, w := range stub.Usages()[1:] {
-		if w.CacheReadInputTokens == 0 {
-			t.Errorf("request %d read nothing from the cache: %+v", i+2, w)
+	readsPrevious(t, stub.Usages())
+}
+
+// readsPrevious: every request reads at least what the one before it
+// cached.
+func readsPrevious(t *testing.T, us []cachestub.Usage) {
+	t.Helper()
+	for i := 1; i < len(us); i++ {
+		if prev := us[i-1]; us[i].CacheReadInputTokens < prev.CacheReadInputTokens+prev.CacheCreationInputTokens {
+			t.Errorf("request %d read %d tokens, less than the %d the one before cached", i+1, us[i].CacheReadInputTokens, prev.CacheReadInputTokens+prev.CacheCreationInputTokens)
 		}
 	}
 }
@@ -133,4 +139,29 @@ func BenchmarkSession20(b *testing.B) {
 			b.ReportMetric(float64(uncached)+0.1*float64(u.CacheReadTokens)+1.25*float64(u.CacheWriteTokens), "input-units/op")
 		})
 	}
+}
+
+// More than the API's 20-block lookback between two requests (a dozen
+// parallel calls and their results): the breakpoint where the previous
+// request ended still finds its cache.
+func TestSessionParallelCalls(t *testing.T) {
+	wide := func(r *cachestub.Request) cachestub.Reply {
+		last := r.Messages[len(r.Messages)-1]
+		if last.Blocks[len(last.Blocks)-1]["type"] == "tool_result" {
+			return cachestub.Reply{Text: "done"}
+		}
+		var calls []cachestub.Call
+		for i := range 12 {
+			calls = append(calls, cachestub.Call{ID: fmt.Sprintf("toolu_%d_%d", len(r.Messages), i), Name: "grep",
+				Input: json.RawMessage(fmt.Sprintf(`{"path":"dir%d"}`, i))})
+		}
+		return cachestub.Reply{Text: "Searching.", Calls: calls}
+	}
+	stub := cachestub.New(cachestub.Options{Reply: wide})
+	u, requests := share(t, session(t, stub, true), 3)
+	if requests != 6 {
+		t.Fatalf("%d requests", requests)
+	}
+	readsPrevious(t, stub.Usages())
+	t.Logf("%d input tokens, %d read", u.InputTokens, u.CacheReadTokens)
 }
