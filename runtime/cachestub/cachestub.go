@@ -21,6 +21,9 @@
 //     input_tokens the rest of the prompt (after the last breakpoint),
 //     so the prompt is the sum of the three.
 //
+// Stub.OpenAI is the same for OpenAI's Chat Completions, whose caching is
+// automatic (openai.go).
+//
 // Tokens are counted as bytes/4 of the canonical blocks: not a real
 // tokenizer, but the same count for the same bytes, which is what a
 // cache measurement needs. What the model answers is the Reply function's

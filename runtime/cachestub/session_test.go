@@ -36,7 +36,19 @@ func session(t testing.TB, stub *cachestub.Stub, cache bool) *agent.Agent {
 	if !cache {
 		env["DISABLE_PROMPT_CACHING"] = "1"
 	}
-	m, err := llm.New("anthropic:claude-test", llm.Config{Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	return sessionOf(t, "anthropic:claude-test", env)
+}
+
+// openaiSession is the same session on an OpenAI model (the stand-in's
+// Chat Completions, with OpenAI's automatic caching).
+func openaiSession(t testing.TB, stub *cachestub.Stub) *agent.Agent {
+	srv := httptest.NewServer(stub.OpenAI())
+	t.Cleanup(srv.Close)
+	return sessionOf(t, "openai:gpt-test", map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": srv.URL + "/v1"})
+}
+
+func sessionOf(t testing.TB, spec string, env map[string]string, opts ...func(*agent.Config)) *agent.Agent {
+	m, err := llm.New(spec, llm.Config{Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +68,11 @@ func session(t testing.TB, stub *cachestub.Stub, cache bool) *agent.Agent {
 			},
 		})
 	}
-	return agent.New(agent.Config{Model: m, System: system.String(), Tools: tools, Yes: true})
+	cfg := agent.Config{Model: m, System: system.String(), Tools: tools, Yes: true}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return agent.New(cfg)
 }
 
 // share runs turns user turns and is the share of the input tokens the
@@ -118,16 +134,22 @@ func readsPrevious(t *testing.T, us []cachestub.Usage) {
 // BenchmarkSession20: the prompt tokens (uncached, read from the cache,
 // written to it) and model requests of a 20-turn session with tools (40
 // model requests), with the breakpoints and without
-// (DISABLE_PROMPT_CACHING). input-units weighs the tokens as Anthropic
-// bills them: uncached 1, cache read 0.1, cache write 1.25.
+// (DISABLE_PROMPT_CACHING), and on OpenAI's automatic caching.
+// input-units weighs the tokens as Anthropic bills them: uncached 1,
+// cache read 0.1, cache write 1.25 (OpenAI bills a cached token at 0.5
+// or less, and no writes).
 func BenchmarkSession20(b *testing.B) {
-	for _, cache := range []bool{true, false} {
-		b.Run(fmt.Sprintf("cache=%v", cache), func(b *testing.B) {
+	for _, run := range []string{"anthropic/cache=true", "anthropic/cache=false", "openai/auto"} {
+		b.Run(run, func(b *testing.B) {
 			var u agent.Usage
 			var requests int
 			for b.Loop() {
 				stub := cachestub.New(cachestub.Options{Reply: script})
-				u, requests = share(b, session(b, stub, cache), 20)
+				a := session(b, stub, run == "anthropic/cache=true")
+				if run == "openai/auto" {
+					a = openaiSession(b, stub)
+				}
+				u, requests = share(b, a, 20)
 			}
 			uncached := u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens
 			b.ReportMetric(float64(requests), "requests/op")
@@ -164,4 +186,66 @@ func TestSessionParallelCalls(t *testing.T) {
 	}
 	readsPrevious(t, stub.Usages())
 	t.Logf("%d input tokens, %d read", u.InputTokens, u.CacheReadTokens)
+}
+
+// TestOpenAISessionCachedShare: the same session on an OpenAI model; the
+// provider caches on its own, and the agent reports what it read
+// (prompt_tokens_details.cached_tokens).
+func TestOpenAISessionCachedShare(t *testing.T) {
+	stub := cachestub.New(cachestub.Options{Reply: script})
+	u, requests := share(t, openaiSession(t, stub), 10)
+	var read int
+	for _, w := range stub.Usages() {
+		read += w.CacheReadInputTokens
+	}
+	if requests != 20 || read != u.CacheReadTokens || u.CacheWriteTokens != 0 {
+		t.Fatalf("%d requests, agent usage %+v, the stand-in read %d", requests, u, read)
+	}
+	got := float64(u.CacheReadTokens) / float64(u.InputTokens)
+	t.Logf("OpenAI, 10 user turns, %d requests: %d input tokens, %d cached (%.1f%%)", requests, u.InputTokens, u.CacheReadTokens, 100*got)
+	if got < 0.80 {
+		t.Fatalf("the cache served %.1f%% of the input tokens, want > 80%%", 100*got)
+	}
+}
+
+// The tools reach the provider in one order (by name, canonical schemas)
+// whatever order they come in: here they are rotated before every
+// request, and the prefixes are still read.
+func TestToolOrderDoesNotBreakTheCache(t *testing.T) {
+	n := 0
+	rotate := func(c *agent.Config) {
+		c.BeforeModel = func(_ context.Context, r *llm.Request) {
+			n++
+			k := n % len(r.Tools)
+			r.Tools = append(r.Tools[k:], r.Tools[:k]...)
+		}
+	}
+	for _, p := range []struct {
+		name string
+		new  func(*cachestub.Stub) *agent.Agent
+	}{
+		{"anthropic", func(stub *cachestub.Stub) *agent.Agent {
+			srv := httptest.NewServer(stub)
+			t.Cleanup(srv.Close)
+			return sessionOf(t, "anthropic:claude-test", map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL}, rotate)
+		}},
+		{"openai", func(stub *cachestub.Stub) *agent.Agent {
+			srv := httptest.NewServer(stub.OpenAI())
+			t.Cleanup(srv.Close)
+			return sessionOf(t, "openai:gpt-test", map[string]string{"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL + "/v1"}, rotate)
+		}},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			stub := cachestub.New(cachestub.Options{Reply: script})
+			u, _ := share(t, p.new(stub), 3)
+			if got := float64(u.CacheReadTokens) / float64(u.InputTokens); got < 0.6 {
+				t.Fatalf("the cache served %.1f%% of %+v", 100*got, u)
+			}
+			for i, w := range stub.Usages()[1:] {
+				if w.CacheReadInputTokens == 0 {
+					t.Errorf("request %d read nothing: %+v", i+2, w)
+				}
+			}
+		})
+	}
 }
