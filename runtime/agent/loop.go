@@ -130,6 +130,8 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)})
 	tr.Usage.InputTokens += u.InputTokens
 	tr.Usage.OutputTokens += u.OutputTokens
+	tr.Usage.CacheReadTokens += u.CacheReadTokens
+	tr.Usage.CacheWriteTokens += u.CacheWriteTokens
 
 	msg := resp.Message
 	msg.Role = llm.RoleAssistant

@@ -108,8 +108,10 @@ type ImageSource struct {
 	Data      string `json:"data"`
 }
 
-// UsageJSON is token usage as the Messages API counts it. luagent's
-// models report input and output tokens; the cache counts are 0.
+// UsageJSON is token usage as the Messages API counts it: input_tokens
+// are the prompt's tokens that were not read from or written to the
+// provider's prompt cache, cache_read_input_tokens and
+// cache_creation_input_tokens those that were.
 type UsageJSON struct {
 	InputTokens              int           `json:"input_tokens"`
 	OutputTokens             int           `json:"output_tokens"`
@@ -131,7 +133,8 @@ type OutputTokensDetails struct {
 	ThinkingTokens int `json:"thinking_tokens"`
 }
 
-// CacheCreation is the Messages API's cache breakdown (luagent's: 0).
+// CacheCreation is the Messages API's cache breakdown: luagent's cache
+// writes are all five-minute ones (cache_control "ephemeral").
 type CacheCreation struct {
 	Ephemeral1h int `json:"ephemeral_1h_input_tokens"`
 	Ephemeral5m int `json:"ephemeral_5m_input_tokens"`
@@ -145,7 +148,16 @@ type ServerToolUse struct {
 
 // usageOf is a usage as the Messages API counts it.
 func usageOf(u ragent.Usage) UsageJSON {
-	return UsageJSON{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ServiceTier: "standard", Iterations: []struct{}{}, Speed: "standard"}
+	return UsageJSON{InputTokens: uncached(u), OutputTokens: u.OutputTokens,
+		CacheCreationInputTokens: u.CacheWriteTokens, CacheReadInputTokens: u.CacheReadTokens,
+		CacheCreation: CacheCreation{Ephemeral5m: u.CacheWriteTokens},
+		ServiceTier:   "standard", Iterations: []struct{}{}, Speed: "standard"}
+}
+
+// uncached is the part of u's input tokens neither read from nor written
+// to the cache (luagent's InputTokens counts them all).
+func uncached(u ragent.Usage) int {
+	return max(u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens, 0)
 }
 
 // ResultMessage is the last line of a run (each input message's, with
@@ -323,7 +335,8 @@ func ResultOf(tr *ragent.Transcript, text string, err error, took time.Duration,
 			r.StopReason = stopReason(tr.Turns[n-1].StopReason)
 		}
 		if tr.Model != "" {
-			r.ModelUsage[tr.Model] = ModelUsage{InputTokens: tr.Usage.InputTokens, OutputTokens: tr.Usage.OutputTokens}
+			r.ModelUsage[tr.Model] = ModelUsage{InputTokens: uncached(tr.Usage), OutputTokens: tr.Usage.OutputTokens,
+				CacheReadInputTokens: tr.Usage.CacheReadTokens, CacheCreationInputTokens: tr.Usage.CacheWriteTokens}
 		}
 		for _, c := range tr.ToolCalls {
 			if c.Decision == ragent.Deny {

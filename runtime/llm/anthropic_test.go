@@ -77,16 +77,18 @@ func TestAnthropicStreamParallelToolCalls(t *testing.T) {
 	if b["model"] != "claude-test" || b["stream"] != true || b["max_tokens"] != 100.0 || b["temperature"] != 0.5 || mustJSON(t, b["stop_sequences"]) != `["END"]` {
 		t.Fatalf("body: %v", b)
 	}
-	if got := mustJSON(t, b["system"]); got != `[{"text":"be brief","type":"text"}]` {
+	if got := mustJSON(t, b["system"]); got != `[{"cache_control":{"type":"ephemeral"},"text":"be brief","type":"text"}]` {
 		t.Fatalf("system %s", got)
 	}
-	wantMsgs := `[{"content":[{"text":"look","type":"text"},{"source":{"data":"iVBORw==","media_type":"image/png","type":"base64"},"type":"image"}],"role":"user"},` +
+	// Cache breakpoints: the last tool, the system prompt, the last
+	// message and the one two before it (the previous request's end).
+	wantMsgs := `[{"content":[{"text":"look","type":"text"},{"cache_control":{"type":"ephemeral"},"source":{"data":"iVBORw==","media_type":"image/png","type":"base64"},"type":"image"}],"role":"user"},` +
 		`{"content":[{"text":"checking","type":"text"},{"id":"c1","input":{"path":"a"},"name":"read","type":"tool_use"},{"id":"c2","input":{"path":"b"},"name":"stat","type":"tool_use"}],"role":"assistant"},` +
-		`{"content":[{"content":[{"text":"contents","type":"text"}],"tool_use_id":"c1","type":"tool_result"},{"content":[{"text":"no such file","type":"text"}],"is_error":true,"tool_use_id":"c2","type":"tool_result"}],"role":"user"}]`
+		`{"content":[{"content":[{"text":"contents","type":"text"}],"tool_use_id":"c1","type":"tool_result"},{"cache_control":{"type":"ephemeral"},"content":[{"text":"no such file","type":"text"}],"is_error":true,"tool_use_id":"c2","type":"tool_result"}],"role":"user"}]`
 	if got := mustJSON(t, b["messages"]); got != wantMsgs {
 		t.Fatalf("messages\n got %s\nwant %s", got, wantMsgs)
 	}
-	wantTools := `[{"description":"Read a file","input_schema":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"read"}]`
+	wantTools := `[{"cache_control":{"type":"ephemeral"},"description":"Read a file","input_schema":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"read"}]`
 	if got := mustJSON(t, b["tools"]); got != wantTools {
 		t.Fatalf("tools\n got %s\nwant %s", got, wantTools)
 	}

@@ -142,9 +142,14 @@
 ---@field structuredContent? table
 ---@field isError? boolean
 
+---Tokens: input_tokens counts the whole prompt; the cache fields (absent
+---when 0) are the parts of it read from and written to the provider's
+---prompt cache.
 ---@class agent.Usage
 ---@field input_tokens integer
 ---@field output_tokens integer
+---@field cache_read_input_tokens? integer
+---@field cache_creation_input_tokens? integer
 
 ---A model request: a Lua model's argument, before_model's.
 ---@class agent.Request

@@ -48,10 +48,7 @@ type respJSON struct {
 		Arguments json.RawMessage `json:"arguments"`
 	} `json:"tool_calls"`
 	StopReason string `json:"stop_reason,omitempty"`
-	Usage      struct {
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
-	} `json:"usage"`
+	Usage      ragent.Usage `json:"usage"`
 }
 
 func requestJSON(r *llm.Request) json.RawMessage {
@@ -69,7 +66,8 @@ func requestJSON(r *llm.Request) json.RawMessage {
 
 func (r *respJSON) response() *llm.Response {
 	out := &llm.Response{StopReason: r.StopReason,
-		Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}}
+		Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
+			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens}}
 	out.Message.Role = llm.RoleAssistant
 	if r.Text != "" {
 		out.Message.Parts = []llm.Part{llm.Text(r.Text)}
@@ -277,7 +275,8 @@ func respOut(r *llm.Response) json.RawMessage {
 		}
 	}
 	out := map[string]any{"text": text.String(), "stop_reason": r.StopReason,
-		"usage": map[string]int{"input_tokens": r.Usage.InputTokens, "output_tokens": r.Usage.OutputTokens}}
+		"usage": ragent.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
+			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens}}
 	calls := []ragent.ToolCall{}
 	for _, tc := range r.Message.ToolCalls {
 		calls = append(calls, ragent.ToolCall(tc))
