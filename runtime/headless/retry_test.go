@@ -12,8 +12,8 @@ import (
 )
 
 // A retry is the SDK's api_retry line (error_status null without an
-// answer); a fallback is luagent's model_fallback line; the answer of a
-// fallback names its model.
+// answer); a fallback is the SDK's informational line tagged
+// model_fallback; the answer of a fallback names its model.
 func TestRetryLines(t *testing.T) {
 	var out bytes.Buffer
 	s := New(Options{Out: &out, Format: StreamJSON, SessionID: "sid", NewID: func() string { return "u" }})
@@ -29,9 +29,9 @@ func TestRetryLines(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	want := []string{
 		`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":4,"retry_delay_ms":2000,"error_status":429,"error":"rate_limit","uuid":"u","session_id":"sid"}`,
-		`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":4,"retry_delay_ms":812,"error_status":529,"error":"server_error","uuid":"u","session_id":"sid"}`,
+		`{"type":"system","subtype":"api_retry","attempt":2,"max_retries":4,"retry_delay_ms":812,"error_status":529,"error":"overloaded","uuid":"u","session_id":"sid"}`,
 		`{"type":"system","subtype":"api_retry","attempt":3,"max_retries":4,"retry_delay_ms":1500,"error_status":null,"error":"server_error","uuid":"u","session_id":"sid"}`,
-		`{"type":"system","subtype":"model_fallback","from":"primary","to":"backup","error":"invalid_request","error_kind":"context_length","error_status":400,"message":"400 Bad Request: prompt is too long","uuid":"u","session_id":"sid"}`,
+		`{"type":"system","subtype":"informational","content":"↪ primary: conversation too long for its context window: falling back to backup","level":"warning","tag":"model_fallback","model_fallback":{"from":"primary","to":"backup","error":"invalid_request","error_kind":"context_length","error_status":400,"message":"400 Bad Request: prompt is too long"},"uuid":"u","session_id":"sid"}`,
 	}
 	if len(lines) != 5 {
 		t.Fatalf("lines:\n%s", out.String())

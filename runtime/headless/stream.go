@@ -111,7 +111,8 @@ func (s *Stream) Inited() bool {
 // run_lua snippet made: the model saw only run_lua's) as a user message
 // with its tool_result, a retry of the model's request as a system
 // api_retry line, a fallback model taking over as a system
-// model_fallback line. The other events say nothing here.
+// informational line tagged model_fallback. The other events say
+// nothing here.
 func (s *Stream) Event(e ragent.Event) {
 	if !s.Lines() {
 		return

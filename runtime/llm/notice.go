@@ -52,7 +52,7 @@ func (n Notice) Reason() string {
 	case n.Status == 529 || n.Kind == errs.Server && containsFold(n.Message, "overloaded"):
 		return "provider overloaded" + status
 	case n.Kind == errs.ContextLength:
-		return "context too long for " + n.Model
+		return "conversation too long for its context window"
 	case n.Status == 0 && n.Kind == errs.Server && containsFold(n.Message, "cannot reach"):
 		return "endpoint unreachable"
 	case n.Kind == errs.Server:
