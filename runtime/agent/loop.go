@@ -155,7 +155,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	}
 	a.messages = append(a.messages, msg)
 	a.record(tr)
-	tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls)})
+	tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls), Model: resp.Model})
 	a.emitResponse(turn, msg, u, resp.StopReason, resp.Model)
 	*text = textOf(msg)
 	if len(msg.ToolCalls) == 0 {

@@ -23,9 +23,9 @@ func TestFallbackEvent(t *testing.T) {
 		evs = append(evs, e)
 		mu.Unlock()
 	}})
-	text, _, err := a.Ask(context.Background(), "hi")
-	if err != nil || text != "from the backup" {
-		t.Fatalf("%q %v", text, err)
+	text, tr, err := a.Ask(context.Background(), "hi")
+	if err != nil || text != "from the backup" || tr.Turns[0].Model != "scripted" {
+		t.Fatalf("%q %v %+v", text, err, tr.Turns)
 	}
 	var retry, resp *Event
 	for i := range evs {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -17,22 +18,38 @@ import (
 // maxErrorBody bounds the error body kept for the message.
 const maxErrorBody = 64 << 10
 
-// retryAfter reads retry-after-ms, then retry-after (seconds or a date).
+// retryAfter reads retry-after-ms, then retry-after (seconds or a date):
+// a wait of zero or more (a negative one is 0, a huge one the longest
+// Duration), or none when neither is there or readable.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v := h.Get("retry-after-ms"); v != "" {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return time.Duration(f * float64(time.Millisecond)), true
+		if d, ok := waitOf(v, time.Millisecond); ok {
+			return d, true
 		}
 	}
 	if v := h.Get("retry-after"); v != "" {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return time.Duration(f * float64(time.Second)), true
+		if d, ok := waitOf(v, time.Second); ok {
+			return d, true
 		}
 		if t, err := http.ParseTime(v); err == nil {
 			return max(t.Sub(now), 0), true
 		}
 	}
 	return 0, false
+}
+
+// waitOf reads a number of units.
+func waitOf(v string, unit time.Duration) (time.Duration, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f):
+		return 0, false
+	case f <= 0:
+		return 0, true
+	case f*float64(unit) >= math.MaxInt64:
+		return math.MaxInt64, true
+	}
+	return time.Duration(f * float64(unit)), true
 }
 
 // kindOfStatus types an HTTP error status.
