@@ -109,6 +109,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	t0 := time.Now()
 	// The provider's retries and fallbacks show as the turn waits.
 	mctx := llm.WithObserver(ctx, func(n llm.Notice) {
+		a.trace(trace.Event{Kind: trace.Retry, Span: mspan, Parent: span, Method: n.Model, Count: n.Attempt, Duration: n.Wait, Message: n.String(), Error: n.Message})
 		a.emit(Event{Type: EventRetry, Turn: turn, Message: n.String(), Notice: &n})
 	})
 	resp, err := a.cfg.Model.Stream(mctx, req, func(e llm.Event) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/trace"
 )
 
 // A fallback taking over shows as an EventRetry with its status line,
@@ -18,7 +19,8 @@ func TestFallbackEvent(t *testing.T) {
 	})
 	var mu sync.Mutex
 	var evs []Event
-	a := New(Config{Model: llm.WithFallback(down, script(answer("from the backup"))), OnEvent: func(e Event) {
+	rec := &trace.Recorder{}
+	a := New(Config{Model: llm.WithFallback(down, script(answer("from the backup"))), Trace: rec, OnEvent: func(e Event) {
 		mu.Lock()
 		evs = append(evs, e)
 		mu.Unlock()
@@ -41,6 +43,15 @@ func TestFallbackEvent(t *testing.T) {
 	}
 	if resp == nil || resp.Model != "scripted" {
 		t.Fatalf("response event %+v", resp)
+	}
+	var traced []trace.Event
+	for _, e := range rec.Events() {
+		if e.Kind == trace.Retry {
+			traced = append(traced, e)
+		}
+	}
+	if len(traced) != 1 || traced[0].Method != "primary" || traced[0].Message != retry.Message || traced[0].Span == "" {
+		t.Fatalf("traced %+v", traced)
 	}
 }
 
