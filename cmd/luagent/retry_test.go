@@ -185,3 +185,28 @@ func TestAskRetryStatusAndFallbackFlag(t *testing.T) {
 		t.Errorf("%d + %d requests, want 5 + 1", primary.requests(), backup.requests())
 	}
 }
+
+// chat shows each retry and the fallback as a status line before the
+// answer, and --fallback-model names the fallback.
+func TestChatRetryStatusLines(t *testing.T) {
+	primary := newAnthropicStandIn(t,
+		anthropicError(429, "rate_limit_error", "slow down", "retry-after-ms", "4"),
+		anthropicError(503, "api_error", "upstream unavailable", "retry-after-ms", "2"))
+	backup := newAnthropicStandIn(t, anthropicText("from the backup"))
+	home := retryHome(t, primary.URL, backup.URL)
+	env := []string{"LUAGENT_HOME=" + home, "PRIMARY_KEY=k1", "BACKUP_KEY=k2"}
+	r := luagent(t, "hello\n", env, "chat", "--model", "primary", "--fallback-model", "backup", "--no-notify")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	want := []string{"↻ rate limited (429), retry 1/4 in 4ms", "↻ provider error (503), retry 2/4 in 2ms", "↻ provider error (503), retry 4/4 in 2ms",
+		"↪ primary: provider error (503): falling back to backup", "from the backup"}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(r.stdout[at:], w)
+		if i < 0 {
+			t.Fatalf("stdout lacks %q (in order):\n%s", w, r.stdout)
+		}
+		at += i + len(w)
+	}
+}
