@@ -152,8 +152,9 @@ func (m *wireModel) send(ctx context.Context, path string, b []byte, stream bool
 // exchange posts body and reads the answer with read (the whole answer,
 // or the stream, its events to on), retrying what is worth it: 429,
 // 408, 409, 5xx (Anthropic's 529 "overloaded" too), a request that got
-// no answer (twice only: unreachableRetries), and a stream that failed before any of
-// its output was sent on (an "overloaded_error" event). A retry waits
+// no answer (twice only: unreachableRetries), and a stream that failed
+// before any of its output was sent on (an "overloaded_error" event,
+// a cut). A retry waits
 // the server's retry-after-ms or retry-after, else the backoff; retries
 // are bounded by m.retries and, in time, by m.maxTotal: a server asking
 // for more than MaxRetryWait or than the time left ends them at once,
@@ -214,7 +215,7 @@ func (m *wireModel) exchange(ctx context.Context, path string, body any, stream 
 			if a.hasAsked {
 				return nil, note(a.err, fmt.Sprintf("the server asked to wait %s, more than the %s left of the %s given to retries", roundWait(a.asked), roundWait(max(left, 0)), m.maxTotal))
 			}
-			return nil, note(a.err, fmt.Sprintf("after %d retries in %s, the time given to retries", n, m.maxTotal))
+			return nil, note(a.err, fmt.Sprintf("after %d retries: the next would pass the %s given to retries", n, m.maxTotal))
 		}
 		observe(ctx, Notice{Type: NoticeRetry, Model: m.name, Attempt: n + 1, MaxRetries: m.retries, Wait: wait,
 			Status: a.status, Kind: a.err.Kind, Message: a.err.Msg})
