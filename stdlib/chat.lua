@@ -12,7 +12,8 @@ local agent = require("agent")
 local M = {}
 
 -- build makes the agent: --agent's (o.agent_fn, compiled from
--- o.agent_file) with --model, --server, --yes and --code-mode applied, or
+-- o.agent_file) with --model, --fallback-model, --server, --yes and
+-- --code-mode applied, or
 -- a default one named o.name. o.memory is the project memory's prompt
 -- section (nil: none), given to the agent unless the file's agent was made
 -- with memory = false (o.memory_skipped() then says so). o.elicit
@@ -34,6 +35,7 @@ function M.build(o)
     end
     local changes = {}
     if o.model then changes.model = o.model end
+    if o.fallback_models then changes.fallback_models = o.fallback_models end
     if o.servers then changes.servers = o.servers end
     if o.yes then changes.yes = true end
     if o.code_mode then changes.code_mode = true end
@@ -64,7 +66,7 @@ function M.build(o)
       if s.status == "failed" and o.warn then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
     end
   end
-  return agent.new{ name = o.name, model = o.model, hub = h, servers = o.servers,
+  return agent.new{ name = o.name, model = o.model, fallback_models = o.fallback_models, hub = h, servers = o.servers,
     yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory }
 end
 

@@ -25,14 +25,15 @@ import (
 
 // askOptions are `luagent ask`'s.
 type askOptions struct {
-	model   string
-	agent   string   // --agent FILE
-	servers []string // --server NAME...
-	yes     bool
-	json    bool
-	code    bool         // --code-mode
-	sess    sessionFlags // -c, --resume ID, --fork (sessions.go)
-	prompt  []string
+	model     string
+	fallbacks []string // --fallback-model M...
+	agent     string   // --agent FILE
+	servers   []string // --server NAME...
+	yes       bool
+	json      bool
+	code      bool         // --code-mode
+	sess      sessionFlags // -c, --resume ID, --fork (sessions.go)
+	prompt    []string
 	// allow and deny are --allow's and --deny's patterns.
 	allow, deny []string
 	// noMemory is --no-memory: no AGENTS.md in the system prompt.
@@ -111,7 +112,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		sid = prior.ID
 		hl.setSessionID(sid)
 	}
-	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
+	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, FallbackModels: a.fallbacks, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
 		OwnHub: true, Warn: func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) }}
 	if a.agent == "" {
 		spec, note := askModel(a.model, os.Getenv, cfg)

@@ -12,12 +12,13 @@ import (
 
 // chatOptions are `luagent chat`'s.
 type chatOptions struct {
-	model   string
-	agent   string   // --agent FILE
-	servers []string // --server NAME...
-	resume  string   // --resume FILE
-	yes     bool
-	code    bool // --code-mode
+	model     string
+	fallbacks []string // --fallback-model M...
+	agent     string   // --agent FILE
+	servers   []string // --server NAME...
+	resume    string   // --resume FILE
+	yes       bool
+	code      bool // --code-mode
 	// allow and deny are --allow's and --deny's patterns.
 	allow, deny []string
 	// noMemory is --no-memory; noNotify is --no-notify.
@@ -40,7 +41,7 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 	if !ok {
 		return code
 	}
-	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets(),
+	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", FallbackModels: c.fallbacks, Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets(),
 		SessionSecrets: sessionSecrets(cfg), Version: version}
 	cc.Perms = perms
 	if c.agent == "" {

@@ -19,10 +19,12 @@ const agentEnv = `  LUAGENT_MODEL    the default model
                    the providers' keys and endpoints (never printed)`
 
 // modelFlags are the flags ask and chat share.
-func modelFlags(fs *pflag.FlagSet, verb string, model, agent *string, yes, code *bool) {
+func modelFlags(fs *pflag.FlagSet, verb string, model, agent *string, fallbacks *[]string, yes, code *bool) {
 	d := flagDecl{fs: fs}
 	d.str(model, "model", "M", `the model: mock, openai:MODEL, anthropic:MODEL, ollama:MODEL or a configured name (default: $LUAGENT_MODEL, else config.json's "model", else mock, with a note)`,
 		"--model needs a value: luagent "+verb+" --model openai:gpt-4.1-mini"+map[string]string{"ask": " PROMPT"}[verb])
+	d.list(fallbacks, "fallback-model", "M", `a model that answers when the model cannot: its retries spent on 429/5xx/overloaded, its endpoint down, or the conversation too long for it (repeatable, tried in order; replaces config.json's "fallbackModels")`,
+		"--fallback-model needs a value: luagent "+verb+" --fallback-model anthropic:claude-haiku-4-5"+map[string]string{"ask": " PROMPT"}[verb])
 	d.str(agent, "agent", "FILE", "the agent FILE returns (return agent.new{...}), or the one an agents-exe JSON agent file describes; --model, --server and --yes override its own settings",
 		"--agent needs a value: luagent "+verb+" --agent examples/agent.lua"+map[string]string{"ask": " PROMPT"}[verb])
 	d.boolean(yes, "yes,y", "allow every tool call the policy would ask about"+map[string]string{"ask": "; without it nobody is asked, so such calls are denied", "chat": ", unasked"}[verb])
@@ -68,7 +70,7 @@ the transcript, as before.`,
 		},
 	}
 	later(o, c, func() {
-		modelFlags(c.Flags(), "ask", &a.model, &a.agent, &a.yes, &a.code)
+		modelFlags(c.Flags(), "ask", &a.model, &a.agent, &a.fallbacks, &a.yes, &a.code)
 		d := flagDecl{fs: c.Flags()}
 		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent ask --server fs PROMPT")
@@ -110,7 +112,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 		},
 	}
 	later(o, c, func() {
-		modelFlags(c.Flags(), "chat", &ch.model, &ch.agent, &ch.yes, &ch.code)
+		modelFlags(c.Flags(), "chat", &ch.model, &ch.agent, &ch.fallbacks, &ch.yes, &ch.code)
 		d := flagDecl{fs: c.Flags()}
 		d.list(&ch.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent chat --server fs")

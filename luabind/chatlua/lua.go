@@ -76,6 +76,13 @@ func (l *Lua) Build(ctx context.Context, o chat.BuildOptions) (chat.Agent, error
 		if o.Model != "" {
 			t.RawSetString("model", lua.LString(o.Model))
 		}
+		if len(o.FallbackModels) > 0 {
+			ft := L.CreateTable(len(o.FallbackModels), 0)
+			for _, s := range o.FallbackModels {
+				ft.Append(lua.LString(s))
+			}
+			t.RawSetString("fallback_models", ft)
+		}
 		if len(o.Servers) > 0 {
 			st := L.CreateTable(len(o.Servers), 0)
 			for _, s := range o.Servers {

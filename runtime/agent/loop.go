@@ -107,7 +107,12 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	_, mspan, _ := a.span(ctx)
 	a.trace(trace.Event{Kind: trace.ModelRequest, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
 	t0 := time.Now()
-	resp, err := a.cfg.Model.Stream(ctx, req, func(e llm.Event) {
+	// The provider's retries and fallbacks show as the turn waits.
+	mctx := llm.WithObserver(ctx, func(n llm.Notice) {
+		a.trace(trace.Event{Kind: trace.Retry, Span: mspan, Parent: span, Method: n.Model, Count: n.Attempt, Duration: n.Wait, Message: n.String(), Error: n.Message})
+		a.emit(Event{Type: EventRetry, Turn: turn, Message: n.String(), Notice: &n})
+	})
+	resp, err := a.cfg.Model.Stream(mctx, req, func(e llm.Event) {
 		if e.Text != "" {
 			a.emit(Event{Type: EventText, Turn: turn, Text: e.Text})
 		}
@@ -118,6 +123,15 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		if ctx.Err() != nil {
 			end, err := ctxEnd(ctx)
 			return end, true, err
+		}
+		if errs.Is(err, errs.Incomplete) && resp != nil {
+			// The answer broke off after it began: what came (shown
+			// already) is kept in the conversation, and is the answer.
+			if t := textOf(resp.Message); t != "" {
+				a.messages = append(a.messages, llm.Message{Role: llm.RoleAssistant, Parts: resp.Message.Parts})
+				a.record(tr)
+				*text = t
+			}
 		}
 		return EndError, true, err
 	}
@@ -144,8 +158,8 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	}
 	a.messages = append(a.messages, msg)
 	a.record(tr)
-	tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls)})
-	a.emitResponse(turn, msg, u, resp.StopReason)
+	tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls), Model: resp.Model})
+	a.emitResponse(turn, msg, u, resp.StopReason, resp.Model)
 	*text = textOf(msg)
 	if len(msg.ToolCalls) == 0 {
 		if more := a.onStop(ctx, turn); more != "" { // a Stop hook says go on

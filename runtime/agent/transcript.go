@@ -61,6 +61,9 @@ type Turn struct {
 	StopReason string        `json:"stop_reason,omitempty"`
 	Usage      Usage         `json:"usage"`
 	ToolCalls  int           `json:"tool_calls"`
+	// Model is the fallback model that answered this turn ("": the
+	// agent's model).
+	Model string `json:"model,omitempty"`
 }
 
 // ToolCallRecord is one tool call: what was asked, decided and answered.

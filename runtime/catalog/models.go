@@ -179,6 +179,11 @@ func (c *Config) validateModels(p *problems) {
 	if d := c.DefaultModel; d != "" && !seen[d] && !strings.Contains(d, ":") && d != "mock" {
 		p.add("model", fmt.Sprintf("%q is neither a name under models nor a spec (\"openai:gpt-4.1-mini\")", d))
 	}
+	for i, d := range c.FallbackModels {
+		if !seen[d] && !strings.Contains(d, ":") && d != "mock" {
+			p.add(fmt.Sprintf("fallbackModels[%d]", i), fmt.Sprintf("%q is neither a name under models nor a spec (\"anthropic:claude-haiku-4-5\")", d))
+		}
+	}
 }
 
 // KeyVars are the environment variables the configured models read their

@@ -102,3 +102,42 @@ func TestModelsValidate(t *testing.T) {
 		}
 	}
 }
+
+// fallbackModels: names of models entries or specs, kept as written.
+func TestFallbackModels(t *testing.T) {
+	base := `{"version": 1, "mcpServers": {}, "models": {"fast": {"provider": "openai", "model": "gpt-4.1-mini"}}, `
+	tests := []struct {
+		member string
+		want   []string
+		err    string // of Parse, then Validate
+	}{
+		{`"fallbackModels": ["fast", "anthropic:claude-haiku-4-5", "mock"]`, []string{"fast", "anthropic:claude-haiku-4-5", "mock"}, ""},
+		{`"fallbackModels": null`, nil, ""},
+		{`"fallbackModels": "fast"`, nil, `fallbackModels: must be an array of strings`},
+		{`"fallbackModels": ["fast", "slow"]`, nil, `fallbackModels[1]: "slow" is neither a name under models nor a spec`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.member, func(t *testing.T) {
+			src := base + tt.member + "}\n"
+			c, err := Parse([]byte(src))
+			if err == nil {
+				err = c.Validate()
+			}
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("got %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(c.FallbackModels, ",") != strings.Join(tt.want, ",") {
+				t.Fatalf("%q", c.FallbackModels)
+			}
+			if out := mustMarshal(t, c); !bytes.Contains(out, []byte(tt.member)) {
+				t.Fatalf("not kept as written:\n%s", out)
+			}
+		})
+	}
+}

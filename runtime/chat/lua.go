@@ -38,6 +38,10 @@ type BuildOptions struct {
 	// Model overrides the agent's ("" keeps it: for the default agent,
 	// LUAGENT_MODEL, else the catalog's, else mock).
 	Model string
+	// FallbackModels are --fallback-model's: they replace the agent's
+	// fallback models (for the default agent, config.json's
+	// fallbackModels).
+	FallbackModels []string
 	// Servers are --server's: only these start.
 	Servers []string
 	Yes     bool

@@ -142,7 +142,7 @@ func (m *anthropicModel) Stream(ctx context.Context, req *Request, on func(Event
 	}
 	const path = "/v1/messages"
 	if on == nil {
-		return m.exchange(ctx, path, body, false, func(r io.Reader) (*Response, error) {
+		return m.exchange(ctx, path, body, false, nil, func(r io.Reader, _ func(Event)) (*Response, error) {
 			var msg anAnswer
 			if err := decodeJSON(r, &msg); err != nil {
 				return nil, err
@@ -151,7 +151,7 @@ func (m *anthropicModel) Stream(ctx context.Context, req *Request, on func(Event
 		})
 	}
 	body.Stream = true
-	return m.exchange(ctx, path, body, true, func(r io.Reader) (*Response, error) { return m.stream(r, on) })
+	return m.exchange(ctx, path, body, true, on, func(r io.Reader, on func(Event)) (*Response, error) { return m.stream(r, on) })
 }
 
 // stream reads the events up to message_stop: text as it comes, each

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"strings"
@@ -54,20 +55,33 @@ type Config struct {
 	Models map[string]ModelConfig
 	// HTTPClient sends the requests (nil: http.DefaultClient).
 	HTTPClient *http.Client
-	// MaxRetries is how many times a 429, a 5xx (529 too), a 408, a 409 or a failed connection is
-	// retried, with exponential backoff or the server's retry-after
-	// (0: DefaultMaxRetries; negative: never).
+	// MaxRetries is how many times a 429, a 5xx (529 too), a 408, a
+	// 409, a stream's "overloaded" error before its output began or a
+	// failed connection (at most twice) is retried, with exponential
+	// backoff and full jitter or the server's retry-after (0:
+	// DefaultMaxRetries; negative: never).
 	MaxRetries int
 	// MaxRetryWait is the longest retry-after honoured: a server asking
 	// for a longer wait gets no retry, and the error says how long it
 	// asked for (0: DefaultMaxRetryWait).
 	MaxRetryWait time.Duration
+	// MaxRetryTime bounds the time a request spends in retries, from its
+	// first try: a wait that would end past it is not made (0:
+	// DefaultMaxRetryTime).
+	MaxRetryTime time.Duration
+	// Sleep waits d or until ctx ends, returning ctx's error then (nil: a
+	// timer); Now reads the clock (nil: time.Now). Tests pass a fake
+	// clock so that retries do not sleep.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Now   func() time.Time
 }
 
-// Retry defaults.
+// Retry defaults: 4 retries (5 tries) in at most 2 minutes; a request
+// that got no answer at all (the endpoint is down) is retried twice.
 const (
-	DefaultMaxRetries   = 2
+	DefaultMaxRetries   = 4
 	DefaultMaxRetryWait = 60 * time.Second
+	DefaultMaxRetryTime = 120 * time.Second
 )
 
 func (c *Config) lookup(name string) (string, bool) {
@@ -90,6 +104,13 @@ func (c *Config) retries() int {
 		return DefaultMaxRetries
 	}
 	return c.MaxRetries
+}
+
+func (c *Config) retryTime() time.Duration {
+	if c.MaxRetryTime <= 0 {
+		return DefaultMaxRetryTime
+	}
+	return c.MaxRetryTime
 }
 
 func (c *Config) retryWait() time.Duration {

@@ -142,7 +142,7 @@ func (m *openaiModel) Stream(ctx context.Context, req *Request, on func(Event)) 
 	}
 	const path = "/chat/completions"
 	if on == nil {
-		return m.exchange(ctx, path, body, false, func(r io.Reader) (*Response, error) {
+		return m.exchange(ctx, path, body, false, nil, func(r io.Reader, _ func(Event)) (*Response, error) {
 			var cc oaAnswer
 			if err := decodeJSON(r, &cc); err != nil {
 				return nil, err
@@ -152,7 +152,7 @@ func (m *openaiModel) Stream(ctx context.Context, req *Request, on func(Event)) 
 	}
 	body.Stream = true
 	body.StreamOptions = &oaStreamOptions{IncludeUsage: true}
-	return m.exchange(ctx, path, body, true, func(r io.Reader) (*Response, error) { return m.stream(r, on) })
+	return m.exchange(ctx, path, body, true, on, func(r io.Reader, on func(Event)) (*Response, error) { return m.stream(r, on) })
 }
 
 // stream reads the chunks: text deltas are sent as they come, and each

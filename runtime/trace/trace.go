@@ -38,7 +38,7 @@ const (
 	ToolCallStart   Kind = "tool_call_start"
 	ToolCallEnd     Kind = "tool_call_end"
 	EraChosen       Kind = "era_chosen"
-	Retry           Kind = "retry" // a request sent again (broken reply stream, stale tools/list)
+	Retry           Kind = "retry" // a request sent again (broken reply stream, stale tools/list; a model's 429/5xx or fallback: Method the model, Count the attempt, Duration the wait)
 
 	// An agent's loop (runtime/agent). Method is the model's name on model
 	// events; Tool is the name the model called; Count is the turn.

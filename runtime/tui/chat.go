@@ -50,6 +50,9 @@ type ChatConfig struct {
 	// ModelGiven says --model was given: a resumed conversation then
 	// keeps it rather than the model it was saved with.
 	ModelGiven bool
+	// FallbackModels are --fallback-model's (none: the agent's own, or
+	// config.json's fallbackModels).
+	FallbackModels []string
 	// Servers are --server's: the catalog servers the agent is offered
 	// (and the only ones started); none: all.
 	Servers []string
@@ -207,7 +210,7 @@ func (t *chatTerm) fail(err error) {
 
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
-	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
+	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, FallbackModels: t.cfg.FallbackModels, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
 	o.Memory, o.MemorySkipped = t.cfg.Memory.Prompt(), func() { t.memorySkipped.Store(true) }
 	if t.cfg.AgentFile != "" {
 		if err := t.lua.LoadAgent(t.cfg.AgentFile); err != nil {

@@ -85,6 +85,7 @@
 ---@field max_turns? integer model calls per ask (default 20)
 ---@field token_budget? integer input + output tokens per ask (default: no bound)
 ---@field timeout? number seconds per ask (default: none)
+---@field fallback_models? string[]|false models (what model takes) that answer, in order, a request the model could not: its retries spent on 429/5xx/overloaded, its endpoint down, or the conversation too long for it (default: config.json's fallbackModels when model is a name or left out; false: none)
 ---@field params? agent.Param[] parameters: --set NAME=VALUE, --set-json NAME=JSON, --params-file FILE (flags win), then the default; a missing required one is an error naming it
 ---@field bindings? agent.Binding[] pinned tool arguments: left out of the schema the model sees; the bound value wins
 ---@field agents? agent.Agent[] other agents offered as tools (name slugged, input {prompt}), asked in a fresh conversation in this process
@@ -221,7 +222,7 @@
 
 ---One thing the loop did, as on_event sees it.
 ---@class agent.Event
----@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"end"
+---@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"retry"|"end"
 ---@field turn integer the 1-based model turn
 ---@field text? string a delta of the model's text (text)
 ---@field call? agent.Call (tool_start, approval, tool_progress, tool_end)
@@ -229,7 +230,8 @@
 ---@field reason? string (approval)
 ---@field progress? number (tool_progress)
 ---@field total? number (tool_progress)
----@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user)
+---@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user; retry: the status line, "↻ provider overloaded (529), retry 2/4 in 3.2s")
+---@field retry? {type: "retry"|"fallback", model: string, kind: luagent.ErrorKind, error: string, status?: integer, attempt?: integer, max_retries?: integer, wait?: number, to?: string} (retry) the model provider failed: a retry after wait seconds, or a fallback to the model to
 ---@field result? agent.Result (tool_end)
 ---@field duration? number seconds (tool_end)
 ---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended

@@ -40,6 +40,10 @@ type Config struct {
 	// its default ("model"), read when a model is named or left out; nil
 	// means none.
 	Models func() (models map[string]llm.ModelConfig, def string, err error)
+	// FallbackModels returns the catalog's "fallbackModels": what an
+	// agent.new without fallback_models whose model is named (or left
+	// out) falls back to (nil: none).
+	FallbackModels func() []string
 	// Home is luagent's folder: the user's skills are in Home/skills (""
 	// for none).
 	Home string
@@ -136,6 +140,9 @@ func (m *module) newAgent(L *lua.LState) int {
 	fail := func(err error) { L.Error(sched.ErrorValueOf(L, err), 0) }
 	model, err := m.resolveModel(L, opts.RawGetString("model"))
 	if err != nil {
+		fail(err)
+	}
+	if model, err = m.withFallbacks(L, model, opts); err != nil {
 		fail(err)
 	}
 	la := &luaAgent{}
@@ -358,6 +365,20 @@ func eventJSON(e ragent.Event) json.RawMessage {
 	}
 	if e.Type == ragent.EventHook { // a hook's message for the user
 		out["message"] = e.Message
+	}
+	if e.Type == ragent.EventRetry && e.Notice != nil { // the provider failing: a retry or a fallback
+		n := e.Notice
+		out["message"] = e.Message
+		r := map[string]any{"type": n.Type, "model": n.Model, "kind": n.Kind.String(), "error": n.Message}
+		if n.Type == llm.NoticeFallback {
+			r["to"] = n.To
+		} else {
+			r["attempt"], r["max_retries"], r["wait"] = n.Attempt, n.MaxRetries, n.Wait.Seconds()
+		}
+		if n.Status > 0 {
+			r["status"] = n.Status
+		}
+		out["retry"] = r
 	}
 	if e.Type == ragent.EventToolProgress {
 		out["progress"] = e.Progress
