@@ -329,3 +329,13 @@ func errMsg(err error) string {
 	}
 	return err.Error()
 }
+
+// Remove takes c out of the names Find finds (luabind drops a .lua file
+// that fails this way; the caller drops it from Commands).
+func (s *Set) Remove(c *Command) {
+	for k, v := range s.byName {
+		if v == c {
+			delete(s.byName, k)
+		}
+	}
+}
