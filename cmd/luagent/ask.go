@@ -85,6 +85,13 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "luagent: ask needs a prompt: luagent ask \"what is in README.md?\" (or on stdin)")
 		return host.ExitUsage
 	}
+	if !hl.streamInput() { // "/NAME args": a command file's prompt (commands.go)
+		p, code, ok := askSlash(a, prompt, stderr)
+		if !ok {
+			return code
+		}
+		prompt = p
+	}
 	// One read of the catalog for the checks here (the hub reads it again
 	// when it starts: that is the Lua side's own load).
 	cfg, err := catalog.Load(catalog.Path(host.Home()))

@@ -132,10 +132,10 @@ func TestLoadCommands(t *testing.T) {
 		if r == nil || r.Source != Project || r.Prompt("src/x.go") != "Review src/x.go" || r.Usage() != "/review FILE" {
 			t.Fatalf("review %+v", r)
 		}
-		if got := r.Grants(); trusted != (len(got) == 1) {
+		if got, _ := r.Grants(); trusted != (len(got) == 1) {
 			t.Errorf("trusted %v: grants %q", trusted, got)
 		}
-		if m := s.Find("mine"); m == nil || len(m.Grants()) != 1 || m.Help() != "only mine (user)" {
+		if m := s.Find("mine"); m == nil || len(first(m.Grants())) != 1 || m.Help() != "only mine (user)" {
 			t.Errorf("mine %+v", m)
 		}
 		if c := s.Find("test"); c == nil || c.Namespace != "backend" || c.Help() != "the prompt in test.md (project:backend)" {
@@ -219,4 +219,18 @@ func FuzzParseCommand(f *testing.F) {
 		Expand(body, args)
 		_, _ = ParseAgent("f.md", doc)
 	})
+}
+
+func first(a, _ []string) []string { return a }
+
+func TestGrants(t *testing.T) {
+	c := &Command{Meta: Meta{AllowedTools: []string{"Bash(git add:*)", "mcp__fs__read_file", "Read", "fs__write_file(path:/tmp/*)"}}}
+	got, skipped := c.Grants()
+	if !reflect.DeepEqual(got, []string{"mcp__fs__read_file", "Read", "fs__write_file(path:/tmp/*)"}) || !reflect.DeepEqual(skipped, []string{"Bash(git add:*)"}) {
+		t.Errorf("grants %q skipped %q", got, skipped)
+	}
+	c.Untrusted = true
+	if got, skipped := c.Grants(); got != nil || skipped != nil {
+		t.Errorf("untrusted: %q %q", got, skipped)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/permission"
 )
 
 // Folders under .luagent/ (the project's) and $LUAGENT_HOME (the user's).
@@ -135,11 +136,20 @@ func (c *Command) Usage() string {
 
 // Grants are the tool patterns the command pre-approves: its
 // allowed-tools, none for an untrusted project's file.
-func (c *Command) Grants() []string {
+// A pattern luagent's permission rules cannot read (Claude Code's
+// Bash(git add:*): luagent has no Bash tool) is in skipped.
+func (c *Command) Grants() (patterns, skipped []string) {
 	if c.Untrusted {
-		return nil
+		return nil, nil
 	}
-	return c.AllowedTools
+	for _, t := range c.AllowedTools {
+		if _, err := permission.Parse(t); err != nil {
+			skipped = append(skipped, t)
+			continue
+		}
+		patterns = append(patterns, t)
+	}
+	return patterns, skipped
 }
 
 // Prompt is a .md command's prompt for these arguments.

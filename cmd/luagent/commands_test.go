@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// `luagent ask "/NAME args"` sends the command file's prompt, expanded,
+// to the model (the mock echoes it when it has no tools); its model is
+// the run's unless --model; an unknown /word is a usage error naming the
+// commands; a path and //text are prompts.
+func TestAskSlashCommand(t *testing.T) {
+	home := t.TempDir()
+	repo := permRepo(t, "")
+	writeFile(t, repo, ".luagent/commands/review.md", "---\ndescription: Review a file\nargument-hint: FILE\nmodel: mock\n---\nReview $ARGUMENTS carefully, starting with $1.\n")
+	writeFile(t, home, "commands/frontend/test.md", "Test the $1 component")
+	writeFile(t, repo, ".luagent/commands/broken.md", "---\ndescription: [\n---\nx")
+	env := []string{"LUAGENT_HOME=" + home}
+	for _, tc := range []struct {
+		prompt, out string
+		code        int
+		errHas      []string
+	}{
+		{"/review src/x.go lib/y.go", "mock: Review src/x.go lib/y.go carefully, starting with src/x.go.", 0, []string{"broken.md: the front matter is not valid YAML"}},
+		{"/test Button", "mock: Test the Button component", 0, []string{"no model configured"}},
+		{"/frontend:test Menu", "mock: Test the Menu component", 0, nil},
+		{"//review x", "mock: /review x", 0, nil},
+		{"/tmp/x explain", "mock: /tmp/x explain", 0, nil},
+		{"/tmp explain", "mock: /tmp explain", 0, nil},
+		{"/nope a b", "", 2, []string{"luagent: unknown command /nope: the commands are /review, /test (", "//"}},
+	} {
+		r := luagentIn(t, repo, "", env, "ask", tc.prompt)
+		if r.code != tc.code || !strings.Contains(r.stdout, tc.out) {
+			t.Errorf("ask %q: exit %d\nstdout: %s\nstderr: %s", tc.prompt, r.code, r.stdout, r.stderr)
+		}
+		for _, s := range tc.errHas {
+			if !strings.Contains(r.stderr, s) {
+				t.Errorf("ask %q: stderr lacks %q:\n%s", tc.prompt, s, r.stderr)
+			}
+		}
+		if tc.prompt == "/review src/x.go lib/y.go" && strings.Contains(r.stderr, "no model configured") {
+			t.Errorf("the command's model: mock was not used:\n%s", r.stderr)
+		}
+		if tc.code == 2 && strings.Count(r.stderr, "\n") != 2 { // broken.md's line and the error
+			t.Errorf("not one line each:\n%s", r.stderr)
+		}
+		noGoStack(t, r.stderr)
+	}
+}
+
+// A command's allowed-tools pre-approve its tools for that prompt, in a
+// trusted project only (one line says they grant nothing otherwise); an
+// untrusted project's .lua commands do not run (one line says so), a
+// trusted one's compute the prompt.
+func TestAskSlashTrust(t *testing.T) {
+	home, notes := permHome(t, nil)
+	repo := permRepo(t, "")
+	writeFile(t, repo, ".luagent/commands/note.md", "---\nallowed-tools: mcp__srv__write, Bash(git add:*)\n---\nwrite text=$1")
+	writeFile(t, repo, ".luagent/commands/calc.lua", `return {description = "computed", run = function(args, argv) return "computed " .. #argv .. ": " .. args end}`)
+	env := []string{"LUAGENT_HOME=" + home}
+
+	r := luagentIn(t, repo, "", env, "ask", "/note hi")
+	if r.code != 0 || wrote(notes) || !strings.Contains(r.stderr, "allowed-tools grant nothing: the project folder is not trusted (luagent trust "+repo+")") {
+		t.Fatalf("untrusted: exit %d, wrote %v\nstderr: %s", r.code, wrote(notes), r.stderr)
+	}
+	r = luagentIn(t, repo, "", env, "ask", "/calc a b")
+	if r.code != 2 || !strings.Contains(r.stderr, ".lua command file(s) in "+filepath.Join(repo, ".luagent", "commands")+" not run: the project folder is not trusted") {
+		t.Fatalf("untrusted lua: %+v", r)
+	}
+	if r := luagentIn(t, repo, "", env, "trust"); r.code != 0 {
+		t.Fatalf("trust: %+v", r)
+	}
+	r = luagentIn(t, repo, "", env, "ask", "/note hi")
+	if r.code != 0 || !wrote(notes) || !strings.Contains(r.stderr, "allowed-tools Bash(git add:*) name no luagent tool; skipped") {
+		t.Fatalf("trusted: exit %d, wrote %v\nstderr: %s", r.code, wrote(notes), r.stderr)
+	}
+	os.Remove(notes)
+	r = luagentIn(t, repo, "", env, "ask", "--json", "/calc a 'b c'")
+	if r.code != 0 || !strings.Contains(r.stdout, `"computed 2: a 'b c'"`) {
+		t.Fatalf("trusted lua: %+v", r)
+	}
+}
