@@ -15,6 +15,7 @@ import (
 
 	"github.com/luagent/luagent/luabind/chatlua"
 	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
@@ -37,6 +38,10 @@ type askOptions struct {
 	allow, deny []string
 	// noMemory is --no-memory: no AGENTS.md in the system prompt.
 	noMemory bool
+	// grants are a command file's allowed-tools, allow rules for this
+	// run; grantSource is the file (commands.go).
+	grants      []string
+	grantSource string
 
 	// --output-format and --input-format (ask_headless.go): "" is text.
 	outputFormat, inputFormat string
@@ -107,6 +112,12 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		return code
 	}
 	rules, _ := perms.Rules() // checked by permissionSetup
+	for _, g := range a.grants { // a command file's allowed-tools (commands.go)
+		if err := rules.Add(approval.Allow, g, a.grantSource); err != nil {
+			fmt.Fprintf(stderr, "luagent: %s: allowed-tools %s\n", visible.Text(a.grantSource), visible.Text(err.Error()))
+			return host.ExitError
+		}
+	}
 	mask := secret.NewMasker(secrets())
 	shown := func(s string) string { return visible.Text(mask.String(s)) }
 	store := sessionStore(cfg, func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) })

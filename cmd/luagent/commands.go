@@ -36,7 +36,8 @@ func fileOptions() cmdfile.Options {
 var slashName = regexp.MustCompile(`^/([A-Za-z0-9][A-Za-z0-9_.:-]*)$`)
 
 // askSlash is `luagent ask "/NAME args"`: the command file's prompt, its
-// model (unless --model) and its allowed-tools (added to --allow). A
+// model (unless --model) and its allowed-tools (allow rules for this run,
+// their source the file). A
 // prompt is a command when its first word is / and a name: "/tmp/x
 // explain" (a path: a second /) and "//text" (the slash doubled: sent as
 // "/text") are prompts; so is "/word ..." when no command has that name
@@ -86,7 +87,7 @@ func askSlash(a *askOptions, prompt string, stderr io.Writer) (string, int, bool
 	if len(skipped) > 0 {
 		fmt.Fprintf(stderr, "luagent: %s: allowed-tools %s name no luagent tool; skipped\n", visible.Text(c.Path), visible.Text(strings.Join(skipped, ", ")))
 	}
-	a.allow = append(a.allow, grants...)
+	a.grants, a.grantSource = grants, c.Path
 	return out, 0, true
 }
 

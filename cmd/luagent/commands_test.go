@@ -82,3 +82,31 @@ func TestAskSlashTrust(t *testing.T) {
 		t.Fatalf("trusted lua: %+v", r)
 	}
 }
+
+// A piped chat: /help lists the command files with their argument hint,
+// description and source; /NAME args sends the expanded prompt (the mock
+// echoes it); a built-in wins a shared name; a bad file is one line.
+func TestChatFileCommands(t *testing.T) {
+	home := t.TempDir()
+	repo := permRepo(t, "")
+	writeFile(t, repo, ".luagent/commands/review.md", "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1 please")
+	writeFile(t, repo, ".luagent/commands/help.md", "not the built-in")
+	writeFile(t, repo, ".luagent/commands/broken.md", "---\ndescription: [\n---\nx")
+	writeFile(t, home, "commands/git/commit.md", "---\ndescription: Commit\n---\nCommit: $ARGUMENTS")
+	r := luagentIn(t, repo, "/help\n/review src/x.go\n/commit fix the bug\n", []string{"LUAGENT_HOME=" + home}, "chat", "--model", "mock")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"commands from files", "/review FILE", "Review a file (project)", "/commit", "Commit (user:git)",
+		"mock: Review src/x.go please", "mock: Commit: fix the bug"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "not the built-in") || !strings.Contains(r.stdout, "/quit") {
+		t.Errorf("the built-in /help did not win:\n%s", r.stdout)
+	}
+	if strings.Count(r.stderr, "broken.md") != 1 {
+		t.Errorf("the bad file is not one line:\n%s", r.stderr)
+	}
+}

@@ -18,12 +18,12 @@ func TestLuaCommands(t *testing.T) {
 	files := map[string]string{
 		"table.lua": `return {description = "count words", argument_hint = "TEXT",
 			run = function(args, argv) return "There are " .. #argv .. " words in: " .. args end}`,
-		"fn.lua":    `return function(args, argv) return "second is " .. tostring(argv[2]) end`,
-		"io.lua":    `return function() return io.open("/etc/passwd"):read("*a") end`,
-		"loop.lua":  `return function() while true do end end`,
-		"bad.lua":   `return 42`,
-		"nofn.lua":  `return {description = "x"}`,
-		"plain.md":  "plain $1",
+		"fn.lua":   `return function(args, argv) return "second is " .. tostring(argv[2]) end`,
+		"io.lua":   `return function() return io.open("/etc/passwd"):read("*a") end`,
+		"loop.lua": `return function() while true do end end`,
+		"bad.lua":  `return 42`,
+		"nofn.lua": `return {description = "x"}`,
+		"plain.md": "plain $1",
 	}
 	for n, s := range files {
 		os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644)

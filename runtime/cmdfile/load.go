@@ -165,7 +165,7 @@ type Set struct {
 	Problems []string
 	// Notes are one line each: what was skipped and why (an untrusted
 	// project's .lua files).
-	Notes []string
+	Notes  []string
 	byName map[string]*Command
 }
 
@@ -262,7 +262,9 @@ func walk(dir, source string, deep bool, problems *[]string) []file {
 	return out
 }
 
-func errorsIsNotExist(err error) bool { return os.IsNotExist(err) || strings.Contains(err.Error(), "not a directory") }
+func errorsIsNotExist(err error) bool {
+	return os.IsNotExist(err) || strings.Contains(err.Error(), "not a directory")
+}
 
 func readFile(p string) ([]byte, error) {
 	fi, err := os.Stat(p)
