@@ -146,6 +146,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "luagent: "+n)
 	}
 	bo.Memory = mem.Prompt()
+	bo.Subagents = fileAgents(stderr, shown) // commands.go
 	return h.RunGo(context.Background(), func(ctx context.Context) int {
 		lu := chatlua.NewLua(h.Loop, h.LoadAgentFile)
 		if a.agent != "" {

@@ -56,5 +56,6 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 		cmdlua.Describe(context.Background(), s)
 		return s
 	}
+	cc.Agents = func() *cmdfile.AgentSet { return cmdfile.LoadAgents(fileOptions()) }
 	return h.Chat(context.Background(), stdin, interactive, cc)
 }

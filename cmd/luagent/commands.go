@@ -107,3 +107,13 @@ func commandsHint(set *cmdfile.Set) string {
 func errText(err error) string {
 	return strings.TrimPrefix(err.Error(), "commands: ")
 }
+
+// fileAgents are the agent files (.luagent/agents/, $LUAGENT_HOME/agents/)
+// for ask, what could not be read or was skipped said in one line each.
+func fileAgents(stderr io.Writer, shown func(string) string) []*cmdfile.Agent {
+	set := cmdfile.LoadAgents(fileOptions())
+	for _, p := range append(set.Problems, set.Notes...) {
+		fmt.Fprintln(stderr, "luagent: "+shown(p))
+	}
+	return set.Agents
+}

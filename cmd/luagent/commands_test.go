@@ -110,3 +110,41 @@ func TestChatFileCommands(t *testing.T) {
 		t.Errorf("the bad file is not one line:\n%s", r.stderr)
 	}
 }
+
+// An agent file is offered to the main agent as a tool (its description
+// the tool's), runs in-process with its own conversation when the model
+// calls it, and its answer fires SubagentStop (config.json's command
+// hook); a bad agent file is one line, the others load; an untrusted
+// project's .lua agent is skipped with one line, a trusted one's runs.
+func TestAskAgentFiles(t *testing.T) {
+	home := t.TempDir()
+	stops := filepath.Join(home, "stops.jsonl")
+	writeFile(t, home, "config.json", `{"version": 1, "hooks": {"SubagentStop": [{"hooks": [{"type": "command", "command": "cat >> `+stops+`"}]}]}}`)
+	repo := permRepo(t, "")
+	writeFile(t, repo, ".luagent/agents/reviewer.md", "---\nname: code-reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep\nmodel: inherit\n---\nYou review code.\n")
+	writeFile(t, repo, ".luagent/agents/broken.md", "---\nname: [\n---\nx")
+	writeFile(t, repo, ".luagent/agents/lua-helper.lua", `return agent.new{ name = "lua_helper", description = "A helper in Lua",
+		model = function(req) return "helper saw: " .. req.system end, system = "HELPER SYSTEM" }`)
+	env := []string{"LUAGENT_HOME=" + home}
+	r := luagentIn(t, repo, "", env, "ask", "--model", "mock", `ask code-reviewer to review: prompt="check x.go"`)
+	if r.code != 0 || !strings.Contains(r.stdout, `mock: check x.go`) || !strings.Contains(r.stderr, "code-reviewer") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "broken.md: the front matter is not valid YAML") || strings.Count(r.stderr, "broken.md") != 1 {
+		t.Errorf("the bad file:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "1 .lua agent file(s) in "+filepath.Join(repo, ".luagent", "agents")+" not run: the project folder is not trusted") {
+		t.Errorf("untrusted lua agent:\n%s", r.stderr)
+	}
+	b, _ := os.ReadFile(stops)
+	if !strings.Contains(string(b), `"hook_event_name":"SubagentStop"`) {
+		t.Errorf("SubagentStop did not fire: %q", b)
+	}
+	if r := luagentIn(t, repo, "", env, "trust"); r.code != 0 {
+		t.Fatalf("trust: %+v", r)
+	}
+	r = luagentIn(t, repo, "", env, "ask", "--model", "mock", `ask the lua_helper helper in Lua: prompt=hi`)
+	if r.code != 0 || !strings.Contains(r.stdout, "helper saw: HELPER SYSTEM") || strings.Contains(r.stderr, "not trusted") {
+		t.Fatalf("trusted lua agent: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}

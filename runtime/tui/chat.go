@@ -85,7 +85,10 @@ type ChatConfig struct {
 	// Commands loads the command files (runtime/cmdfile; nil: none),
 	// called once the project's trust is settled; CommandPrompt computes
 	// a .lua command's prompt (luabind/cmdlua). chat_files.go.
-	Commands      func() *cmdfile.Set
+	Commands func() *cmdfile.Set
+	// Agents loads the agent files (nil: none), offered to the agent as
+	// tools; read when Commands is.
+	Agents        func() *cmdfile.AgentSet
 	CommandPrompt func(ctx context.Context, c *cmdfile.Command, args string) (string, error)
 }
 
@@ -243,6 +246,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 	}
 	t.rules = rules
 	t.loadFiles()
+	o.Subagents = t.loadAgents()
 	ag, err := t.lua.Build(ctx, o)
 	if err != nil {
 		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))

@@ -32,6 +32,19 @@ func (t *chatTerm) loadFiles() {
 	}
 }
 
+// loadAgents reads the agent files, saying in one line each what could
+// not be read or was skipped.
+func (t *chatTerm) loadAgents() []*cmdfile.Agent {
+	if t.cfg.Agents == nil {
+		return nil
+	}
+	set := t.cfg.Agents()
+	for _, p := range append(set.Problems, set.Notes...) {
+		fmt.Fprintf(t.errw, "luagent: %s\n", t.shown(p))
+	}
+	return set.Agents
+}
+
 // fileCommand is the command file a line calls (nil: none, or a
 // built-in's name) and the arguments after its name.
 func (t *chatTerm) fileCommand(line string) (*cmdfile.Command, string) {
