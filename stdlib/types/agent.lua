@@ -413,6 +413,17 @@ function agent.server_of(v, version) end
 ---@return mcp.Server
 function agent.serve_files(paths, opts) end
 
+---The agents of agent files (.luagent/agents/NAME.md, ~/.luagent/agents/;
+---what luagent ask and chat load), for agent.new's agents: each spec's
+---system (the file's body) is the system prompt, its model or else model
+---(the main agent's) answers, tools = {...} (server__tool, server__*)
+---limits its calls and servers to those, {} gives it no hub; lua = true
+---runs path, which returns agent.new{...}. Each is a subagent (SubagentStop).
+---@param list {name: string, description?: string, system?: string, model?: any, servers?: string[], tools?: string[], path: string, lua?: boolean}[]
+---@param model? any the main agent's model
+---@return agent.Agent[]
+function agent.file_agents(list, model) end
+
 ---A name as a tool may have it: each run of characters other than letters,
 ---digits, _ and - becomes _ (at most 64; "agent" when nothing is left).
 ---@param name string
