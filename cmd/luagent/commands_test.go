@@ -48,6 +48,11 @@ func TestAskSlashCommand(t *testing.T) {
 		}
 		noGoStack(t, r.stderr)
 	}
+	// stream-json's init names the commands, as Claude Code's does.
+	r := luagentIn(t, repo, "", env, "ask", "--output-format", "stream-json", "/review a")
+	if r.code != 0 || !strings.Contains(r.stdout, `"slash_commands":["review","test"]`) || !strings.Contains(r.stdout, "Review a carefully") {
+		t.Errorf("stream-json: %+v", r)
+	}
 }
 
 // A command's allowed-tools pre-approve its tools for that prompt, in a
