@@ -94,7 +94,7 @@ func TestAskSlashTrust(t *testing.T) {
 func TestChatFileCommands(t *testing.T) {
 	home := t.TempDir()
 	repo := permRepo(t, "")
-	writeFile(t, repo, ".luagent/commands/review.md", "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1 please")
+	writeFile(t, repo, ".luagent/commands/review.md", "---\ndescription: Review a file\nargument-hint: FILE\nmodel: mock\n---\nReview $1 please")
 	writeFile(t, repo, ".luagent/commands/help.md", "not the built-in")
 	writeFile(t, repo, ".luagent/commands/broken.md", "---\ndescription: [\n---\nx")
 	writeFile(t, home, "commands/git/commit.md", "---\ndescription: Commit\n---\nCommit: $ARGUMENTS")
@@ -103,7 +103,7 @@ func TestChatFileCommands(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	for _, want := range []string{"commands from files", "/review FILE", "Review a file (project)", "/commit", "Commit (user:git)",
-		"mock: Review src/x.go please", "mock: Commit: fix the bug"} {
+		"mock: Review src/x.go please", "mock: Commit: fix the bug", "(/review runs on mock; then back to mock)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/chat"
@@ -76,8 +77,19 @@ func (t *chatTerm) runFile(ctx context.Context, c *cmdfile.Command, args string)
 			return
 		}
 	}
-	if c.Model != "" {
-		t.say("(%s: model %s is for luagent ask; this chat keeps its model: /model switches)", filepath.Base(c.Path), c.Model)
+	if spec := cmdfile.ModelSpec(c.Model); spec != "" {
+		// The command's model answers this turn; the conversation goes
+		// back to the chat's agent (and model) after it.
+		prev := t.s.Agent()
+		octx, done := t.op(ctx, time.Minute)
+		ag, err := t.s.SetModel(octx, spec)
+		done()
+		if err != nil {
+			t.fail(err)
+			return
+		}
+		t.say("(/%s runs on %s; then back to %s)", c.Name, modelName(ag), modelName(prev))
+		defer t.s.SetAgent(prev)
 	}
 	grants, skipped := c.Grants()
 	if c.Untrusted && len(c.AllowedTools) > 0 {
