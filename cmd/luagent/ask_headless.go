@@ -204,6 +204,11 @@ func (hl *askHeadless) run(ctx context.Context, ag chat.Agent, prompt string, st
 			code = host.ExitError
 			continue
 		}
+		if text, err = slashPrompt(ctx, text); err != nil { // a command file's (commands.go)
+			hl.fail(&errs.Error{Kind: errs.KindOf(err), Msg: fmt.Sprintf("stream-json input line %d: %s", rd.n, errMsg(err))})
+			code = host.ExitError
+			continue
+		}
 		if turn(text) != nil {
 			code = host.ExitError
 		}

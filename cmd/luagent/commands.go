@@ -117,3 +117,20 @@ func fileAgents(stderr io.Writer, shown func(string) string) []*cmdfile.Agent {
 	}
 	return set.Agents
 }
+
+// slashPrompt is a stream-json input message's prompt: "/NAME args" of
+// a command file expanded (its model and allowed-tools are for a whole
+// run and do not apply to one message); any other text as it is, an
+// unknown /word included.
+func slashPrompt(ctx context.Context, text string) (string, error) {
+	first, args, _ := strings.Cut(strings.TrimLeft(text, " "), " ")
+	m := slashName.FindStringSubmatch(first)
+	if m == nil {
+		return text, nil
+	}
+	c := cmdfile.LoadCommands(fileOptions()).Find(m[1])
+	if c == nil {
+		return text, nil
+	}
+	return cmdlua.Prompt(ctx, c, args)
+}

@@ -48,6 +48,14 @@ func TestAskSlashCommand(t *testing.T) {
 		}
 		noGoStack(t, r.stderr)
 	}
+	// stream-json input: a message "/NAME args" is the command's prompt.
+	in := `{"type":"user","message":{"role":"user","content":"/test Card"}}
+{"type":"user","message":{"role":"user","content":"/unknown stays"}}
+`
+	r0 := luagentIn(t, repo, in, env, "ask", "--output-format", "stream-json", "--input-format", "stream-json")
+	if r0.code != 0 || !strings.Contains(r0.stdout, "mock: Test the Card component") || !strings.Contains(r0.stdout, "mock: /unknown stays") {
+		t.Errorf("stream-json input: %+v", r0)
+	}
 	// stream-json's init names the commands, as Claude Code's does.
 	r := luagentIn(t, repo, "", env, "ask", "--output-format", "stream-json", "/review a")
 	if r.code != 0 || !strings.Contains(r.stdout, `"slash_commands":["review","test"]`) || !strings.Contains(r.stdout, "Review a carefully") {
