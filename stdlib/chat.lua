@@ -40,9 +40,18 @@ function M.build(o)
     if o.code_mode then changes.code_mode = true end
     if o.subagents then
       -- The agent files' agents join the file's agent's own.
-      local subs = {}
-      for _, x in ipairs(a._opts.agents or {}) do subs[#subs + 1] = x end
-      for _, x in ipairs(agent.file_agents(o.subagents, o.model or a._opts.model)) do subs[#subs + 1] = x end
+      local subs, names = {}, {}
+      for _, x in ipairs(a._opts.agents or {}) do
+        subs[#subs + 1] = x
+        names[agent.slug(x.name or "")] = true
+      end
+      for _, x in ipairs(agent.file_agents(o.subagents, o.model or a._opts.model, o.warn)) do
+        if names[agent.slug(x.name)] then
+          if o.warn then o.warn(o.agent_file .. " has an agent named " .. agent.slug(x.name) .. "; the agent file of that name is left out") end
+        else
+          subs[#subs + 1] = x
+        end
+      end
       changes.agents = subs
     end
     if o.memory then
@@ -72,7 +81,7 @@ function M.build(o)
       if s.status == "failed" and o.warn then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
     end
   end
-  local subs = o.subagents and agent.file_agents(o.subagents, o.model) or nil
+  local subs = o.subagents and agent.file_agents(o.subagents, o.model, o.warn) or nil
   return agent.new{ name = o.name, model = o.model, hub = h, servers = o.servers,
     yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory, agents = subs }
 end

@@ -69,7 +69,7 @@ func askSlash(a *askOptions, prompt string, stderr io.Writer) (string, int, bool
 		if _, err := os.Stat(first); err == nil {
 			return prompt, 0, true // a path: the prompt is about it
 		}
-		fmt.Fprintf(stderr, "luagent: unknown command /%s: %s (a prompt starting with / is written //...)\n", visible.Text(m[1]), commandsHint(set))
+		fmt.Fprintf(stderr, "luagent: unknown command /%s: %s; a prompt starting with / is written //...\n", visible.Text(m[1]), commandsHint(set))
 		return "", host.ExitUsage, false
 	}
 	out, err := cmdlua.Prompt(context.Background(), c, args)
@@ -100,7 +100,7 @@ func commandsHint(set *cmdfile.Set) string {
 	if len(names) > 12 {
 		names = append(names[:12], "...")
 	}
-	return "the commands are /" + strings.Join(names, ", /") + " (.luagent/commands/, ~/.luagent/commands/; /help in luagent chat describes them)"
+	return "the commands are /" + strings.Join(names, ", /") + " (luagent chat's /help describes them)"
 }
 
 // errText is an error's message without cmdlua's "commands: " prefix.

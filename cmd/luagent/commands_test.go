@@ -156,8 +156,10 @@ func TestAskAgentFiles(t *testing.T) {
 	if r := luagentIn(t, repo, "", env, "trust"); r.code != 0 {
 		t.Fatalf("trust: %+v", r)
 	}
+	writeFile(t, repo, ".luagent/agents/boom.lua", `error("boom")`)
 	r = luagentIn(t, repo, "", env, "ask", "--model", "mock", `ask the lua_helper helper in Lua: prompt=hi`)
-	if r.code != 0 || !strings.Contains(r.stdout, "helper saw: HELPER SYSTEM") || strings.Contains(r.stderr, "not trusted") {
+	if r.code != 0 || !strings.Contains(r.stdout, "helper saw: HELPER SYSTEM") || strings.Contains(r.stderr, "not trusted") ||
+		!strings.Contains(r.stderr, "boom.lua") || !strings.Contains(r.stderr, "boom") || strings.Count(r.stderr, "boom.lua") != 1 {
 		t.Fatalf("trusted lua agent: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }

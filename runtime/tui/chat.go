@@ -247,6 +247,7 @@ func (t *chatTerm) run(ctx context.Context) int {
 	t.rules = rules
 	t.loadFiles()
 	o.Subagents = t.loadAgents()
+	o.Warn = func(msg string) { fmt.Fprintf(t.errw, "luagent: %s\n", t.shown(msg)) } // an agent file that fails
 	ag, err := t.lua.Build(ctx, o)
 	if err != nil {
 		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))
