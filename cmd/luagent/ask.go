@@ -112,7 +112,8 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		return code
 	}
 	rules, _ := perms.Rules() // checked by permissionSetup
-	for _, g := range a.grants { // a command file's allowed-tools (commands.go)
+	// A command file's allowed-tools (commands.go).
+	for _, g := range a.grants {
 		if err := rules.Add(approval.Allow, g, a.grantSource); err != nil {
 			fmt.Fprintf(stderr, "luagent: %s: allowed-tools %s\n", visible.Text(a.grantSource), visible.Text(err.Error()))
 			return host.ExitError
