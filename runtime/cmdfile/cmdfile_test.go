@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -232,5 +233,22 @@ func TestGrants(t *testing.T) {
 	c.Untrusted = true
 	if got, skipped := c.Grants(); got != nil || skipped != nil {
 		t.Errorf("untrusted: %q %q", got, skipped)
+	}
+}
+
+// BenchmarkLoadCommands: 200 command files, as ask reads them for one
+// "/NAME" prompt.
+func BenchmarkLoadCommands(b *testing.B) {
+	home := b.TempDir()
+	for i := 0; i < 200; i++ {
+		p := filepath.Join(home, "commands", "ns"+string(rune('a'+i%10)), "cmd"+strconv.Itoa(i)+".md")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("---\ndescription: command "+strconv.Itoa(i)+"\nargument-hint: [file]\nallowed-tools: mcp__fs__read_file\n---\nDo $1 with $ARGUMENTS\n"), 0o644)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if s := LoadCommands(Options{Home: home}); len(s.Commands) != 200 {
+			b.Fatal(len(s.Commands))
+		}
 	}
 }
