@@ -673,7 +673,7 @@ end
 -- tools, path, lua}: a .md file is an agent.new with the body as its
 -- system prompt, the file's model or else model (the main agent's), and
 -- when tools is given only those tools (server__tool, server__*; none:
--- no hub) offered and allowed; a .lua file (d.lua) returns agent.new{...}.
+-- no hub) run, on those servers; a .lua file (d.lua) returns agent.new{...}.
 -- Every one is a subagent: its answers fire SubagentStop. A file whose
 -- agent cannot be made, or whose name another has, is passed to warn (a
 -- line naming it) and left out; without warn, its error is raised.
