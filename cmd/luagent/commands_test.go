@@ -163,3 +163,18 @@ func TestAskAgentFiles(t *testing.T) {
 		t.Fatalf("trusted lua agent: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// On a terminal, Tab completes a command file's name and the line runs it.
+func TestTTYChatFileCommandTab(t *testing.T) {
+	home := t.TempDir()
+	repo := permRepo(t, "")
+	writeFile(t, repo, ".luagent/commands/review-file.md", "---\ndescription: Review a file\n---\nReview $1 now")
+	tt := startTTYIn(t, repo, []string{"LUAGENT_HOME=" + home}, "chat", "--model", "mock")
+	m := tt.wait(0, "> ")
+	tt.send("/review-\t")
+	m = tt.wait(m, "/review-file")
+	tt.send(" x.go\r")
+	m = tt.wait(m, "mock: Review x.go now", "> ")
+	tt.send("/quit\r")
+	tt.exited()
+}
