@@ -15,6 +15,7 @@ import (
 
 	"github.com/luagent/luagent/luabind/chatlua"
 	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
@@ -38,6 +39,10 @@ type askOptions struct {
 	allow, deny []string
 	// noMemory is --no-memory: no AGENTS.md in the system prompt.
 	noMemory bool
+	// grants are a command file's allowed-tools, allow rules for this
+	// run; grantSource is the file (commands.go).
+	grants      []string
+	grantSource string
 
 	// --output-format and --input-format (ask_headless.go): "" is text.
 	outputFormat, inputFormat string
@@ -86,6 +91,13 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "luagent: ask needs a prompt: luagent ask \"what is in README.md?\" (or on stdin)")
 		return host.ExitUsage
 	}
+	if !hl.streamInput() { // "/NAME args": a command file's prompt (commands.go)
+		p, code, ok := askSlash(a, prompt, stderr)
+		if !ok {
+			return code
+		}
+		prompt = p
+	}
 	// One read of the catalog for the checks here (the hub reads it again
 	// when it starts: that is the Lua side's own load).
 	cfg, err := catalog.Load(catalog.Path(host.Home()))
@@ -101,6 +113,13 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		return code
 	}
 	rules, _ := perms.Rules() // checked by permissionSetup
+	// A command file's allowed-tools (commands.go).
+	for _, g := range a.grants {
+		if err := rules.Add(approval.Allow, g, a.grantSource); err != nil {
+			fmt.Fprintf(stderr, "luagent: %s: allowed-tools %s\n", visible.Text(a.grantSource), visible.Text(err.Error()))
+			return host.ExitError
+		}
+	}
 	mask := secret.NewMasker(secrets())
 	shown := func(s string) string { return visible.Text(mask.String(s)) }
 	store := sessionStore(cfg, func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) })
@@ -129,6 +148,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "luagent: "+n)
 	}
 	bo.Memory = mem.Prompt()
+	bo.Subagents = fileAgents(stderr, shown) // commands.go
 	return h.RunGo(context.Background(), func(ctx context.Context) int {
 		lu := chatlua.NewLua(h.Loop, h.LoadAgentFile)
 		if a.agent != "" {

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/luagent/luagent/luabind/cmdlua"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/cmdfile"
 )
 
 // chatOptions are `luagent chat`'s.
@@ -50,5 +52,11 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 	}
 	cc.Memory, cc.NoMemory = projectMemory(cfg, c.noMemory), c.noMemory
 	cc.Notify = notifyMode(cfg, c.noNotify, os.Getenv)
+	cc.Commands = func() *cmdfile.Set { // commands.go: read after chat's trust question
+		s := cmdfile.LoadCommands(fileOptions())
+		cmdlua.Describe(context.Background(), s)
+		return s
+	}
+	cc.Agents = func() *cmdfile.AgentSet { return cmdfile.LoadAgents(fileOptions()) }
 	return h.Chat(context.Background(), stdin, interactive, cc)
 }

@@ -44,6 +44,9 @@ by spaces, or stdin when there are none. Exit 0 on an answer, 1 with the
 error's kind on one line (auth, rate_limit, limit, timeout, ...), 2 for usage.
 The system prompt has the project memory: AGENTS.md here and up to the
 repository's root, and ~/.luagent/AGENTS.md (--no-memory leaves it out).
+A prompt "/NAME args" is a command file's (.luagent/commands/NAME.md or
+~/.luagent/commands/; "//" sends a leading /); agent files
+(.luagent/agents/) are the agent's tools (stdlib/doc/commands.md).
 
 --output-format json or stream-json prints Claude Code's headless JSON
 instead, and nothing else, on stdout (README "Automation"); --json is

@@ -56,6 +56,21 @@ func names() []string {
 	return out
 }
 
+// IsBuiltin says whether name (as typed after "/", an alias too) is one
+// of the chat's own commands: they win over command files of the same
+// name.
+func IsBuiltin(name string) bool {
+	if a, ok := aliases[name]; ok {
+		name = a
+	}
+	for _, c := range Commands {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // IsCommand says whether a line is a slash command (a line starting with
 // "//" is a message starting with "/", the slash doubled to escape it).
 func IsCommand(line string) bool {

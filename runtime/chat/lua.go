@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"github.com/luagent/luagent/runtime/cmdfile"
 
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/errs"
@@ -60,6 +61,9 @@ type BuildOptions struct {
 	// file's agent opts out of it (agent.new{memory = false}).
 	Memory        string
 	MemorySkipped func()
+	// Subagents are the agent files' agents (runtime/cmdfile), offered
+	// to the agent as tools (agents = {...}).
+	Subagents []*cmdfile.Agent
 }
 
 // MetaOptions configure the catalog agent.

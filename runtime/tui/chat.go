@@ -7,13 +7,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/chat"
+	"github.com/luagent/luagent/runtime/cmdfile"
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -82,6 +85,14 @@ type ChatConfig struct {
 	// the session's header.
 	SessionSecrets []string
 	Version        string
+	// Commands loads the command files (runtime/cmdfile; nil: none),
+	// called once the project's trust is settled; CommandPrompt computes
+	// a .lua command's prompt (luabind/cmdlua). chat_files.go.
+	Commands func() *cmdfile.Set
+	// Agents loads the agent files (nil: none), offered to the agent as
+	// tools; read when Commands is.
+	Agents        func() *cmdfile.AgentSet
+	CommandPrompt func(ctx context.Context, c *cmdfile.Command, args string) (string, error)
 }
 
 // Exit codes Chat returns.
@@ -151,11 +162,18 @@ type chatTerm struct {
 	running map[string]int // servers with tool calls in flight (under mu)
 
 	memorySkipped atomic.Bool // the agent opted out of the project memory
+
+	files *cmdfile.Set   // the command files (chat_files.go)
+	rules approval.Rules // the chat's permission rules (nil: none)
 }
 
 func (t *chatTerm) newReader() LineReader {
 	return NewLineEditor(filepath.Join(t.cfg.Home, "chat_history"), func(line string, pos int) (string, []string, string) {
 		head, cands := chat.Complete(line[:pos], t.serverNames(), t.promptNames)
+		if head == "" && strings.HasPrefix(line[:pos], "/") && !strings.ContainsAny(line[:pos], " \t") {
+			cands = append(cands, t.fileNames(line[:pos])...)
+			sort.Strings(cands)
+		}
 		if len(cands) == 0 {
 			return line[:pos], nil, line[pos:]
 		}
@@ -229,6 +247,10 @@ func (t *chatTerm) run(ctx context.Context) int {
 		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))
 		return exitError
 	}
+	t.rules = rules
+	t.loadFiles()
+	o.Subagents = t.loadAgents()
+	o.Warn = func(msg string) { fmt.Fprintf(t.errw, "luagent: %s\n", t.shown(msg)) } // an agent file that fails
 	ag, err := t.lua.Build(ctx, o)
 	if err != nil {
 		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))
@@ -420,6 +442,10 @@ func (t *chatTerm) op(ctx context.Context, timeout time.Duration) (context.Conte
 
 // command runs a slash command; false ends the session.
 func (t *chatTerm) command(ctx context.Context, line string) bool {
+	if fc, args := t.fileCommand(line); fc != nil {
+		t.runFile(ctx, fc, args)
+		return true
+	}
 	c, err := chat.ParseCommand(line)
 	if err != nil {
 		t.fail(err)
@@ -436,6 +462,7 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 		for _, cmd := range chat.Commands {
 			fmt.Fprintf(&b, "  %-38s %s\n", cmd.Usage, cmd.Help)
 		}
+		t.fileHelp(&b)
 		b.WriteString("a plain line goes to the agent (//text sends /text); end a line with \\ to continue it on the next.\n")
 		b.WriteString("Ctrl-C cancels a running turn; at the prompt it clears the line, twice leaves. Ctrl-D leaves.")
 		t.say("%s", b.String())

@@ -420,6 +420,26 @@ function agent.server_of(v, version) end
 ---@return mcp.Server
 function agent.serve_files(paths, opts) end
 
+---The agents of agent files (.luagent/agents/NAME.md, ~/.luagent/agents/;
+---what luagent ask and chat load), for agent.new's agents: each spec's
+---system (the file's body) is the system prompt, its model or else model
+---(the main agent's) answers, tools = {...} (server__tool, server__*)
+---limits its calls and servers to those, {} gives it no hub; lua = true
+---runs path, which returns agent.new{...}. Each is a subagent (SubagentStop).
+---@param list {name: string, description?: string, system?: string, model?: any, servers?: string[], tools?: string[], path: string, lua?: boolean}[]
+---A file whose agent cannot be made, or whose name another has, is passed
+---to warn and left out (without warn its error is raised).
+---@param model? any the main agent's model
+---@param warn? fun(msg: string)
+---@return agent.Agent[]
+function agent.file_agents(list, model, warn) end
+
+---One agent file's agent (agent.file_agents).
+---@param d table
+---@param model? any
+---@return agent.Agent
+function agent.file_agent(d, model) end
+
 ---A name as a tool may have it: each run of characters other than letters,
 ---digits, _ and - becomes _ (at most 64; "agent" when nothing is left).
 ---@param name string
