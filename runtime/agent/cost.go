@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/luagent/luagent/runtime/cost"
+	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/trace"
+)
+
+// ModelUsage is one model's tokens and cost: in a Transcript (one Ask's)
+// and in Costs (the agent's running total). CostUSD counts what the
+// model's price says; Unpriced says luagent knows no price for it (not
+// in the built-in table of runtime/cost, no "price" in config.json), so
+// its cost is unknown, not 0.
+type ModelUsage struct {
+	Usage
+	Requests int     `json:"requests"`
+	CostUSD  float64 `json:"cost_usd"`
+	Unpriced bool    `json:"unpriced,omitempty"`
+}
+
+// Costs is what the agent's model requests cost so far, over every Ask:
+// the total and each model's (a fallback that answered is its own).
+type Costs struct {
+	TotalUSD float64 `json:"total_cost_usd"`
+	// Unpriced: some request's model has no known price; TotalUSD counts
+	// the priced ones only.
+	Unpriced bool                  `json:"unpriced,omitempty"`
+	Models   map[string]ModelUsage `json:"models"`
+}
+
+// ModelNames are the models of c, sorted.
+func (c Costs) ModelNames() []string {
+	out := make([]string, 0, len(c.Models))
+	for m := range c.Models {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Costs returns what the agent's requests cost so far.
+func (a *Agent) Costs() Costs {
+	a.costMu.Lock()
+	defer a.costMu.Unlock()
+	c := a.costs
+	c.Models = make(map[string]ModelUsage, len(a.costs.Models))
+	for k, v := range a.costs.Models {
+		c.Models[k] = v
+	}
+	return c
+}
+
+// SetLimits changes MaxTurns and MaxCost for the next Ask (the command
+// line's --max-turns and --max-cost over an agent file's own); 0 leaves
+// one as it is.
+func (a *Agent) SetLimits(maxTurns int, maxCost float64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if maxTurns > 0 {
+		a.cfg.MaxTurns = maxTurns
+	}
+	if maxCost > 0 {
+		a.cfg.MaxCost = maxCost
+	}
+}
+
+// price is one response's cost: under the model that answered (a
+// fallback's name, when it was not the one asked).
+func (a *Agent) price(asked string, resp *llm.Response, u Usage) (model string, usd float64, known bool) {
+	model = asked
+	if resp.Model != "" {
+		model = resp.Model
+	}
+	usd, known = a.cfg.Prices.Of(model, cost.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens})
+	return model, usd, known
+}
+
+func addModelUsage(m map[string]ModelUsage, model string, u Usage, usd float64, known bool) {
+	mu := m[model]
+	mu.InputTokens += u.InputTokens
+	mu.OutputTokens += u.OutputTokens
+	mu.CacheReadTokens += u.CacheReadTokens
+	mu.CacheWriteTokens += u.CacheWriteTokens
+	mu.Requests++
+	mu.CostUSD += usd
+	mu.Unpriced = mu.Unpriced || !known
+	m[model] = mu
+}
+
+// account adds one response's usage and cost to tr and to the agent's
+// running total, which it returns.
+func (a *Agent) account(tr *Transcript, model string, u Usage, usd float64, known bool) float64 {
+	if tr.ModelUsage == nil {
+		tr.ModelUsage = map[string]ModelUsage{}
+	}
+	addModelUsage(tr.ModelUsage, model, u, usd, known)
+	tr.CostUSD += usd
+	tr.Unpriced = tr.Unpriced || !known
+	a.costMu.Lock()
+	defer a.costMu.Unlock()
+	if a.costs.Models == nil {
+		a.costs.Models = map[string]ModelUsage{}
+	}
+	addModelUsage(a.costs.Models, model, u, usd, known)
+	a.costs.TotalUSD += usd
+	a.costs.Unpriced = a.costs.Unpriced || !known
+	return a.costs.TotalUSD
+}
+
+// checkCostBound is MaxCost's check before an Ask: a bound on a model
+// with no known price could not hold, so it is an error saying how to
+// give one.
+func (a *Agent) checkCostBound(model string) error {
+	if a.cfg.MaxCost <= 0 {
+		return nil
+	}
+	if _, ok := a.cfg.Prices.Lookup(model); !ok {
+		return errs.Errorf(errs.Invalid, "agent", "max_cost $%g cannot be kept: luagent knows no price for the model %q; give it one in config.json (models.NAME.price) or leave max_cost out", a.cfg.MaxCost, model)
+	}
+	if total := a.Costs().TotalUSD; total >= a.cfg.MaxCost {
+		return costReached(total, a.cfg.MaxCost)
+	}
+	return nil
+}
+
+func costReached(total, bound float64) error {
+	return errs.Errorf(errs.Limit, "agent", "the cost bound is reached: %s spent of max_cost $%g; raise it (--max-cost USD, max_cost) to go on", fmt.Sprintf("$%.4f", total), bound)
+}
+
+// costAttrs puts a response's cost on its trace event (left off when
+// its model has no known price).
+func costAttrs(e trace.Event, usd float64, known bool) trace.Event {
+	if known {
+		e.CostUSD = &usd
+	}
+	return e
+}
