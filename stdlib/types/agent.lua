@@ -84,6 +84,8 @@
 ---@field subagent? boolean the agent is a subagent: its answers fire SubagentStop instead of Stop
 ---@field max_turns? integer model calls per ask (default 20)
 ---@field token_budget? integer input + output tokens per ask (default: no bound)
+---@field price? {input?: number, output?: number, cached_input?: number, cache_write?: number} the model's price in USD per million tokens (over config.json's and the built-in list prices), for costs and max_cost
+---@field max_cost? number USD the agent's model requests may cost, summed over its asks (default: no bound); reaching it ends the ask with a "limit" error after the response that reached it; needs a known price (config.json's models.NAME.price, or a model luagent knows)
 ---@field timeout? number seconds per ask (default: none)
 ---@field params? agent.Param[] parameters: --set NAME=VALUE, --set-json NAME=JSON, --params-file FILE (flags win), then the default; a missing required one is an error naming it
 ---@field bindings? agent.Binding[] pinned tool arguments: left out of the schema the model sees; the bound value wins

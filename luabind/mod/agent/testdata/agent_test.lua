@@ -295,3 +295,24 @@ test("a:with: a new agent with options changed", function()
   expect.eq(tr.tool_calls[1].decision, "allow")
   expect.eq(n, 1)
 end)
+
+test("max_cost stops after the response that reaches it; the transcript keeps the cost", function()
+  local a = agent.new{ hub = false, max_cost = 0.5, price = { input = 0, output = 100000 },
+    model = function() return { tool_calls = { { name = "again" } }, usage = { input_tokens = 10, output_tokens = 2 } } end,
+    tools = { { name = "again", annotations = { readOnlyHint = true }, handler = function() return "more" end } } }
+  local ok, err = task.pcall(a.ask, a, "spend")
+  expect.falsy(ok)
+  expect.eq(err.kind, "limit")
+  expect.eq(err.transcript["end"], "max_cost")
+  expect.eq(#err.transcript.turns, 3) -- 0.2 a turn: 0.6 >= 0.5 after the third
+  expect.truthy(math.abs(err.transcript.cost_usd - 0.6) < 1e-9)
+  expect.error(function() agent.new{ hub = false, model = "mock", max_cost = -1 } end)
+end)
+
+test("a model with no known price: cost unknown, and max_cost refuses to run", function()
+  local _, tr = agent.new{ hub = false, model = "mock" }:ask("hello")
+  expect.eq(tr.cost_unknown, true)
+  local ok, err = task.pcall(function() return agent.new{ hub = false, model = "mock", max_cost = 1 }:ask("hello") end)
+  expect.falsy(ok)
+  expect.eq(err.kind, "invalid")
+end)
