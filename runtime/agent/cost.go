@@ -68,6 +68,29 @@ func (a *Agent) SetLimits(maxTurns int, maxCost float64) {
 	}
 }
 
+// AddCosts adds c to the agent's running total (an agent that takes over
+// a conversation, /model's, goes on from what the old one spent).
+func (a *Agent) AddCosts(c Costs) {
+	a.costMu.Lock()
+	defer a.costMu.Unlock()
+	if a.costs.Models == nil {
+		a.costs.Models = map[string]ModelUsage{}
+	}
+	for m, v := range c.Models {
+		mu := a.costs.Models[m]
+		mu.InputTokens += v.InputTokens
+		mu.OutputTokens += v.OutputTokens
+		mu.CacheReadTokens += v.CacheReadTokens
+		mu.CacheWriteTokens += v.CacheWriteTokens
+		mu.Requests += v.Requests
+		mu.CostUSD += v.CostUSD
+		mu.Unpriced = mu.Unpriced || v.Unpriced
+		a.costs.Models[m] = mu
+	}
+	a.costs.TotalUSD += c.TotalUSD
+	a.costs.Unpriced = a.costs.Unpriced || c.Unpriced
+}
+
 // price is one response's cost: under the model that answered (a
 // fallback's name, when it was not the one asked).
 func (a *Agent) price(asked string, resp *llm.Response, u Usage) (model string, usd float64, known bool) {
