@@ -153,19 +153,16 @@ func usageOf(u ragent.Usage) UsageJSON {
 // ResultMessage is the last line of a run (each input message's, with
 // --input-format stream-json), and json's one object.
 type ResultMessage struct {
-	Type          string  `json:"type"`    // "result"
-	Subtype       string  `json:"subtype"` // Success, ErrorMaxTurns, ErrorDuringExecution
-	IsError       bool    `json:"is_error"`
-	DurationMS    int64   `json:"duration_ms"`
-	DurationAPIMS int64   `json:"duration_api_ms"`
-	NumTurns      int     `json:"num_turns"`
-	Result        string  `json:"result"`
-	StopReason    *string `json:"stop_reason"`
-	SessionID     string  `json:"session_id"`
-	TotalCostUSD  float64 `json:"total_cost_usd"`
-	// CostUnknown is luagent's own: a model that answered has no known
-	// price, so total_cost_usd counts only the priced ones.
-	CostUnknown       bool                  `json:"cost_unknown,omitempty"`
+	Type              string                `json:"type"`    // "result"
+	Subtype           string                `json:"subtype"` // Success, ErrorMaxTurns, ErrorDuringExecution
+	IsError           bool                  `json:"is_error"`
+	DurationMS        int64                 `json:"duration_ms"`
+	DurationAPIMS     int64                 `json:"duration_api_ms"`
+	NumTurns          int                   `json:"num_turns"`
+	Result            string                `json:"result"`
+	StopReason        *string               `json:"stop_reason"`
+	SessionID         string                `json:"session_id"`
+	TotalCostUSD      float64               `json:"total_cost_usd"`
 	Usage             UsageJSON             `json:"usage"`
 	ModelUsage        map[string]ModelUsage `json:"modelUsage"`
 	PermissionDenials []PermissionDenial    `json:"permission_denials"`
@@ -175,6 +172,9 @@ type ResultMessage struct {
 	// timeout, ...), as ask's text mode prints it.
 	ErrorKind string `json:"error_kind,omitempty"`
 	UUID      string `json:"uuid"`
+	// CostUnknown is luagent's own: a model that answered has no known
+	// price, so total_cost_usd counts only the priced ones.
+	CostUnknown bool `json:"cost_unknown,omitempty"`
 }
 
 // ModelUsage is one model's usage in a result.
