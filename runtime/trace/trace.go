@@ -87,11 +87,11 @@ type Event struct {
 	Error    string        `json:"error,omitempty"`         // the failure, on an end event that failed
 	Input    int           `json:"input_tokens,omitempty"`  // on model responses
 	Output   int           `json:"output_tokens,omitempty"` // on model responses
+	Command  string        `json:"command,omitempty"`       // program and arguments, never env values
+	EnvNames []string      `json:"env_names,omitempty"`     // names of env variables set for a process
 	// CostUSD is a model response's cost by its model's price (nil: no
 	// price known, or not a model response).
-	CostUSD  *float64 `json:"cost_usd,omitempty"`
-	Command  string   `json:"command,omitempty"`   // program and arguments, never env values
-	EnvNames []string `json:"env_names,omitempty"` // names of env variables set for a process
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // NewSpan returns a fresh span id: 16 hex digits, not secret (ids need to
