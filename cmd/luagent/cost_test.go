@@ -128,3 +128,28 @@ func TestCostMaxTurnsFlag(t *testing.T) {
 		t.Errorf("exit %d, %+v\nstderr: %s", r.code, res, r.stderr)
 	}
 }
+
+// chat's /cost: each model's tokens and cost, and the total; --max-cost
+// ends a turn with the limit and the chat goes on.
+func TestCostChatCommand(t *testing.T) {
+	home := costHome(t, map[string]float64{"input": 1000, "output": 2000})
+	r := luagent(t, "call echo with message=hi\n/cost\n", []string{"LUAGENT_HOME=" + home}, "chat", "--model", "priced")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	out := r.stdout + r.stderr
+	for _, want := range []string{"requests", "cached", "priced", "total: $0."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("/cost lacks %q:\n%s", want, out)
+		}
+	}
+	r = luagent(t, "hello\n/cost\n", []string{"LUAGENT_HOME=" + home}, "chat", "--model", "mock")
+	if !strings.Contains(r.stdout+r.stderr, "total: unknown") {
+		t.Errorf("unpriced /cost:\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
+	}
+	home = costHome(t, map[string]float64{"output": 1e6})
+	r = luagent(t, "call echo with message=hi\n/cost\n", []string{"LUAGENT_HOME=" + home}, "chat", "--model", "priced", "--max-cost", "0.5")
+	if out := r.stdout + r.stderr; !strings.Contains(out, "the cost bound is reached") || !strings.Contains(out, "total: $1") {
+		t.Errorf("chat --max-cost: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}

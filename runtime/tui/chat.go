@@ -432,6 +432,8 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 		return false
 	case "memory":
 		t.showMemory()
+	case "cost":
+		t.say("%s", chat.CostReport(t.s.Agent().Agent().Costs()))
 	case "help":
 		var b strings.Builder
 		b.WriteString("commands:\n")
