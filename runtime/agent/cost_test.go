@@ -10,6 +10,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/cost"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
 )
@@ -176,5 +177,16 @@ func TestSetLimitsMaxTurns(t *testing.T) {
 	_, tr, err := a.Ask(context.Background(), "loop")
 	if errs.KindOf(err) != errs.Limit || tr.End != EndMaxTurns || len(m.requests()) != 2 || !strings.Contains(err.Error(), "--max-turns") {
 		t.Fatalf("%v %s %d", err, tr.End, len(m.requests()))
+	}
+}
+
+// A Stop hook that says go on makes no request past the bound either.
+func TestMaxCostStopHook(t *testing.T) {
+	m := script(answer("first"), answer("second"))
+	a := New(Config{Model: m, MaxCost: 0.5, Prices: prices(map[string]cost.Price{"scripted": {Output: 1e6}})})
+	a.On(handler(hooks.Stop, func(hooks.Input) hooks.Result { return hooks.Result{Block: true, Reason: "more"} }))
+	text, tr, err := a.Ask(context.Background(), "go")
+	if errs.KindOf(err) != errs.Limit || tr.End != EndCost || len(m.requests()) != 1 || text != "first" {
+		t.Fatalf("%q %v %s, %d requests", text, err, tr.End, len(m.requests()))
 	}
 }

@@ -161,6 +161,9 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	*text = textOf(msg)
 	if len(msg.ToolCalls) == 0 {
 		if more := a.onStop(ctx, turn); more != "" { // a Stop hook says go on
+			if b := a.cfg.MaxCost; b > 0 && spent >= b { // but no next request past the bound
+				return EndCost, true, costReached(spent, b)
+			}
 			a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(more)}})
 			return "", false, nil
 		}

@@ -208,13 +208,16 @@
 ---@field model string
 ---@field start string RFC 3339
 ---@field duration_ns integer
----@field ["end"] "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook"
+---@field ["end"] "answer"|"max_turns"|"budget"|"max_cost"|"timeout"|"cancelled"|"error"|"hook"
 ---@field error? string why it ended, when not with an answer
 ---@field error_kind? luagent.ErrorKind
 ---@field messages agent.Message[] the messages this ask added
 ---@field turns agent.Turn[]
 ---@field tool_calls agent.ToolCallRecord[]
 ---@field usage agent.Usage
+---@field cost_usd number what this ask's requests cost, by the models' prices (stdlib/doc/cli.md "Costs and limits")
+---@field cost_unknown? boolean a model had no known price: cost_usd counts only the priced requests
+---@field model_usage? table<string, {input_tokens: integer, output_tokens: integer, cache_read_input_tokens?: integer, cache_creation_input_tokens?: integer, requests: integer, cost_usd: number, unpriced?: boolean}> each model's tokens and cost
 
 ---One thing the loop did, as on_event sees it.
 ---@class agent.Event
@@ -230,7 +233,7 @@
 ---@field result? agent.Result (tool_end)
 ---@field duration? number seconds (tool_end)
 ---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended
----@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook" (end)
+---@field ["end"]? "answer"|"max_turns"|"budget"|"max_cost"|"timeout"|"cancelled"|"error"|"hook" (end)
 
 ---A model spelled out, as config.json's "models" entries are.
 ---@class agent.ModelConfig
