@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // costHome is askHome with a configured mock model "priced" whose price
@@ -151,5 +155,30 @@ func TestCostChatCommand(t *testing.T) {
 	r = luagent(t, "call echo with message=hi\n/cost\n", []string{"LUAGENT_HOME=" + home}, "chat", "--model", "priced", "--max-cost", "0.5")
 	if out := r.stdout + r.stderr; !strings.Contains(out, "the cost bound is reached") || !strings.Contains(out, "total: $1") {
 		t.Errorf("chat --max-cost: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// The cost fields and the budget subtype pass the Agent SDK's own types.
+func TestCostStreamJSONAgentSDKTypes(t *testing.T) {
+	dir := filepath.Join(testkit.RepoRoot(t), "scripts", "sdktypes")
+	node, err := exec.LookPath("node")
+	if _, serr := os.Stat(filepath.Join(dir, "node_modules", "typescript", "package.json")); serr != nil || err != nil {
+		if os.Getenv(testkit.SkipEnv) == "1" {
+			t.Skipf("scripts/sdktypes is not installed (%s=1)", testkit.SkipEnv)
+		}
+		t.Fatalf("scripts/sdktypes is not installed: run `make peers` (or set %s=1 to skip)", testkit.SkipEnv)
+	}
+	home := costHome(t, map[string]float64{"output": 1e6})
+	var files []string
+	for i, args := range [][]string{
+		{"--output-format", "stream-json", "--model", "priced", "hello"},
+		{"--output-format", "stream-json", "--model", "priced", "--max-cost", "0.5", "call echo with message=hi"},
+		{"--output-format", "json", "--model", "mock", "hello"},
+	} {
+		r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, append([]string{"ask"}, args...)...)
+		files = append(files, writeFile(t, t.TempDir(), fmt.Sprintf("run%d.jsonl", i), r.stdout))
+	}
+	if out, err := exec.Command(node, append([]string{filepath.Join(dir, "check.mjs")}, files...)...).CombinedOutput(); err != nil {
+		t.Fatalf("the Agent SDK's types refuse the output: %v\n%s", err, out)
 	}
 }
