@@ -302,6 +302,13 @@ function Agent:on(event, fn) end
 ---@return agent.Message[]
 function Agent:messages() end
 
+---What the agent's model requests cost so far, summed over its asks:
+---total_cost_usd, unpriced (a model had no known price), and models by
+---name ({input_tokens, output_tokens, cache_read_input_tokens,
+---cache_creation_input_tokens, requests, cost_usd, unpriced}).
+---@return {total_cost_usd: number, unpriced?: boolean, models: table<string, table>}
+function Agent:costs() end
+
 ---The session the agent's asks are saved in: {id, path} (the id as
 ---luagent sessions list shows it, the path of its file), or nil when
 ---they are not saved. luagent ask and chat give the agent they build

@@ -321,6 +321,15 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 		m.checkAgent(L).a.Reset()
 		return 0
 	}))
+	methods.RawSetString("costs", L.NewFunction(func(L *lua.LState) int {
+		raw, _ := json.Marshal(m.checkAgent(L).a.Costs())
+		v, err := value.Decode(L, raw)
+		if err != nil {
+			L.RaiseError("%s", err.Error())
+		}
+		L.Push(v)
+		return 1
+	}))
 	methods.RawSetString("messages", L.NewFunction(func(L *lua.LState) int {
 		var msgs []ragent.Message
 		for _, msg := range m.checkAgent(L).a.Messages() {

@@ -306,6 +306,9 @@ test("max_cost stops after the response that reaches it; the transcript keeps th
   expect.eq(err.transcript["end"], "max_cost")
   expect.eq(#err.transcript.turns, 3) -- 0.2 a turn: 0.6 >= 0.5 after the third
   expect.truthy(math.abs(err.transcript.cost_usd - 0.6) < 1e-9)
+  local c = a:costs()
+  expect.truthy(math.abs(c.total_cost_usd - 0.6) < 1e-9)
+  expect.eq(c.models.lua.requests, 3)
   expect.error(function() agent.new{ hub = false, model = "mock", max_cost = -1 } end)
 end)
 
