@@ -110,6 +110,10 @@ func TestCostMaxCost(t *testing.T) {
 	if !kept {
 		t.Errorf("no session kept the run's tool call: %v", files)
 	}
+	id := strings.TrimSuffix(filepath.Base(files[0]), filepath.Ext(files[0]))
+	if r := luagent(t, "", []string{"LUAGENT_HOME=" + home}, "sessions", "show", id); !strings.Contains(r.stdout, "cost    $1.00") {
+		t.Errorf("sessions show: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
 	// A model with no known price cannot be bounded.
 	r = luagent(t, "", []string{"LUAGENT_HOME=" + home}, "ask", "--model", "mock", "--max-cost", "1", "hello")
 	if r.code != 1 || !strings.Contains(r.stderr, "invalid:") || !strings.Contains(r.stderr, "price") {
