@@ -94,3 +94,10 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkOf(b *testing.B) {
+	u := Usage{InputTokens: 12000, CacheReadTokens: 9000, OutputTokens: 400}
+	for b.Loop() {
+		Of("anthropic:claude-sonnet-4-20250514", u)
+	}
+}
