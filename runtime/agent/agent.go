@@ -168,8 +168,10 @@ type Agent struct {
 	recorder atomic.Pointer[recorderBox] // SetRecorder's (record.go)
 	recorded int                         // a.messages[:recorded] were told to it (under mu)
 
-	costMu sync.Mutex // guards costs
-	costs  Costs      // every request's usage and cost (cost.go)
+	costMu  sync.Mutex // guards costs, run and maxCost
+	costs   Costs      // every request's usage and cost (cost.go)
+	run     *costRun   // the running Ask's accounting (nil: none)
+	maxCost float64    // Config.MaxCost, or what SetLimits set
 }
 
 // New returns an agent over cfg.
@@ -180,7 +182,7 @@ func New(cfg Config) *Agent {
 	if cfg.MetaToolThreshold == 0 {
 		cfg.MetaToolThreshold = DefaultMetaToolThreshold
 	}
-	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
+	a := &Agent{cfg: cfg, maxCost: cfg.MaxCost, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
 		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes).WithRules(cfg.Rules)}
 	a.initHooks()
 	return a

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -64,7 +65,9 @@ func (a *Agent) SetLimits(maxTurns int, maxCost float64) {
 		a.cfg.MaxTurns = maxTurns
 	}
 	if maxCost > 0 {
-		a.cfg.MaxCost = maxCost
+		a.costMu.Lock()
+		a.maxCost = maxCost
+		a.costMu.Unlock()
 	}
 }
 
@@ -115,38 +118,98 @@ func addModelUsage(m map[string]ModelUsage, model string, u Usage, usd float64, 
 	m[model] = mu
 }
 
-// account adds one response's usage and cost to tr and to the agent's
-// running total, which it returns.
-func (a *Agent) account(tr *Transcript, model string, u Usage, usd float64, known bool) float64 {
-	if tr.ModelUsage == nil {
-		tr.ModelUsage = map[string]ModelUsage{}
+// costRun is what a running Ask's spending goes to besides the agent's
+// own total: its transcript, and the agent whose tool call asked it (a
+// subagent's requests count in its parent's cost and bound too).
+type costRun struct {
+	tr     *Transcript
+	parent *Agent
+}
+
+type costParentKey struct{}
+
+// beginCost starts an Ask's accounting: the parent is the agent whose
+// tool call ctx comes from (nil: none); the returned ctx makes this agent
+// the parent of the agents its tools ask.
+func (a *Agent) beginCost(ctx context.Context, tr *Transcript) context.Context {
+	parent, _ := ctx.Value(costParentKey{}).(*Agent)
+	if parent == a {
+		parent = nil
 	}
-	addModelUsage(tr.ModelUsage, model, u, usd, known)
-	tr.CostUSD += usd
-	tr.Unpriced = tr.Unpriced || !known
 	a.costMu.Lock()
-	defer a.costMu.Unlock()
-	if a.costs.Models == nil {
-		a.costs.Models = map[string]ModelUsage{}
+	a.run = &costRun{tr: tr, parent: parent}
+	a.costMu.Unlock()
+	return context.WithValue(ctx, costParentKey{}, a)
+}
+
+// endCost ends the Ask's accounting: what its subagents spend later is
+// the agent's own total's only.
+func (a *Agent) endCost() {
+	a.costMu.Lock()
+	a.run = nil
+	a.costMu.Unlock()
+}
+
+// account adds one response's usage and cost to the agent's running
+// total and its running Ask's transcript, and to its parents' (up the
+// chain of agents whose tool calls asked it).
+func (a *Agent) account(model string, u Usage, usd float64, known bool) {
+	for ag := a; ag != nil; {
+		ag.costMu.Lock()
+		if ag.costs.Models == nil {
+			ag.costs.Models = map[string]ModelUsage{}
+		}
+		addModelUsage(ag.costs.Models, model, u, usd, known)
+		ag.costs.TotalUSD += usd
+		ag.costs.Unpriced = ag.costs.Unpriced || !known
+		var next *Agent
+		if r := ag.run; r != nil {
+			if r.tr.ModelUsage == nil {
+				r.tr.ModelUsage = map[string]ModelUsage{}
+			}
+			addModelUsage(r.tr.ModelUsage, model, u, usd, known)
+			r.tr.CostUSD += usd
+			r.tr.Unpriced = r.tr.Unpriced || !known
+			next = r.parent
+		}
+		ag.costMu.Unlock()
+		ag = next
 	}
-	addModelUsage(a.costs.Models, model, u, usd, known)
-	a.costs.TotalUSD += usd
-	a.costs.Unpriced = a.costs.Unpriced || !known
-	return a.costs.TotalUSD
+}
+
+// overBound says whether the agent's MaxCost, or a parent's, is reached:
+// the spent total and the bound it reached.
+func (a *Agent) overBound() (spent, bound float64, over bool) {
+	for ag := a; ag != nil; {
+		ag.costMu.Lock()
+		total, b := ag.costs.TotalUSD, ag.maxCost
+		var next *Agent
+		if ag.run != nil {
+			next = ag.run.parent
+		}
+		ag.costMu.Unlock()
+		if b > 0 && total >= b {
+			return total, b, true
+		}
+		ag = next
+	}
+	return 0, 0, false
 }
 
 // checkCostBound is MaxCost's check before an Ask: a bound on a model
 // with no known price could not hold, so it is an error saying how to
 // give one.
 func (a *Agent) checkCostBound(model string) error {
-	if a.cfg.MaxCost <= 0 {
-		return nil
+	a.costMu.Lock()
+	own := a.maxCost
+	a.costMu.Unlock()
+	if own > 0 {
+		if _, ok := a.cfg.Prices.Lookup(model); !ok {
+			return errs.Errorf(errs.Invalid, "agent", "max_cost $%g cannot be kept: luagent knows no price for the model %q; give it one in config.json (models.NAME.price) or leave max_cost out", own, model)
+		}
 	}
-	if _, ok := a.cfg.Prices.Lookup(model); !ok {
-		return errs.Errorf(errs.Invalid, "agent", "max_cost $%g cannot be kept: luagent knows no price for the model %q; give it one in config.json (models.NAME.price) or leave max_cost out", a.cfg.MaxCost, model)
-	}
-	if total := a.Costs().TotalUSD; total >= a.cfg.MaxCost {
-		return costReached(total, a.cfg.MaxCost)
+	if spent, bound, over := a.overBound(); over {
+		return costReached(spent, bound)
 	}
 	return nil
 }

@@ -190,3 +190,46 @@ func TestMaxCostStopHook(t *testing.T) {
 		t.Fatalf("%q %v %s, %d requests", text, err, tr.End, len(m.requests()))
 	}
 }
+
+// A subagent asked by a tool call spends the parent's money: its
+// requests count in the parent's transcript and total, and the parent's
+// max_cost stops it.
+func TestSubagentCostRollsUp(t *testing.T) {
+	child := New(Config{Model: script(calls(tc("ping", `{}`)), answer("child done")), Tools: []LocalTool{ping},
+		Prices: prices(map[string]cost.Price{"scripted": {Output: 1e5}})}) // 5 tokens: 0.5
+	var childErr error
+	sub := LocalTool{Name: "sub", Call: func(ctx context.Context, _ json.RawMessage) (Result, error) {
+		text, _, err := child.Ask(ctx, "help")
+		childErr = err
+		return TextResult(text, err != nil), nil
+	}}
+	parentModel := script(calls(tc("sub", `{}`)), answer("parent done"))
+	parent := New(Config{Model: parentModel, Tools: []LocalTool{sub}, Yes: true, Prices: prices(map[string]cost.Price{"scripted": {Output: 1e4}})})
+	_, tr, err := parent.Ask(context.Background(), "go")
+	if err != nil || childErr != nil {
+		t.Fatal(err, childErr)
+	}
+	// parent: 5 + 2 output tokens at 0.01/token; child: 5 + 2 at 0.1/token.
+	want := 7*0.01 + 7*0.1
+	if !near(tr.CostUSD, want) || !near(parent.Costs().TotalUSD, want) || tr.ModelUsage["scripted"].Requests != 4 {
+		t.Fatalf("parent cost %v (total %v), want %v; %+v", tr.CostUSD, parent.Costs().TotalUSD, want, tr.ModelUsage)
+	}
+	if !near(child.Costs().TotalUSD, 0.7) {
+		t.Fatalf("child's own %v", child.Costs().TotalUSD)
+	}
+
+	// The parent's bound stops the child after the response that reaches it.
+	child2 := New(Config{Model: script(calls(tc("ping", `{}`))), Tools: []LocalTool{ping},
+		Prices: prices(map[string]cost.Price{"scripted": {Output: 1e5}})})
+	sub.Call = func(ctx context.Context, _ json.RawMessage) (Result, error) {
+		_, _, err := child2.Ask(ctx, "loop")
+		childErr = err
+		return TextResult("stopped", true), nil
+	}
+	parent2 := New(Config{Model: script(calls(tc("sub", `{}`)), answer("x")), Tools: []LocalTool{sub}, Yes: true, MaxCost: 1,
+		Prices: prices(map[string]cost.Price{"scripted": {Output: 1e4}})})
+	_, tr2, err := parent2.Ask(context.Background(), "go")
+	if errs.KindOf(childErr) != errs.Limit || errs.KindOf(err) != errs.Limit || tr2.End != EndCost || len(child2.cfg.Model.(*scripted).requests()) != 2 {
+		t.Fatalf("child %v, parent %v %s, child requests %d", childErr, err, tr2.End, len(child2.cfg.Model.(*scripted).requests()))
+	}
+}

@@ -34,6 +34,8 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 		return "", tr, err
 	}
 	tr.Model = a.cfg.Model.Name()
+	ctx = a.beginCost(ctx, tr)
+	defer a.endCost()
 	ctx, run, parent := a.span(ctx)
 	a.trace(trace.Event{Kind: trace.AgentStart, Span: run, Parent: parent, Method: tr.Model})
 	var cancel context.CancelFunc
@@ -60,6 +62,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 		end, err = a.loop(ctx, tr, &text)
 	}
 
+	a.endCost() // a subagent still running past its call counts in a.costs alone
 	for _, m := range a.messages[base:] {
 		tr.Messages = append(tr.Messages, messageOf(m))
 	}
@@ -84,6 +87,9 @@ func (a *Agent) loop(ctx context.Context, tr *Transcript, text *string) (EndReas
 		}
 		if turn > a.cfg.MaxTurns {
 			return EndMaxTurns, errs.Errorf(errs.Limit, "agent", "the model took %d turns without answering (max_turns %d; raise it with --max-turns N or max_turns to go on)", a.cfg.MaxTurns, a.cfg.MaxTurns)
+		}
+		if spent, bound, over := a.overBound(); over { // a subagent's calls spent it
+			return EndCost, costReached(spent, bound)
 		}
 		if end, done, err := a.turn(ctx, turn, tr, text); done {
 			return end, err
@@ -139,7 +145,8 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)}, usd, known))
 	tr.Usage.InputTokens += u.InputTokens
 	tr.Usage.OutputTokens += u.OutputTokens
-	spent := a.account(tr, model, u, usd, known)
+	a.account(model, u, usd, known)
+	spent, bound, over := a.overBound()
 
 	msg := resp.Message
 	msg.Role = llm.RoleAssistant
@@ -161,20 +168,20 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	*text = textOf(msg)
 	if len(msg.ToolCalls) == 0 {
 		if more := a.onStop(ctx, turn); more != "" { // a Stop hook says go on
-			if b := a.cfg.MaxCost; b > 0 && spent >= b { // but no next request past the bound
-				return EndCost, true, costReached(spent, b)
+			if over { // but no next request past the bound
+				return EndCost, true, costReached(spent, bound)
 			}
 			a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(more)}})
 			return "", false, nil
 		}
 		return EndAnswer, true, nil
 	}
-	if b := a.cfg.MaxCost; b > 0 && spent >= b {
+	if over {
 		for _, tc := range msg.ToolCalls {
 			a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, IsError: true,
 				Parts: []llm.Part{llm.Text("not run: the cost bound (max_cost) is reached")}})
 		}
-		return EndCost, true, costReached(spent, b)
+		return EndCost, true, costReached(spent, bound)
 	}
 	if b := a.cfg.TokenBudget; b > 0 && tr.Usage.Total() >= b {
 		// The calls are answered, unrun, so the conversation stays

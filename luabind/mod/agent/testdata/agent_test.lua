@@ -319,3 +319,19 @@ test("a model with no known price: cost unknown, and max_cost refuses to run", f
   expect.falsy(ok)
   expect.eq(err.kind, "invalid")
 end)
+
+test("a subagent's requests count in its parent's cost (agents = {})", function()
+  local inner = agent.new{ name = "helper", hub = false, price = { output = 100000 }, -- 0.1 a token
+    model = function() return { text = "done", usage = { input_tokens = 1, output_tokens = 2 } } end }
+  local n = 0
+  local outer = agent.new{ name = "boss", hub = false, price = { output = 10000 }, agents = { inner }, -- 0.01 a token
+    model = function()
+      n = n + 1
+      if n == 1 then return { tool_calls = { { name = "helper", arguments = { prompt = "help" } } }, usage = { output_tokens = 1 } } end
+      return { text = "ok", usage = { output_tokens = 1 } }
+    end }
+  local _, tr = outer:ask("go")
+  expect.eq(tr.tool_calls[1].name, "helper")
+  expect.truthy(math.abs(tr.cost_usd - (0.02 + 0.2)) < 1e-9)
+  expect.truthy(math.abs(outer:costs().total_cost_usd - 0.22) < 1e-9)
+end)
