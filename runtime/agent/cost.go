@@ -94,6 +94,15 @@ func (a *Agent) AddCosts(c Costs) {
 	a.costs.Unpriced = a.costs.Unpriced || c.Unpriced
 }
 
+// accountSample counts a sampling request the agent's model answered
+// (beside an Ask: in the running one's transcript, if any).
+func (a *Agent) accountSample(resp *llm.Response) {
+	u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
+		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens}
+	model, usd, known := a.price(a.cfg.Model.Name(), resp, u)
+	a.account(model, u, usd, known)
+}
+
 // price is one response's cost: under the model that answered (a
 // fallback's name, when it was not the one asked).
 func (a *Agent) price(asked string, resp *llm.Response, u Usage) (model string, usd float64, known bool) {

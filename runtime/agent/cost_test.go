@@ -233,3 +233,17 @@ func TestSubagentCostRollsUp(t *testing.T) {
 		t.Fatalf("child %v, parent %v %s, child requests %d", childErr, err, tr2.End, len(child2.cfg.Model.(*scripted).requests()))
 	}
 }
+
+// A server's sampling request answered by the agent's model costs the
+// agent too.
+func TestSampleCost(t *testing.T) {
+	a := New(Config{Model: script(answer("Paris")), Yes: true, Approve: func(context.Context, Call) (Decision, string) { return Allow, "test" },
+		Prices: prices(map[string]cost.Price{"scripted": {Input: 1e5, Output: 1e5}})})
+	_, err := a.Sample(context.Background(), "srv", json.RawMessage(`{"messages":[{"role":"user","content":{"type":"text","text":"capital?"}}],"maxTokens":10}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := a.Costs(); !near(c.TotalUSD, 1.2) || c.Models["scripted"].Requests != 1 { // 10 + 2 tokens at 0.1
+		t.Fatalf("%+v", c)
+	}
+}
