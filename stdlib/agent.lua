@@ -369,6 +369,12 @@ function Agent:session()
   return self._native:session()
 end
 
+-- a:costs() -> {total_cost_usd =, unpriced =, models = {[name] = {...}}}:
+-- what the agent's model requests cost so far, over its asks.
+function Agent:costs()
+  return self._native:costs()
+end
+
 -- a:messages() is the conversation so far (transcript-shaped messages).
 function Agent:messages()
   return self._native:messages()

@@ -44,6 +44,11 @@ type askOptions struct {
 	grants      []string
 	grantSource string
 
+	// maxTurns and maxCost are --max-turns and --max-cost (0: the
+	// agent's own).
+	maxTurns int
+	maxCost  float64
+
 	// --output-format and --input-format (ask_headless.go): "" is text.
 	outputFormat, inputFormat string
 }
@@ -163,6 +168,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 			return askFailed(ctx, stderr, shown, err, "ask")
 		}
 		ag.Agent().SetRules(rules)
+		ag.Agent().SetLimits(a.maxTurns, a.maxCost)
 		// sess is the run's session: sess.ID() is THE session id of this
 		// ask (hooks' session_id, stream-json's), sess.Path() its file.
 		h := sessionHeader("ask", a.agent, ag.Agent())

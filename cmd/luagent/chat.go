@@ -25,6 +25,9 @@ type chatOptions struct {
 	allow, deny []string
 	// noMemory is --no-memory; noNotify is --no-notify.
 	noMemory, noNotify bool
+	// maxTurns and maxCost are --max-turns and --max-cost (0: the agent's own).
+	maxTurns int
+	maxCost  float64
 }
 
 // runChat is `luagent chat`.
@@ -46,6 +49,7 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", FallbackModels: c.fallbacks, Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets(),
 		SessionSecrets: sessionSecrets(cfg), Version: version}
 	cc.Perms = perms
+	cc.MaxTurns, cc.MaxCost = c.maxTurns, c.maxCost
 	if c.agent == "" {
 		spec, note := askModel(c.model, os.Getenv, cfg)
 		cc.Model, cc.ModelNote = spec, note

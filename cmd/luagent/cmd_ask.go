@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/luagent/luagent/runtime/chat"
@@ -31,6 +33,33 @@ func modelFlags(fs *pflag.FlagSet, verb string, model, agent *string, fallbacks 
 	d.boolean(code, "code-mode", `offer the model run_lua instead of the tools: a Lua snippet that calls them as functions in a sandbox (README "Code mode")`)
 }
 
+// runLimitFlags are --max-turns and --max-cost (--max-budget-usd, Claude
+// Code's name), ask's and chat's: they win over an agent file's own.
+func runLimitFlags(d flagDecl, verb string, maxTurns *int, maxCost *float64) {
+	example := map[string]string{"ask": " PROMPT"}[verb]
+	d.fn("max-turns", "N", "model requests per prompt before the run stops with a limit error (default: the agent's max_turns, 20)",
+		"--max-turns needs a number: luagent "+verb+" --max-turns 10"+example, func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("--max-turns must be a whole number of 1 or more, not %q", v)
+			}
+			*maxTurns = n
+			return nil
+		})
+	setCost := func(v string) error {
+		f, err := strconv.ParseFloat(strings.TrimPrefix(v, "$"), 64)
+		if err != nil || !(f > 0) || math.IsInf(f, 0) {
+			return fmt.Errorf("--max-cost must be an amount of USD above 0 (0.50), not %q", v)
+		}
+		*maxCost = f
+		return nil
+	}
+	d.fn("max-cost", "USD", `stop once the model requests have cost this much (by the models' prices: config.json's models.NAME.price or luagent's list prices), after the response that reaches it; a limit error, the work so far kept`,
+		"--max-cost needs an amount: luagent "+verb+" --max-cost 0.50"+example, setCost)
+	d.fn("max-budget-usd", "USD", "the same as --max-cost (Claude Code's name)",
+		"--max-budget-usd needs an amount: luagent "+verb+" --max-budget-usd 0.50"+example, setCost)
+}
+
 func askCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	a := &askOptions{}
 	c := &cobra.Command{
@@ -56,7 +85,7 @@ the transcript, as before.`,
   echo "write a note" | luagent ask --agent examples/agent.lua --yes
   luagent ask --output-format stream-json "what tools do you have?"`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--allow PATTERN]... [--deny PATTERN]... [-c | --resume ID] [--fork] [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] [--no-memory] PROMPT...\n",
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--allow PATTERN]... [--deny PATTERN]... [-c | --resume ID] [--fork] [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] [--no-memory] [--max-turns N] [--max-cost USD] PROMPT...\n",
 			"env":   agentEnv,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
@@ -81,6 +110,7 @@ the transcript, as before.`,
 		permFlags(c.Flags(), "ask", &a.allow, &a.deny)
 		d.boolean(&a.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
 		askFormatFlags(d, a)
+		runLimitFlags(d, "ask", &a.maxTurns, &a.maxCost)
 		d.boolean(&a.sess.cont, "continue,c", "continue the latest session of this folder (luagent sessions list)")
 		d.str(&a.sess.resume, "resume", "ID", "continue the saved session ID, with its model unless --model says otherwise",
 			"--resume needs a session id: luagent ask --resume ID PROMPT (luagent sessions list shows them)")
@@ -99,7 +129,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
   luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
   luagent chat --resume latest`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes] [--allow PATTERN]... [--deny PATTERN]... [--code-mode] [--no-memory] [--no-notify]\n",
+			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes] [--allow PATTERN]... [--deny PATTERN]... [--code-mode] [--no-memory] [--max-turns N] [--max-cost USD] [--no-notify]\n",
 			"env":   agentEnv,
 		},
 		Args: func(c *cobra.Command, args []string) error {
@@ -123,6 +153,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 			"--resume needs a value: luagent chat --resume latest (or a session id: luagent sessions list)")
 		permFlags(c.Flags(), "chat", &ch.allow, &ch.deny)
 		d.boolean(&ch.noMemory, "no-memory", `leave the project memory (AGENTS.md, README "Project memory") out of the system prompt`)
+		runLimitFlags(d, "chat", &ch.maxTurns, &ch.maxCost)
 		d.boolean(&ch.noNotify, "no-notify", `no bell or desktop notification when an approval or a form waits or a long turn ends (config.json's "notifications": "off")`)
 	})
 	return c

@@ -110,7 +110,7 @@ func CatalogModels(home string) (map[string]llm.ModelConfig, string, error) {
 	}
 	out := make(map[string]llm.ModelConfig, len(c.Models))
 	for _, m := range c.Models {
-		out[m.Name] = llm.ModelConfig{Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model}
+		out[m.Name] = llm.ModelConfig{Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model, Price: m.Price}
 	}
 	return out, c.DefaultModel, nil
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/approval"
+	"github.com/luagent/luagent/runtime/cost"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -104,6 +105,15 @@ type Config struct {
 	MaxTurns    int
 	TokenBudget int
 	Timeout     time.Duration
+	// MaxCost bounds what the agent's requests cost, in USD, summed over
+	// its Asks (0: no bound): checked after each model response, before
+	// the next request; reaching it ends the Ask with a limit error
+	// (EndCost), keeping what was done. A model with no known price
+	// cannot be bounded: Ask fails at once (errs.Invalid).
+	MaxCost float64
+	// Prices prices the requests (nil: the built-in list prices of
+	// runtime/cost); a configured model's "price" is Set in it by name.
+	Prices *cost.Table
 	// MetaToolThreshold: when the MCP tools offered (hub tools plus local
 	// tools) number more than this, mcp_search_tools replaces the hub's
 	// tools and the model calls what it finds (0: the default 40; < 0:
@@ -157,6 +167,11 @@ type Agent struct {
 	lc       lifecycle                   // the lifecycle hooks' state (hooks.go)
 	recorder atomic.Pointer[recorderBox] // SetRecorder's (record.go)
 	recorded int                         // a.messages[:recorded] were told to it (under mu)
+
+	costMu  sync.Mutex // guards costs, run and maxCost
+	costs   Costs      // every request's usage and cost (cost.go)
+	run     *costRun   // the running Ask's accounting (nil: none)
+	maxCost float64    // Config.MaxCost, or what SetLimits set
 }
 
 // New returns an agent over cfg.
@@ -167,7 +182,7 @@ func New(cfg Config) *Agent {
 	if cfg.MetaToolThreshold == 0 {
 		cfg.MetaToolThreshold = DefaultMetaToolThreshold
 	}
-	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
+	a := &Agent{cfg: cfg, maxCost: cfg.MaxCost, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
 		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes).WithRules(cfg.Rules)}
 	a.initHooks()
 	return a
@@ -250,6 +265,7 @@ const (
 	EndAnswer    EndReason = "answer"    // the model answered without asking for tools
 	EndMaxTurns  EndReason = "max_turns" // Config.MaxTurns model calls were made
 	EndBudget    EndReason = "budget"    // Config.TokenBudget tokens were spent
+	EndCost      EndReason = "max_cost"  // Config.MaxCost USD were spent
 	EndTimeout   EndReason = "timeout"   // Config.Timeout (or ctx's deadline) passed
 	EndCancelled EndReason = "cancelled" // ctx was cancelled
 	EndError     EndReason = "error"     // the model failed (the error says how)

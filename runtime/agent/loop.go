@@ -34,6 +34,8 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 		return "", tr, err
 	}
 	tr.Model = a.cfg.Model.Name()
+	ctx = a.beginCost(ctx, tr)
+	defer a.endCost()
 	ctx, run, parent := a.span(ctx)
 	a.trace(trace.Event{Kind: trace.AgentStart, Span: run, Parent: parent, Method: tr.Model})
 	var cancel context.CancelFunc
@@ -47,11 +49,20 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	base := len(a.messages)
 	user, end, err := a.submit(ctx, prompt) // SessionStart, UserPromptSubmit (hooks.go)
 	if err == nil {
+		if err = a.checkCostBound(tr.Model); err != nil {
+			end = EndCost
+			if errs.KindOf(err) != errs.Limit {
+				end = EndError
+			}
+		}
+	}
+	if err == nil {
 		a.messages = append(a.messages, user)
 		a.record(tr)
 		end, err = a.loop(ctx, tr, &text)
 	}
 
+	a.endCost() // a subagent still running past its call counts in a.costs alone
 	for _, m := range a.messages[base:] {
 		tr.Messages = append(tr.Messages, messageOf(m))
 	}
@@ -75,7 +86,10 @@ func (a *Agent) loop(ctx context.Context, tr *Transcript, text *string) (EndReas
 			return ctxEnd(ctx)
 		}
 		if turn > a.cfg.MaxTurns {
-			return EndMaxTurns, errs.Errorf(errs.Limit, "agent", "the model took %d turns without answering (max_turns %d)", a.cfg.MaxTurns, a.cfg.MaxTurns)
+			return EndMaxTurns, errs.Errorf(errs.Limit, "agent", "the model took %d turns without answering (max_turns %d; raise it with --max-turns N or max_turns to go on)", a.cfg.MaxTurns, a.cfg.MaxTurns)
+		}
+		if spent, bound, over := a.overBound(); over { // a subagent's calls spent it
+			return EndCost, costReached(spent, bound)
 		}
 		if end, done, err := a.turn(ctx, turn, tr, text); done {
 			return end, err
@@ -140,12 +154,15 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	}
 	u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
 		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens}
-	a.trace(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d,
-		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)})
+	model, usd, known := a.price(tr.Model, resp, u)
+	a.trace(costAttrs(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d,
+		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)}, usd, known))
 	tr.Usage.InputTokens += u.InputTokens
 	tr.Usage.OutputTokens += u.OutputTokens
 	tr.Usage.CacheReadTokens += u.CacheReadTokens
 	tr.Usage.CacheWriteTokens += u.CacheWriteTokens
+	a.account(model, u, usd, known)
+	spent, bound, over := a.overBound()
 
 	msg := resp.Message
 	msg.Role = llm.RoleAssistant
@@ -158,15 +175,29 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	}
 	a.messages = append(a.messages, msg)
 	a.record(tr)
-	tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls), Model: resp.Model})
+	tt := Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls), Model: resp.Model}
+	if known {
+		tt.CostUSD = &usd
+	}
+	tr.Turns = append(tr.Turns, tt)
 	a.emitResponse(turn, msg, u, resp.StopReason, resp.Model)
 	*text = textOf(msg)
 	if len(msg.ToolCalls) == 0 {
 		if more := a.onStop(ctx, turn); more != "" { // a Stop hook says go on
+			if over { // but no next request past the bound
+				return EndCost, true, costReached(spent, bound)
+			}
 			a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(more)}})
 			return "", false, nil
 		}
 		return EndAnswer, true, nil
+	}
+	if over {
+		for _, tc := range msg.ToolCalls {
+			a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, IsError: true,
+				Parts: []llm.Part{llm.Text("not run: the cost bound (max_cost) is reached")}})
+		}
+		return EndCost, true, costReached(spent, bound)
 	}
 	if b := a.cfg.TokenBudget; b > 0 && tr.Usage.Total() >= b {
 		// The calls are answered, unrun, so the conversation stays

@@ -141,3 +141,39 @@ func TestFallbackModels(t *testing.T) {
 		})
 	}
 }
+
+func TestModelsPrice(t *testing.T) {
+	file := `{"models": {"fast": {"provider": "openai", "model": "gpt-4.1-mini", "price": {"input": 0.4, "output": 1.6, "cachedInput": 0.1}}}}`
+	c := mustParse(t, []byte(file))
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Models[0].Price; p == nil || *p != (ModelPrice{Input: 0.4, Output: 1.6, CachedInput: 0.1}) {
+		t.Fatalf("price = %+v", p)
+	}
+	out := mustMarshal(t, c)
+	if !bytes.Contains(out, []byte(`"price": {"input": 0.4, "output": 1.6, "cachedInput": 0.1}`)) {
+		t.Fatalf("the price's bytes were not kept:\n%s", out)
+	}
+	c.Models[0].Price.Output = 2
+	out = mustMarshal(t, c)
+	if again := mustParse(t, out); again.Models[0].Price == nil || again.Models[0].Price.Output != 2 || again.Models[0].Price.CachedInput != 0.1 {
+		t.Fatalf("edited price not written:\n%s", out)
+	}
+	c.Models[0].Price.Input = -1
+	var ps Problems
+	if err := c.Validate(); !errors.As(err, &ps) || ps[0].Path != "models.fast.price" {
+		t.Fatalf("negative price: %v", err)
+	}
+	for _, bad := range []struct{ price, path string }{
+		{`{"input": -1}`, "models.a.price.input"},
+		{`{"input": "3"}`, "models.a.price.input"},
+		{`{"inptu": 3}`, "models.a.price.inptu"},
+		{`[3, 15]`, "models.a.price"},
+	} {
+		_, err := Parse([]byte(`{"models": {"a": {"provider": "openai", "model": "m", "price": ` + bad.price + `}}}`))
+		if !errors.As(err, &ps) || len(ps) != 1 || ps[0].Path != bad.path {
+			t.Errorf("price %s: got %v, want one problem at %s", bad.price, err, bad.path)
+		}
+	}
+}

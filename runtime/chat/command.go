@@ -32,6 +32,7 @@ var Commands = []struct{ Name, Usage, Help string }{
 	{"clear", "/clear", "start a new conversation (the current one is saved)"},
 	{"save", "/save FILE", "write the conversation as JSON to FILE"},
 	{"lua", "/lua CODE", "run one Lua line in the session's state"},
+	{"cost", "/cost", "tokens (input, cached, output) and cost so far, per model and in total (\"unknown\" for a model with no price)"},
 	{"memory", "/memory", "the project memory in the system prompt: each AGENTS.md's path, size, and whether it was cut"},
 	{"quit", "/quit", "save the conversation and leave (/exit, Ctrl-D)"},
 }

@@ -12,7 +12,9 @@ import (
 
 // The messages, field for field as the Claude Agent SDK types them. The
 // fields luagent has no value for carry the SDK's neutral one (no slash
-// commands, output style "default", cost 0: there is no price table yet).
+// commands, output style "default"). Costs are the models' prices
+// (runtime/cost); a model with no known price counts 0 in them (the
+// SDK's fields are numbers), and the result's cost_unknown says so.
 
 // SystemInit is the first line of a stream: the session and what it has.
 type SystemInit struct {
@@ -182,6 +184,9 @@ type ResultMessage struct {
 	// timeout, ...), as ask's text mode prints it.
 	ErrorKind string `json:"error_kind,omitempty"`
 	UUID      string `json:"uuid"`
+	// CostUnknown is luagent's own: a model that answered has no known
+	// price, so total_cost_usd counts only the priced ones.
+	CostUnknown bool `json:"cost_unknown,omitempty"`
 }
 
 // ModelUsage is one model's usage in a result.
@@ -208,6 +213,7 @@ type PermissionDenial struct {
 const (
 	Success              = "success"
 	ErrorMaxTurns        = "error_max_turns"
+	ErrorMaxBudgetUSD    = "error_max_budget_usd"
 	ErrorDuringExecution = "error_during_execution"
 )
 
@@ -334,7 +340,13 @@ func ResultOf(tr *ragent.Transcript, text string, err error, took time.Duration,
 		if n := len(tr.Turns); n > 0 {
 			r.StopReason = stopReason(tr.Turns[n-1].StopReason)
 		}
-		if tr.Model != "" {
+		r.TotalCostUSD, r.CostUnknown = tr.CostUSD, tr.Unpriced
+		for m, mu := range tr.ModelUsage {
+			// Claude Code's shape: inputTokens is the uncached part.
+			r.ModelUsage[m] = ModelUsage{InputTokens: max(0, mu.InputTokens-mu.CacheReadTokens-mu.CacheWriteTokens), OutputTokens: mu.OutputTokens,
+				CacheReadInputTokens: mu.CacheReadTokens, CacheCreationInputTokens: mu.CacheWriteTokens, CostUSD: mu.CostUSD}
+		}
+		if len(tr.ModelUsage) == 0 && tr.Model != "" {
 			r.ModelUsage[tr.Model] = ModelUsage{InputTokens: uncached(tr.Usage), OutputTokens: tr.Usage.OutputTokens,
 				CacheReadInputTokens: tr.Usage.CacheReadTokens, CacheCreationInputTokens: tr.Usage.CacheWriteTokens}
 		}
@@ -346,8 +358,11 @@ func ResultOf(tr *ragent.Transcript, text string, err error, took time.Duration,
 	}
 	if err != nil {
 		r.IsError, r.Subtype = true, ErrorDuringExecution
-		if tr != nil && tr.End == ragent.EndMaxTurns {
+		switch {
+		case tr != nil && tr.End == ragent.EndMaxTurns:
 			r.Subtype = ErrorMaxTurns
+		case tr != nil && tr.End == ragent.EndCost:
+			r.Subtype = ErrorMaxBudgetUSD
 		}
 		kind := errs.KindOf(err)
 		if kind == errs.Unknown {

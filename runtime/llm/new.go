@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/runtime/cost"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -43,6 +44,10 @@ type ModelConfig struct {
 	APIKey  string
 	KeyFrom string
 	Model   string // the provider's model name
+	// Price is config.json's "price" of the model (nil: the built-in
+	// list price of Model, runtime/cost). The providers do not read it;
+	// the agent prices its requests with it.
+	Price *cost.Price
 }
 
 // Config is what New needs besides the spec.

@@ -67,6 +67,14 @@ type Line struct {
 	DurationNS int64        `json:"duration_ns,omitempty"`
 	Time       time.Time    `json:"time,omitzero"`
 
+	// A turn_end line's cost (runtime/cost): CostUSD what the ask's
+	// requests cost by their models' prices, CostUnknown that a model
+	// had none (CostUSD counts the priced ones), ModelUsage each model's
+	// tokens and cost.
+	CostUSD     float64                     `json:"cost_usd,omitempty"`
+	CostUnknown bool                        `json:"cost_unknown,omitempty"`
+	ModelUsage  map[string]agent.ModelUsage `json:"model_usage,omitempty"`
+
 	// A capped line: why nothing more is saved.
 	Text string `json:"text,omitempty"`
 }
@@ -118,6 +126,17 @@ func (s *Session) FirstPrompt() string {
 		}
 	}
 	return ""
+}
+
+// Cost is what the session's complete turns cost (their turn_end lines'
+// cost_usd summed, over every run that appended to the file); unknown
+// says a turn's model had no known price.
+func (s *Session) Cost() (usd float64, unknown bool) {
+	for _, e := range s.Ends {
+		usd += e.CostUSD
+		unknown = unknown || e.CostUnknown
+	}
+	return usd, unknown
 }
 
 // LastModel is the model of the last complete turn, else the header's.

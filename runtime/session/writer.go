@@ -81,6 +81,7 @@ func (w *Writer) End(tr *agent.Transcript) {
 	if tr != nil {
 		u := tr.Usage
 		l.End, l.Model, l.Error, l.ErrorKind, l.Usage, l.DurationNS = string(tr.End), tr.Model, tr.Error, tr.ErrorKind, &u, int64(tr.Duration)
+		l.CostUSD, l.CostUnknown, l.ModelUsage = tr.CostUSD, tr.Unpriced, tr.ModelUsage
 	}
 	w.writeLocked(l)
 	w.turn++

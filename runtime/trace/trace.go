@@ -89,6 +89,9 @@ type Event struct {
 	Output   int           `json:"output_tokens,omitempty"` // on model responses
 	Command  string        `json:"command,omitempty"`       // program and arguments, never env values
 	EnvNames []string      `json:"env_names,omitempty"`     // names of env variables set for a process
+	// CostUSD is a model response's cost by its model's price (nil: no
+	// price known, or not a model response).
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // NewSpan returns a fresh span id: 16 hex digits, not secret (ids need to
@@ -215,6 +218,9 @@ func (h *Human) Emit(e Event) {
 	}
 	if e.Input != 0 || e.Output != 0 {
 		line += fmt.Sprintf(" tokens=%d+%d", e.Input, e.Output)
+	}
+	if e.CostUSD != nil {
+		line += fmt.Sprintf(" cost=$%.6f", *e.CostUSD)
 	}
 	if e.Message != "" {
 		line += ": " + e.Message

@@ -62,6 +62,10 @@ type ChatConfig struct {
 	Yes     bool
 	// CodeMode is --code-mode: the model gets run_lua instead of the tools.
 	CodeMode bool
+	// MaxTurns and MaxCost are --max-turns and --max-cost (0: the
+	// agent's own): each agent of the session gets them.
+	MaxTurns int
+	MaxCost  float64
 	// Resume is --resume's: a session id (or the start of one), "latest"
 	// (the latest session of this folder), or a conversation file saved
 	// before sessions ("" starts a new session). chat_session.go.
@@ -257,7 +261,8 @@ func (t *chatTerm) run(ctx context.Context) int {
 		return exitError
 	}
 	hb := ag.Agent().Hub()
-	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, AgentFile: t.cfg.AgentFile, Lua: t.lua, Rules: rules})
+	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, AgentFile: t.cfg.AgentFile, Lua: t.lua, Rules: rules,
+		MaxTurns: t.cfg.MaxTurns, MaxCost: t.cfg.MaxCost})
 	w, err := t.openSession(prior, conv)
 	switch {
 	case err != nil && (prior != nil || conv != nil):
@@ -456,6 +461,8 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 		return false
 	case "memory":
 		t.showMemory()
+	case "cost":
+		t.say("%s", chat.CostReport(t.s.Agent().Agent().Costs()))
 	case "help":
 		var b strings.Builder
 		b.WriteString("commands:\n")

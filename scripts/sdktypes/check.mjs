@@ -10,8 +10,8 @@
 //   node check.mjs FILE...      exit 0 when every line checks, else 1
 //
 // luagent's documented additions are taken off first: an error result's
-// "result" and "error_kind", a model_fallback line's "model_fallback"
-// (stdlib/doc/cli.md).
+// "result" and "error_kind", a model_fallback line's "model_fallback", and a
+// result's "cost_unknown" (a model with no known price; stdlib/doc/cli.md).
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,6 +32,7 @@ for (const file of process.argv.slice(2)) {
       console.error(`${file}: a line of type ${JSON.stringify(m.type)}, which the SDK has no type for here`);
       process.exit(1);
     }
+    if (m.type === "result") delete m.cost_unknown;
     if (m.type === "result" && m.is_error) {
       delete m.result;
       delete m.error_kind;

@@ -84,6 +84,8 @@
 ---@field subagent? boolean the agent is a subagent: its answers fire SubagentStop instead of Stop
 ---@field max_turns? integer model calls per ask (default 20)
 ---@field token_budget? integer input + output tokens per ask (default: no bound)
+---@field price? {input?: number, output?: number, cached_input?: number, cache_write?: number} the model's price in USD per million tokens (over config.json's and the built-in list prices), for costs and max_cost
+---@field max_cost? number USD the agent's model requests may cost, summed over its asks (default: no bound); reaching it ends the ask with a "limit" error after the response that reached it; needs a known price (config.json's models.NAME.price, or a model luagent knows)
 ---@field timeout? number seconds per ask (default: none)
 ---@field fallback_models? string[]|false models (what model takes) that answer, in order, a request the model could not: its retries spent on 429/5xx/overloaded, its endpoint down, or the conversation too long for it (default: config.json's fallbackModels when model is a name or left out; false: none)
 ---@field params? agent.Param[] parameters: --set NAME=VALUE, --set-json NAME=JSON, --params-file FILE (flags win), then the default; a missing required one is an error naming it
@@ -212,13 +214,16 @@
 ---@field model string
 ---@field start string RFC 3339
 ---@field duration_ns integer
----@field ["end"] "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook"
+---@field ["end"] "answer"|"max_turns"|"budget"|"max_cost"|"timeout"|"cancelled"|"error"|"hook"
 ---@field error? string why it ended, when not with an answer
 ---@field error_kind? luagent.ErrorKind
 ---@field messages agent.Message[] the messages this ask added
 ---@field turns agent.Turn[]
 ---@field tool_calls agent.ToolCallRecord[]
 ---@field usage agent.Usage
+---@field cost_usd number what this ask's requests cost, by the models' prices (stdlib/doc/cli.md "Costs and limits")
+---@field cost_unknown? boolean a model had no known price: cost_usd counts only the priced requests
+---@field model_usage? table<string, {input_tokens: integer, output_tokens: integer, cache_read_input_tokens?: integer, cache_creation_input_tokens?: integer, requests: integer, cost_usd: number, unpriced?: boolean}> each model's tokens and cost
 
 ---One thing the loop did, as on_event sees it.
 ---@class agent.Event
@@ -235,7 +240,7 @@
 ---@field result? agent.Result (tool_end)
 ---@field duration? number seconds (tool_end)
 ---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended
----@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook" (end)
+---@field ["end"]? "answer"|"max_turns"|"budget"|"max_cost"|"timeout"|"cancelled"|"error"|"hook" (end)
 
 ---A model spelled out, as config.json's "models" entries are.
 ---@class agent.ModelConfig
@@ -303,6 +308,13 @@ function Agent:on(event, fn) end
 ---The conversation so far.
 ---@return agent.Message[]
 function Agent:messages() end
+
+---What the agent's model requests cost so far, summed over its asks:
+---total_cost_usd, unpriced (a model had no known price), and models by
+---name ({input_tokens, output_tokens, cache_read_input_tokens,
+---cache_creation_input_tokens, requests, cost_usd, unpriced}).
+---@return {total_cost_usd: number, unpriced?: boolean, models: table<string, table>}
+function Agent:costs() end
 
 ---The session the agent's asks are saved in: {id, path} (the id as
 ---luagent sessions list shows it, the path of its file), or nil when

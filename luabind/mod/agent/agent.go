@@ -23,6 +23,7 @@ import (
 	"github.com/luagent/luagent/luabind/value"
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/approval"
+	"github.com/luagent/luagent/runtime/cost"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
@@ -152,6 +153,8 @@ func (m *module) newAgent(L *lua.LState) int {
 		System:      optString(opts, "system"),
 		MaxTurns:    int(optNumber(opts, "max_turns")),
 		TokenBudget: int(optNumber(opts, "token_budget")),
+		MaxCost:     optNumber(opts, "max_cost"),
+		Prices:      m.prices(),
 		Timeout:     time.Duration(optNumber(opts, "timeout") * float64(time.Second)),
 		Yes:         lua.LVAsBool(opts.RawGetString("yes")),
 		Trace:       m.cfg.Trace,
@@ -163,6 +166,20 @@ func (m *module) newAgent(L *lua.LState) int {
 				sink(e)
 			}
 		},
+	}
+	if cfg.MaxCost < 0 || cfg.MaxCost != cfg.MaxCost {
+		fail(errs.New(errs.Invalid, "agent.new", "max_cost must be a number of USD above 0 (leave it out for no bound)"))
+	}
+	if t, ok := opts.RawGetString("price").(*lua.LTable); ok {
+		// price = {input=, output=, cached_input=, cache_write=}: the
+		// agent's model's price in USD per million tokens (a Lua
+		// function model, a server luagent has no list price for).
+		p := cost.Price{Input: optNumber(t, "input"), Output: optNumber(t, "output"),
+			CachedInput: optNumber(t, "cached_input"), CacheWrite: optNumber(t, "cache_write")}
+		if err := p.Check(); err != nil {
+			fail(errs.New(errs.Invalid, "agent.new", "price: "+err.Error()))
+		}
+		cfg.Prices.Set(model.Name(), p)
 	}
 	switch h := opts.RawGetString("hub").(type) {
 	case *lua.LUserData:
@@ -240,6 +257,28 @@ func (m *module) newAgent(L *lua.LState) int {
 	return 1
 }
 
+// prices are the configured models' prices by name (config.json's
+// models.NAME.price, else the list price of the provider's model the
+// name stands for) over the built-in table of runtime/cost.
+func (m *module) prices() *cost.Table {
+	t := &cost.Table{}
+	if m.cfg.Models == nil {
+		return t
+	}
+	models, _, err := m.cfg.Models()
+	if err != nil {
+		return t // the model's own resolution says what is wrong
+	}
+	for name, mc := range models {
+		if mc.Price != nil {
+			t.Set(name, *mc.Price)
+		} else if p, ok := cost.Lookup(mc.Model); ok && mc.Provider != llm.ProviderOllama && mc.BaseURL == "" {
+			t.Set(name, p)
+		}
+	}
+	return t
+}
+
 // toolSearch is the agent's tool search mode and threshold: tool_search
 // and tool_search_threshold, each else the catalog's (config.json's
 // toolSearch, toolSearchThreshold), else the defaults.
@@ -288,6 +327,15 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 	methods.RawSetString("reset", L.NewFunction(func(L *lua.LState) int {
 		m.checkAgent(L).a.Reset()
 		return 0
+	}))
+	methods.RawSetString("costs", L.NewFunction(func(L *lua.LState) int {
+		raw, _ := json.Marshal(m.checkAgent(L).a.Costs())
+		v, err := value.Decode(L, raw)
+		if err != nil {
+			L.RaiseError("%s", err.Error())
+		}
+		L.Push(v)
+		return 1
 	}))
 	methods.RawSetString("messages", L.NewFunction(func(L *lua.LState) int {
 		var msgs []ragent.Message
