@@ -42,6 +42,9 @@ type ModelConfig struct {
 	APIKey  string
 	KeyFrom string
 	Model   string // the provider's model name
+	// ContextWindow is the model's context window in tokens (0: known
+	// by name, KnownWindow, or unknown).
+	ContextWindow int
 }
 
 // Config is what New needs besides the spec.
