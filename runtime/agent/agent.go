@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/approval"
+	"github.com/luagent/luagent/runtime/compact"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -133,6 +134,23 @@ type Config struct {
 	// Trace receives the loop's trace events (model requests and
 	// responses, approvals, tool calls, the end).
 	Trace trace.Sink
+
+	// The context window (context.go, runtime/compact). ContextWindow is
+	// the model's window in tokens (0: llm.KnownWindow of the model's
+	// name, which may be unknown; < 0: unknown). CompactThreshold is the
+	// share of it a request's input tokens reach for the next request to
+	// compact the conversation first (0: compact.DefaultThreshold, 0.8).
+	// KeepTurns is how many last user turns stay whole (0:
+	// compact.DefaultKeepTurns). Summarize writes the summary of the older
+	// turns (nil: the model, asked with compact.SummaryPrompt).
+	ContextWindow    int
+	CompactThreshold float64
+	KeepTurns        int
+	Summarize        compact.Summarizer
+	// ToolResultLimit bounds the bytes of a tool result's text the model
+	// gets at once; the rest it pages with read_tool_result (0:
+	// compact.DefaultResultLimit, 40 kB; < 0: never cut).
+	ToolResultLimit int
 }
 
 // Agent is a model with tools and a conversation. Ask calls on one Agent
@@ -157,6 +175,13 @@ type Agent struct {
 	lc       lifecycle                   // the lifecycle hooks' state (hooks.go)
 	recorder atomic.Pointer[recorderBox] // SetRecorder's (record.go)
 	recorded int                         // a.messages[:recorded] were told to it (under mu)
+
+	// The context window's state (context.go; under mu).
+	lastInput   int      // the last request's input tokens (0: none since a compaction)
+	trBase      int      // a.messages[trBase:] are the running Ask's, not yet in its transcript
+	pinned      []string // Pin's notes
+	compactions int
+	results     *compact.Store // cut tool results (nil: none are cut)
 }
 
 // New returns an agent over cfg.
@@ -169,6 +194,9 @@ func New(cfg Config) *Agent {
 	}
 	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
 		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes).WithRules(cfg.Rules)}
+	if cfg.ToolResultLimit >= 0 {
+		a.results = compact.NewStore(cfg.ToolResultLimit)
+	}
 	a.initHooks()
 	return a
 }
@@ -179,6 +207,10 @@ func (a *Agent) Reset() {
 	a.messages = nil
 	a.found = map[string]bool{}
 	a.recorded = 0
+	a.lastInput = 0
+	if a.results != nil {
+		a.results.Reset()
+	}
 	a.mu.Unlock()
 	a.resetHooks()
 }

@@ -44,7 +44,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	}
 	defer cancel()
 
-	base := len(a.messages)
+	a.trBase = len(a.messages)
 	user, end, err := a.submit(ctx, prompt) // SessionStart, UserPromptSubmit (hooks.go)
 	if err == nil {
 		a.messages = append(a.messages, user)
@@ -52,7 +52,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 		end, err = a.loop(ctx, tr, &text)
 	}
 
-	for _, m := range a.messages[base:] {
+	for _, m := range a.messages[min(a.trBase, len(a.messages)):] {
 		tr.Messages = append(tr.Messages, messageOf(m))
 	}
 	tr.End = end
@@ -99,25 +99,45 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		}
 		a.trace(e)
 	}()
-	ts := a.toolset()
-	req := &llm.Request{System: withSkills(a.withHookContext(a.system()), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
-	if a.cfg.BeforeModel != nil {
-		a.cfg.BeforeModel(ctx, req)
-	}
-	_, mspan, _ := a.span(ctx)
-	a.trace(trace.Event{Kind: trace.ModelRequest, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
-	t0 := time.Now()
-	resp, err := a.cfg.Model.Stream(ctx, req, func(e llm.Event) {
-		if e.Text != "" {
-			a.emit(Event{Type: EventText, Turn: turn, Text: e.Text})
+	a.autoCompact(ctx, tr) // the last request crossed the threshold (context.go)
+	var (
+		ts   *toolset
+		req  *llm.Request
+		resp *llm.Response
+		t0   time.Time
+		d    time.Duration
+	)
+	for retried := false; ; retried = true {
+		ts = a.toolset()
+		req = &llm.Request{System: withSkills(a.withHookContext(a.system()), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
+		if a.cfg.BeforeModel != nil {
+			a.cfg.BeforeModel(ctx, req)
 		}
-	})
-	d := time.Since(t0)
-	if err != nil {
+		_, mspan, _ := a.span(ctx)
+		a.trace(trace.Event{Kind: trace.ModelRequest, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
+		t0 = time.Now()
+		resp, err = a.cfg.Model.Stream(ctx, req, func(e llm.Event) {
+			if e.Text != "" {
+				a.emit(Event{Type: EventText, Turn: turn, Text: e.Text})
+			}
+		})
+		d = time.Since(t0)
+		if err == nil {
+			a.trace(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d,
+				Input: resp.Usage.InputTokens, Output: resp.Usage.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, resp.Usage.InputTokens, resp.Usage.OutputTokens)})
+			break
+		}
 		a.trace(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d, Message: err.Error(), Error: err.Error()})
 		if ctx.Err() != nil {
 			end, err := ctxEnd(ctx)
 			return end, true, err
+		}
+		// Longer than the window: compacted, the request goes once more
+		// (the model refused it, so nothing of it ran).
+		if errs.KindOf(err) == errs.ContextLength && !retried {
+			if res, cerr := a.compactLocked(ctx, tr, "auto", ""); cerr == nil && res.Summarized > 0 {
+				continue
+			}
 		}
 		return EndError, true, err
 	}
@@ -126,8 +146,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	}
 	u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
 		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens}
-	a.trace(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d,
-		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)})
+	a.lastInput = u.InputTokens
 	tr.Usage.InputTokens += u.InputTokens
 	tr.Usage.OutputTokens += u.OutputTokens
 
