@@ -147,6 +147,9 @@ type Config struct {
 	CompactThreshold float64
 	KeepTurns        int
 	Summarize        compact.Summarizer
+	// NoCompaction turns compaction off: not before a request, not after
+	// a context_length error (Compact, /compact, still compacts).
+	NoCompaction bool
 	// ToolResultLimit bounds the bytes of a tool result's text the model
 	// gets at once; the rest it pages with read_tool_result (0:
 	// compact.DefaultResultLimit, 40 kB; < 0: never cut).

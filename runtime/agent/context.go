@@ -158,7 +158,7 @@ func (a *Agent) Compactions() int {
 // threshold (a.mu held). A failure is reported (EventCompact) and the
 // request goes as it is.
 func (a *Agent) autoCompact(ctx context.Context, tr *Transcript) {
-	if a.policy().Due(a.lastInput) {
+	if !a.cfg.NoCompaction && a.policy().Due(a.lastInput) {
 		_, _ = a.compactLocked(ctx, tr, "auto", "")
 	}
 }

@@ -134,7 +134,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		}
 		// Longer than the window: compacted, the request goes once more
 		// (the model refused it, so nothing of it ran).
-		if errs.KindOf(err) == errs.ContextLength && !retried {
+		if errs.KindOf(err) == errs.ContextLength && !retried && !a.cfg.NoCompaction {
 			if res, cerr := a.compactLocked(ctx, tr, "auto", ""); cerr == nil && res.Summarized > 0 {
 				continue
 			}
