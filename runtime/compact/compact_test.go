@@ -10,7 +10,9 @@ import (
 	"github.com/luagent/luagent/runtime/llm"
 )
 
-func user(s string) llm.Message { return llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(s)}} }
+func user(s string) llm.Message {
+	return llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(s)}}
+}
 func asst(s string) llm.Message {
 	return llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.Text(s)}}
 }
