@@ -12,7 +12,8 @@ local agent = require("agent")
 local M = {}
 
 -- build makes the agent: --agent's (o.agent_fn, compiled from
--- o.agent_file) with --model, --server, --yes and --code-mode applied, or
+-- o.agent_file) with --model, --server, --yes, --code-mode and
+-- --context-window (o.context_window) applied, or
 -- a default one named o.name. o.memory is the project memory's prompt
 -- section (nil: none), given to the agent unless the file's agent was made
 -- with memory = false (o.memory_skipped() then says so). o.elicit
@@ -37,6 +38,7 @@ function M.build(o)
     if o.servers then changes.servers = o.servers end
     if o.yes then changes.yes = true end
     if o.code_mode then changes.code_mode = true end
+    if o.context_window then changes.context_window = o.context_window end
     if o.memory then
       -- The project memory, unless the file's agent opts out.
       if a._opts.memory == false then
@@ -65,7 +67,7 @@ function M.build(o)
     end
   end
   return agent.new{ name = o.name, model = o.model, hub = h, servers = o.servers,
-    yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory }
+    yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory, context_window = o.context_window }
 end
 
 function M.with_model(a, model)

@@ -18,6 +18,7 @@ type chatOptions struct {
 	resume  string   // --resume FILE
 	yes     bool
 	code    bool // --code-mode
+	window  int  // --context-window
 	// allow and deny are --allow's and --deny's patterns.
 	allow, deny []string
 	// noMemory is --no-memory; noNotify is --no-notify.
@@ -43,6 +44,7 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 	cc := host.ChatConfig{AgentFile: c.agent, Model: c.model, ModelGiven: c.model != "", Servers: c.servers, Yes: c.yes, CodeMode: c.code, Resume: c.resume, Catalog: cfg.Servers, Secrets: secrets(),
 		SessionSecrets: sessionSecrets(cfg), Version: version}
 	cc.Perms = perms
+	cc.ContextWindow = c.window
 	if c.agent == "" {
 		spec, note := askModel(c.model, os.Getenv, cfg)
 		cc.Model, cc.ModelNote = spec, note

@@ -70,6 +70,7 @@ the transcript, as before.`,
 	later(o, c, func() {
 		modelFlags(c.Flags(), "ask", &a.model, &a.agent, &a.yes, &a.code)
 		d := flagDecl{fs: c.Flags()}
+		contextWindowFlag(d, "ask", &a.window)
 		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent ask --server fs PROMPT")
 		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
@@ -112,6 +113,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 	later(o, c, func() {
 		modelFlags(c.Flags(), "chat", &ch.model, &ch.agent, &ch.yes, &ch.code)
 		d := flagDecl{fs: c.Flags()}
+		contextWindowFlag(d, "chat", &ch.window)
 		d.list(&ch.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent chat --server fs")
 		d.str(&ch.resume, "resume", "ID", "continue the saved session ID (luagent sessions list), or latest: this folder's latest; with the model it was saved with unless --model (or --agent) says otherwise. A conversation FILE saved before sessions (or by /save) goes on in a new session",

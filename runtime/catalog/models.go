@@ -3,6 +3,8 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"net/url"
 	"strings"
 )
@@ -27,6 +29,9 @@ type Model struct {
 	BaseURL   string // baseUrl: "" is the provider's (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
 	APIKeyEnv string // apiKeyEnv: the variable holding the key ("" is the provider's)
 	Model     string // the provider's model name
+	// ContextWindow is the model's context window in tokens
+	// (contextWindow; 0: known by name, else unknown).
+	ContextWindow int
 
 	extra members
 	read  *Model
@@ -60,7 +65,7 @@ func parseModels(raw json.RawMessage, p *problems) []*Model {
 		seen[e.name] = true
 		ms, ok := objectMembers(e.val)
 		if !ok {
-			p.add(path, "must be an object (provider, model, baseUrl, apiKeyEnv)")
+			p.add(path, "must be an object (provider, model, baseUrl, apiKeyEnv, contextWindow)")
 			continue
 		}
 		m := &Model{Name: e.name, raw: map[string]json.RawMessage{}}
@@ -74,6 +79,14 @@ func parseModels(raw json.RawMessage, p *problems) []*Model {
 				m.APIKeyEnv = str(f.val, fp, p)
 			case "model":
 				m.Model = str(f.val, fp, p)
+			case "contextWindow":
+				switch v, ok := intValue(f.val); {
+				case isNull(f.val):
+				case !ok || v < 1 || v > math.MaxInt32:
+					p.add(fp, contextWindowRule)
+				default:
+					m.ContextWindow = int(v)
+				}
 			default:
 				return false
 			}
@@ -86,7 +99,7 @@ func parseModels(raw json.RawMessage, p *problems) []*Model {
 }
 
 func (m *Model) fields() *Model {
-	return &Model{Name: m.Name, Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model}
+	return &Model{Name: m.Name, Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model, ContextWindow: m.ContextWindow}
 }
 
 func (m *Model) node() node {
@@ -110,6 +123,12 @@ func (m *Model) node() node {
 	add("baseUrl", w.BaseURL, m.BaseURL)
 	add("apiKeyEnv", w.APIKeyEnv, m.APIKeyEnv)
 	add("model", w.Model, m.Model)
+	switch raw, read := m.raw["contextWindow"]; {
+	case read && m.read != nil && w.ContextWindow == m.ContextWindow:
+		ms = append(ms, entry{"contextWindow", node{raw: raw}})
+	case m.ContextWindow > 0:
+		ms = append(ms, entry{"contextWindow", gen(strconv.Itoa(m.ContextWindow))})
+	}
 	return node{obj: true, members: appendExtra(ms, m.extra)}
 }
 
@@ -172,6 +191,9 @@ func (c *Config) validateModels(p *problems) {
 				p.add(path+".baseUrl", "must be an http or https URL (\"http://127.0.0.1:11434/v1\")")
 			}
 		}
+		if m.ContextWindow < 0 {
+			p.add(path+".contextWindow", contextWindowRule)
+		}
 		if m.APIKeyEnv != "" && !envNameRE.MatchString(m.APIKeyEnv) {
 			p.add(path+".apiKeyEnv", "must be an environment variable's name (\"OPENAI_API_KEY\"), not the key itself")
 		}
@@ -180,6 +202,9 @@ func (c *Config) validateModels(p *problems) {
 		p.add("model", fmt.Sprintf("%q is neither a name under models nor a spec (\"openai:gpt-4.1-mini\")", d))
 	}
 }
+
+// contextWindowRule is what contextWindow takes.
+const contextWindowRule = `must be a whole number of tokens, 1 or more: the model's context window (leave it out for a known model's, e.g. 200000 for claude-*)`
 
 // KeyVars are the environment variables the configured models read their
 // keys from (apiKeyEnv): luagent's own credentials, which its servers do

@@ -56,6 +56,8 @@ type ChatConfig struct {
 	Yes     bool
 	// CodeMode is --code-mode: the model gets run_lua instead of the tools.
 	CodeMode bool
+	// ContextWindow is --context-window (0: the agent's own).
+	ContextWindow int
 	// Resume is --resume's: a session id (or the start of one), "latest"
 	// (the latest session of this folder), or a conversation file saved
 	// before sessions ("" starts a new session). chat_session.go.
@@ -207,7 +209,7 @@ func (t *chatTerm) fail(err error) {
 
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
-	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
+	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, ContextWindow: t.cfg.ContextWindow, Elicit: t.elicit}
 	o.Memory, o.MemorySkipped = t.cfg.Memory.Prompt(), func() { t.memorySkipped.Store(true) }
 	if t.cfg.AgentFile != "" {
 		if err := t.lua.LoadAgent(t.cfg.AgentFile); err != nil {

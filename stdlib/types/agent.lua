@@ -84,6 +84,12 @@
 ---@field subagent? boolean the agent is a subagent: its answers fire SubagentStop instead of Stop
 ---@field max_turns? integer model calls per ask (default 20)
 ---@field token_budget? integer input + output tokens per ask (default: no bound)
+---@field context_window? integer the model's context window in tokens (default: --context-window, else config.json's models.NAME.contextWindow, else a known model's; unknown: no automatic compaction)
+---@field compact_at? number the share of the window a request's input tokens reach for the next to compact first (default 0.8)
+---@field keep_turns? integer the last user turns a compaction keeps whole (default 2)
+---@field summarize? fun(messages: table[], focus: string): string writes the summary of the older turns (default: the model, asked to summarise)
+---@field compact? boolean false: never compact (not at the threshold, not after a context_length error)
+---@field tool_result_limit? integer bytes of a tool result the model gets at once; the rest it pages with read_tool_result (default 40960)
 ---@field timeout? number seconds per ask (default: none)
 ---@field params? agent.Param[] parameters: --set NAME=VALUE, --set-json NAME=JSON, --params-file FILE (flags win), then the default; a missing required one is an error naming it
 ---@field bindings? agent.Binding[] pinned tool arguments: left out of the schema the model sees; the bound value wins
@@ -286,6 +292,20 @@ function Agent:ask_fresh(prompt, opts) end
 
 ---Forgets the conversation.
 function Agent:reset() end
+
+---Compact the conversation now: the older turns replaced by a summary (PreCompact hooks first, trigger "manual").
+---@param focus? string what the summary is to keep
+---@return {summarized: integer, kept: integer, before: integer, after: integer, summary: string}
+function Agent:compact(focus) end
+
+---Keep text verbatim through every compaction.
+---@param text string
+function Agent:pin(text) end
+
+---Where the next request's tokens go (estimates: bytes/4).
+---@param memory? string the project memory text, shown on its own
+---@return {window: integer, last_input: integer, compactions: integer, pinned: integer, parts: {name: string, tokens: integer}[], text: string}
+function Agent:context(memory) end
 
 ---Adds a handler of a lifecycle event after the agent's others (a:with keeps it).
 ---@param event "SessionStart"|"UserPromptSubmit"|"PreToolUse"|"PermissionRequest"|"PostToolUse"|"Notification"|"PreCompact"|"Stop"|"SubagentStop"|"SessionEnd"
