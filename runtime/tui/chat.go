@@ -429,6 +429,10 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 		return false
 	case "memory":
 		t.showMemory()
+	case "compact":
+		t.compact(ctx, c.Rest) // chat_context.go
+	case "context":
+		t.showContext()
 	case "help":
 		var b strings.Builder
 		b.WriteString("commands:\n")

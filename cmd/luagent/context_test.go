@@ -1,0 +1,44 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// contextAgent's model reports 900 input tokens a request and answers
+// with what the conversation starts with; its summariser is Lua's.
+const contextAgent = `
+return agent.new{ hub = false, model = function(req)
+  return { text = "seen " .. req.messages[1].parts[1].text:sub(1, 60), usage = { input_tokens = 900, output_tokens = 2 } }
+end, summarize = function(messages, focus) return "SUMMARY of " .. #messages .. " focus=" .. focus end }
+`
+
+// luagent chat --context-window: at 80% of it the conversation is
+// compacted before the next request (said on the terminal); /context says
+// where the tokens go; /compact FOCUS compacts on demand.
+func TestChatCompactAndContext(t *testing.T) {
+	home := t.TempDir()
+	file := writeFile(t, home, "agent.lua", contextAgent)
+	r := luagent(t, "one\ntwo\nthree\n/context\n/compact the numbers\nfour\n", []string{"LUAGENT_HOME=" + home}, "chat", "--context-window", "1000", "--agent", file)
+	out := r.stdout + r.stderr
+	for _, want := range []string{
+		"seen one", "compacted 2 messages into a summary, kept the last 3",
+		"seen [The conversation before this point was compacted",
+		"window 1000 tokens", "tool results", "last request: 900 input tokens", "estimates are bytes/4; compacted 1 times",
+		"compacted 1 messages into a summary, kept the last 4",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if r.code != 0 {
+		t.Errorf("exit %d", r.code)
+	}
+}
+
+func TestContextWindowFlag(t *testing.T) {
+	r := luagent(t, "", []string{"LUAGENT_HOME=" + t.TempDir()}, "ask", "--context-window", "lots", "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "--context-window must be a whole number of tokens") {
+		t.Errorf("%+v", r)
+	}
+}
