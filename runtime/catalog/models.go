@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
