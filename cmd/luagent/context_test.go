@@ -1,8 +1,13 @@
 package main
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/luagent/luagent/runtime/testkit"
 )
 
 // contextAgent's model reports 900 input tokens a request and answers
@@ -40,5 +45,37 @@ func TestContextWindowFlag(t *testing.T) {
 	r := luagent(t, "", []string{"LUAGENT_HOME=" + t.TempDir()}, "ask", "--context-window", "lots", "hi")
 	if r.code != 2 || !strings.Contains(r.stderr, "--context-window must be a whole number of tokens") {
 		t.Errorf("%+v", r)
+	}
+}
+
+// ask --output-format stream-json says a compaction as the Agent SDK's
+// compact_boundary system message (type-checked as SDKCompactBoundaryMessage
+// when scripts/sdktypes is installed).
+func TestAskStreamJSONCompactBoundary(t *testing.T) {
+	home := t.TempDir()
+	file := writeFile(t, home, "agent.lua", contextAgent)
+	var in strings.Builder
+	for _, p := range []string{"one", "two", "three"} {
+		in.WriteString(`{"type":"user","message":{"role":"user","content":"` + p + `"}}` + "\n")
+	}
+	r := luagent(t, in.String(), []string{"LUAGENT_HOME=" + home}, "ask", "--agent", file, "--context-window", "1000",
+		"--output-format", "stream-json", "--input-format", "stream-json")
+	var line string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(l, `"compact_boundary"`) {
+			line = l
+		}
+	}
+	if r.code != 0 || !strings.Contains(line, `"compact_metadata":{"trigger":"auto","pre_tokens":900,`) {
+		t.Fatalf("exit %d, boundary %q:\n%s\n%s", r.code, line, r.stdout, r.stderr)
+	}
+	dir := filepath.Join(testkit.RepoRoot(t), "scripts", "sdktypes")
+	node, err := exec.LookPath("node")
+	if _, serr := os.Stat(filepath.Join(dir, "node_modules", "typescript", "package.json")); serr != nil || err != nil {
+		t.Skip("scripts/sdktypes is not installed (or node is not on PATH)")
+	}
+	out, err := exec.Command(node, filepath.Join(dir, "check.mjs"), writeFile(t, t.TempDir(), "run.jsonl", r.stdout)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the Agent SDK's types refuse it: %v\n%s", err, out)
 	}
 }

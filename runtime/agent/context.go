@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/luagent/luagent/runtime/compact"
 	"github.com/luagent/luagent/runtime/errs"
@@ -24,9 +25,19 @@ import (
 // the compaction (Compacted, when it has that method), not of the summary
 // as a message.
 
-// EventCompact is a compaction (Message says what it did; Err why it
-// failed).
+// EventCompact is a compaction (Message says what it did, Compaction
+// its figures; Err why it failed).
 const EventCompact EventType = "compact"
+
+// Compaction is what an EventCompact did.
+type Compaction struct {
+	Trigger string // "auto" or "manual"
+	// PreTokens is the last request's input tokens (the provider's count;
+	// the estimate when there is none); PostTokens the estimate after.
+	PreTokens, PostTokens int
+	Summarized, Kept      int
+	Duration              time.Duration
+}
 
 // CompactRecorder is a Recorder that is told of compactions: the summary
 // the conversation goes on from, and how many of its last messages were
@@ -104,6 +115,11 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 		a.emit(Event{Type: EventCompact, Message: err.Error(), Err: err})
 		return compact.Result{}, err
 	}
+	start := time.Now()
+	pre := a.lastInput
+	if pre == 0 {
+		pre = compact.Estimate(a.messages)
+	}
 	sum := a.cfg.Summarize
 	if sum == nil {
 		sum = compact.ModelSummarizer(a.cfg.Model)
@@ -136,7 +152,8 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 		}
 		r.Compacted(m, res.Kept)
 	}
-	a.emit(Event{Type: EventCompact, Message: res.Describe()})
+	a.emit(Event{Type: EventCompact, Message: res.Describe(), Compaction: &Compaction{Trigger: trigger, PreTokens: pre,
+		PostTokens: res.After, Summarized: res.Summarized, Kept: res.Kept, Duration: time.Since(start)}})
 	return res, nil
 }
 

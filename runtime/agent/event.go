@@ -50,6 +50,8 @@ type Event struct {
 	Response   *Message
 	Usage      Usage
 	StopReason string
+	// Compaction is what an EventCompact did (context.go).
+	Compaction *Compaction
 }
 
 func (a *Agent) emit(e Event) {

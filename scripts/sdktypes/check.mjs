@@ -17,13 +17,15 @@ import ts from "typescript";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const types = { system: "SDKSystemMessage", assistant: "SDKAssistantMessage", user: "SDKUserMessage", result: "SDKResultMessage" };
-const out = ['import type { SDKMessage, SDKSystemMessage, SDKAssistantMessage, SDKUserMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";'];
+// A system line's subtype names its type when it is not init's.
+const subtypes = { compact_boundary: "SDKCompactBoundaryMessage" };
+const out = ['import type { SDKMessage, SDKSystemMessage, SDKAssistantMessage, SDKUserMessage, SDKResultMessage, SDKCompactBoundaryMessage } from "@anthropic-ai/claude-agent-sdk";'];
 let n = 0;
 for (const file of process.argv.slice(2)) {
   for (const line of fs.readFileSync(file, "utf8").split("\n")) {
     if (!line.trim()) continue;
     const m = JSON.parse(line);
-    const type = types[m.type];
+    const type = (m.type === "system" && subtypes[m.subtype]) || types[m.type];
     if (!type) {
       console.error(`${file}: a line of type ${JSON.stringify(m.type)}, which the SDK has no type for here`);
       process.exit(1);
