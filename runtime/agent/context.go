@@ -121,14 +121,21 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 		pre = compact.Estimate(a.messages)
 	}
 	sum := a.cfg.Summarize
+	var used llm.Usage // the default summariser's request, counted in the Ask's usage
 	if sum == nil {
-		sum = compact.ModelSummarizer(a.cfg.Model)
+		sum = compact.ModelSummarizer(usageModel{a.cfg.Model, &used})
 	}
 	msgs, res, err := compact.Compact(ctx, a.messages, compact.Options{Summarize: sum, Focus: focus, KeepTurns: a.cfg.KeepTurns, Pinned: a.pinned})
 	if err != nil {
 		err = errs.Wrap(errs.KindOf(err), "agent: compacting the conversation", err)
 		a.emit(Event{Type: EventCompact, Message: err.Error(), Err: err})
 		return res, err
+	}
+	if tr != nil {
+		tr.Usage.InputTokens += used.InputTokens
+		tr.Usage.OutputTokens += used.OutputTokens
+		tr.Usage.CacheReadTokens += used.CacheReadTokens
+		tr.Usage.CacheWriteTokens += used.CacheWriteTokens
 	}
 	if res.Summarized == 0 {
 		return res, nil
@@ -155,6 +162,23 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 	a.emit(Event{Type: EventCompact, Message: res.Describe(), Compaction: &Compaction{Trigger: trigger, PreTokens: pre,
 		PostTokens: res.After, Summarized: res.Summarized, Kept: res.Kept, Duration: time.Since(start)}})
 	return res, nil
+}
+
+// usageModel is a model that adds each response's usage to *u.
+type usageModel struct {
+	llm.Model
+	u *llm.Usage
+}
+
+func (m usageModel) Stream(ctx context.Context, req *llm.Request, on func(llm.Event)) (*llm.Response, error) {
+	resp, err := m.Model.Stream(ctx, req, on)
+	if err == nil {
+		m.u.InputTokens += resp.Usage.InputTokens
+		m.u.OutputTokens += resp.Usage.OutputTokens
+		m.u.CacheReadTokens += resp.Usage.CacheReadTokens
+		m.u.CacheWriteTokens += resp.Usage.CacheWriteTokens
+	}
+	return resp, err
 }
 
 func (a *Agent) keepTurns() int {

@@ -21,6 +21,10 @@ import (
 // tool fetch once per user prompt, then answers.
 type windowModel struct {
 	window int
+	// calls is how many fetches one prompt makes in a row (0: one).
+	calls int
+
+	fetches int // fetches asked for since the last prompt
 
 	mu       sync.Mutex
 	requests int
@@ -51,7 +55,11 @@ func (w *windowModel) Stream(_ context.Context, req *llm.Request, on func(llm.Ev
 	case last.Role == llm.RoleUser && strings.Contains(textOf(last), compact.SummaryPrompt):
 		w.summary++
 		msg.Parts = []llm.Part{llm.Text(fmt.Sprintf("summary %d of %d messages", w.summary, len(req.Messages)-1))}
+	case last.Role == llm.RoleTool && w.fetches < w.calls:
+		w.fetches++
+		msg.ToolCalls = []llm.ToolCall{{ID: fmt.Sprintf("w%d", w.requests), Name: "fetch", Arguments: json.RawMessage(`{}`)}}
 	case last.Role == llm.RoleUser && len(req.Tools) > 0:
+		w.fetches = 1
 		msg.ToolCalls = []llm.ToolCall{{ID: fmt.Sprintf("w%d", w.requests), Name: "fetch", Arguments: json.RawMessage(`{}`)}}
 	default:
 		msg.Parts = []llm.Part{llm.Text("done: " + textOf(last)[:min(20, len(textOf(last)))])}
@@ -98,11 +106,13 @@ func TestLongSessionStaysInTheWindow(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
+	asked := 0
 	for i := 1; i <= 30; i++ {
 		text, tr, err := a.Ask(ctx, fmt.Sprintf("question %d: fetch the page", i))
 		if err != nil || !strings.HasPrefix(text, "done") || tr.End != EndAnswer {
 			t.Fatalf("ask %d: %q %v", i, text, err)
 		}
+		asked += tr.Usage.InputTokens
 	}
 	n := a.Compactions()
 	if n < 3 || compactEvents != n || len(triggers) != n {
@@ -115,6 +125,14 @@ func TestLongSessionStaysInTheWindow(t *testing.T) {
 	}
 	if m.maxInput > window || m.summary != n {
 		t.Errorf("largest request %d tokens (window %d); %d summaries", m.maxInput, window, m.summary)
+	}
+	// The summaries' tokens count in the asks' usage: every request's.
+	sum := 0
+	for _, in := range m.inputs {
+		sum += in
+	}
+	if asked != sum {
+		t.Errorf("the transcripts' input tokens %d, the model's %d", asked, sum)
 	}
 	// With the window unknown, the model's refusals ("prompt is too long")
 	// compact it instead, each at the cost of a refused request; with
@@ -138,6 +156,27 @@ func TestLongSessionStaysInTheWindow(t *testing.T) {
 		t.Errorf("without compaction: %v", err)
 	}
 	t.Logf("30 asks, window %d: %d compactions, %d model requests, largest request %d tokens", window, n, m.requests, m.maxInput)
+}
+
+// One long turn — a prompt, then call after call — crosses the window
+// too: it is compacted between its steps, never between a call and its
+// result.
+func TestOneLongTurnStaysInTheWindow(t *testing.T) {
+	const window = 3000
+	m := &windowModel{window: window, calls: 30}
+	a := New(Config{Model: m, ContextWindow: window, MaxTurns: 100, Tools: []LocalTool{fetchTool(1500)}})
+	text, tr, err := a.Ask(context.Background(), "fetch thirty pages")
+	if err != nil || !strings.HasPrefix(text, "done") {
+		t.Fatalf("%q %v", text, err)
+	}
+	if a.Compactions() < 3 || m.maxInput > window || len(tr.ToolCalls) != 30 {
+		t.Errorf("%d compactions, largest request %d, %d calls", a.Compactions(), m.maxInput, len(tr.ToolCalls))
+	}
+	// The transcript has every message the Ask added, the compacted ones
+	// too (not the summaries).
+	if n := len(tr.Messages); n != 1+30*2+1 {
+		t.Errorf("the transcript has %d messages", n)
+	}
 }
 
 // A model refusing a request as too long gets the conversation compacted
