@@ -79,3 +79,26 @@ func TestAskStreamJSONCompactBoundary(t *testing.T) {
 		t.Fatalf("the Agent SDK's types refuse it: %v\n%s", err, out)
 	}
 }
+
+// A PreCompact command hook from config.json (Claude Code's format) runs
+// before each compaction with the trigger and the focus on stdin; one
+// that exits 2 keeps the conversation whole.
+func TestPreCompactCommandHook(t *testing.T) {
+	home := t.TempDir()
+	log := filepath.Join(home, "precompact.jsonl")
+	writeFile(t, home, "config.json", `{"version": 1, "mcpServers": {}, "hooks": {"PreCompact": [
+  {"matcher": "auto", "hooks": [{"type": "command", "command": "cat >> '`+log+`'; echo >> '`+log+`'"}]},
+  {"matcher": "manual", "hooks": [{"type": "command", "command": "cat >> '`+log+`'; echo >> '`+log+`'; echo 'not by hand' >&2; exit 2"}]}]}}`)
+	file := writeFile(t, home, "agent.lua", contextAgent)
+	r := luagent(t, "one\ntwo\nthree\n/compact keep names\n", []string{"LUAGENT_HOME=" + home}, "chat", "--context-window", "1000", "--agent", file)
+	b, _ := os.ReadFile(log)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"hook_event_name":"PreCompact"`) || !strings.Contains(lines[0], `"trigger":"auto","custom_instructions":""`) ||
+		!strings.Contains(lines[1], `"trigger":"manual","custom_instructions":"keep names"`) {
+		t.Fatalf("the hook got:\n%s", b)
+	}
+	out := r.stdout + r.stderr
+	if !strings.Contains(out, "compacted 2 messages") || !strings.Contains(out, "the conversation was not compacted: not by hand") {
+		t.Errorf("exit %d:\n%s", r.code, out)
+	}
+}

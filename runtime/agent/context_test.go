@@ -11,6 +11,7 @@ import (
 	"github.com/luagent/luagent/runtime/compact"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hooks"
+	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
 )
 
@@ -387,5 +388,18 @@ func TestSession20Figures(t *testing.T) {
 		nt, nr, nl, ct, cr, cl)
 	if cl > 3000 || nl <= 3000 || ct >= nt {
 		t.Errorf("compaction did not bound the session: %d/%d largest, %d/%d tokens", cl, nl, ct, nt)
+	}
+}
+
+// /context names each server's tool schemas on a line of their own.
+func TestContextReportByServer(t *testing.T) {
+	h := startHub(t, hub.Options{}, luaServer(t, "tools"))
+	a := New(Config{Model: llm.NewMock(""), Hub: h, Tools: []LocalTool{fetchTool(10)}})
+	got := map[string]int{}
+	for _, p := range a.Context("").Parts {
+		got[p.Name] = p.Tokens
+	}
+	if got["tools: server tools"] == 0 || got["tools: luagent's own"] == 0 {
+		t.Errorf("parts %v", got)
 	}
 }
