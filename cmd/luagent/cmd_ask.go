@@ -51,7 +51,7 @@ the transcript, as before.`,
   echo "write a note" | luagent ask --agent examples/agent.lua --yes
   luagent ask --output-format stream-json "what tools do you have?"`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--allow PATTERN]... [--deny PATTERN]... [-c | --resume ID] [--fork] [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] [--no-memory] PROMPT...\n",
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--allow PATTERN]... [--deny PATTERN]... [-c | --resume ID] [--fork] [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] [--no-memory] [--context-window TOKENS] PROMPT...\n",
 			"env":   agentEnv,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
@@ -95,7 +95,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
   luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
   luagent chat --resume latest`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes] [--allow PATTERN]... [--deny PATTERN]... [--code-mode] [--no-memory] [--no-notify]\n",
+			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes] [--allow PATTERN]... [--deny PATTERN]... [--code-mode] [--no-memory] [--no-notify] [--context-window TOKENS]\n",
 			"env":   agentEnv,
 		},
 		Args: func(c *cobra.Command, args []string) error {
