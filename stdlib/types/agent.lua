@@ -222,7 +222,7 @@
 
 ---One thing the loop did, as on_event sees it.
 ---@class agent.Event
----@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"end"
+---@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"compact"|"end"
 ---@field turn integer the 1-based model turn
 ---@field text? string a delta of the model's text (text)
 ---@field call? agent.Call (tool_start, approval, tool_progress, tool_end)
@@ -230,7 +230,10 @@
 ---@field reason? string (approval)
 ---@field progress? number (tool_progress)
 ---@field total? number (tool_progress)
----@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user)
+---@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user; compact: what it did)
+---@field trigger? "auto"|"manual" (compact)
+---@field pre_tokens? integer the last request's input tokens before (compact)
+---@field post_tokens? integer the estimated tokens after (compact)
 ---@field result? agent.Result (tool_end)
 ---@field duration? number seconds (tool_end)
 ---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended

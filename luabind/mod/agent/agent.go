@@ -367,8 +367,11 @@ func eventJSON(e ragent.Event) json.RawMessage {
 		out["decision"] = string(e.Decision)
 		out["reason"] = e.Reason
 	}
-	if e.Type == ragent.EventHook { // a hook's message for the user
+	if e.Type == ragent.EventHook || e.Type == ragent.EventCompact { // a hook's message for the user; what a compaction did
 		out["message"] = e.Message
+	}
+	if c := e.Compaction; c != nil {
+		out["trigger"], out["pre_tokens"], out["post_tokens"] = c.Trigger, c.PreTokens, c.PostTokens
 	}
 	if e.Type == ragent.EventToolProgress {
 		out["progress"] = e.Progress

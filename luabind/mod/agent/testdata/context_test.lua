@@ -21,7 +21,12 @@ test("a request at 80% of the window compacts before the next, with the Lua summ
   local compacted = 0
   a:on("PreCompact", function(ev) compacted = compacted + 1; expect.eq(ev.trigger, "auto") end)
   a:ask("one")
-  a:ask("two")
+  local events = {}
+  a:ask("two", { on_event = function(e) if e.type == "compact" then events[#events + 1] = e end end })
+  expect.eq(#events, 1)
+  expect.eq(events[1].trigger, "auto")
+  expect.eq(events[1].pre_tokens, 900)
+  expect.match(events[1].message, "compacted 2 messages", true)
   expect.eq(#calls, 1)
   expect.eq(calls[1], { n = 2, focus = "", first = "one" })
   expect.eq(compacted, 1)
