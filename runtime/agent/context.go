@@ -11,6 +11,7 @@ import (
 	"github.com/luagent/luagent/runtime/compact"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/trace"
 )
 
 // The context window (runtime/compact): before a model request, when the
@@ -128,6 +129,7 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 	msgs, res, err := compact.Compact(ctx, a.messages, compact.Options{Summarize: sum, Focus: focus, KeepTurns: a.cfg.KeepTurns, Pinned: a.pinned})
 	if err != nil {
 		err = errs.Wrap(errs.KindOf(err), "agent: compacting the conversation", err)
+		a.trace(trace.Event{Kind: trace.Compact, Parent: trace.SpanOf(ctx), Method: trigger, Duration: time.Since(start), Message: err.Error(), Error: err.Error()})
 		a.emit(Event{Type: EventCompact, Message: err.Error(), Err: err})
 		return res, err
 	}
@@ -159,6 +161,8 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 		}
 		r.Compacted(m, res.Kept)
 	}
+	a.trace(trace.Event{Kind: trace.Compact, Parent: trace.SpanOf(ctx), Method: trigger, Count: res.Summarized, Input: pre, Output: res.After,
+		Duration: time.Since(start), Message: res.Describe()})
 	a.emit(Event{Type: EventCompact, Message: res.Describe(), Compaction: &Compaction{Trigger: trigger, PreTokens: pre,
 		PostTokens: res.After, Summarized: res.Summarized, Kept: res.Kept, Duration: time.Since(start)}})
 	return res, nil

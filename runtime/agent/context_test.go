@@ -13,6 +13,7 @@ import (
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/trace"
 )
 
 // windowModel stands in for a provider with a context window: it counts a
@@ -214,7 +215,8 @@ func TestCompactOnDemand(t *testing.T) {
 		gotFocus, gotMsgs = focus, len(msgs)
 		return "we talked", nil
 	}
-	a := New(Config{Model: script(answer("a")), Summarize: sum})
+	tre := &trace.Recorder{}
+	a := New(Config{Model: script(answer("a")), Summarize: sum, Trace: tre})
 	rec := &compactRec{}
 	a.SetRecorder(rec)
 	var in hooks.Input
@@ -250,6 +252,15 @@ func TestCompactOnDemand(t *testing.T) {
 	}
 	if rec.compacted != 1 || rec.kept != 4 || !strings.Contains(rec.summary, "we talked") || rec.messages != 6 {
 		t.Errorf("recorder: %+v", rec)
+	}
+	var traced []trace.Event
+	for _, e := range tre.Events() {
+		if e.Kind == trace.Compact {
+			traced = append(traced, e)
+		}
+	}
+	if len(traced) != 1 || traced[0].Method != "manual" || traced[0].Count != 2 || traced[0].Input == 0 || traced[0].Output == 0 {
+		t.Errorf("traced %+v", traced)
 	}
 	// The next Ask goes on from the summary, and the recorder gets only
 	// what is new.
