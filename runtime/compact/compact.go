@@ -72,28 +72,98 @@ const SummaryPrompt = `Summarise the conversation so far for your own later use:
 // begins with.
 const SummaryHeader = "[The conversation before this point was compacted to fit the context window. Summary of it:]"
 
-// ModelSummarizer asks m for the summary: the older turns, then a user
-// message with SummaryPrompt (and the focus), no tools.
+// MaxSummaryPart bounds each message part's bytes in the transcript
+// ModelSummarizer sends (a long tool result is summarised from its start).
+const MaxSummaryPart = 4096
+
+// ModelSummarizer asks m for the summary in one request: SummaryPrompt
+// (and the focus) over the older turns written out as text — so that no
+// tool call or result goes without its pair, and no tools need be
+// declared — with each part cut at MaxSummaryPart bytes. A model that
+// answers that even this is too long (errs.ContextLength) is asked again
+// with the older half of the transcript left out, up to three times.
 func ModelSummarizer(m llm.Model) Summarizer {
 	return func(ctx context.Context, msgs []llm.Message, focus string) (string, error) {
-		ask := SummaryPrompt
-		if focus = strings.TrimSpace(focus); focus != "" {
-			ask += "\n\nFocus on: " + focus
+		entries := transcript(msgs)
+		var err error
+		for range 4 {
+			var resp *llm.Response
+			resp, err = m.Stream(ctx, summaryRequest(entries, len(msgs)-len(entries), focus), nil)
+			if err == nil {
+				var b strings.Builder
+				for _, p := range resp.Message.Parts {
+					if p.Type == "text" {
+						b.WriteString(p.Text)
+					}
+				}
+				return b.String(), nil
+			}
+			if errs.KindOf(err) != errs.ContextLength || len(entries) < 2 {
+				return "", err
+			}
+			entries = entries[len(entries)/2:]
 		}
-		req := &llm.Request{System: "You summarise conversations faithfully and briefly.",
-			Messages: append(append([]llm.Message(nil), msgs...), llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(ask)}})}
-		resp, err := m.Stream(ctx, req, nil)
-		if err != nil {
-			return "", err
-		}
+		return "", err
+	}
+}
+
+// summaryRequest is the one user message ModelSummarizer sends: the
+// prompt, then the transcript (dropped: how many older messages were
+// left out).
+func summaryRequest(entries []string, dropped int, focus string) *llm.Request {
+	var b strings.Builder
+	b.WriteString(SummaryPrompt)
+	if focus = strings.TrimSpace(focus); focus != "" {
+		b.WriteString("\n\nFocus on: " + focus)
+	}
+	b.WriteString("\n\n<conversation>\n")
+	if dropped > 0 {
+		fmt.Fprintf(&b, "[%d earlier messages were too long to include]\n", dropped)
+	}
+	for _, e := range entries {
+		b.WriteString(e)
+		b.WriteString("\n")
+	}
+	b.WriteString("</conversation>")
+	return &llm.Request{System: "You summarise conversations faithfully and briefly.",
+		Messages: []llm.Message{{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(b.String())}}}}
+}
+
+// transcript writes each message as text, one entry a message.
+func transcript(msgs []llm.Message) []string {
+	out := make([]string, 0, len(msgs))
+	for _, m := range msgs {
 		var b strings.Builder
-		for _, p := range resp.Message.Parts {
-			if p.Type == "text" {
-				b.WriteString(p.Text)
+		switch {
+		case m.Role == llm.RoleTool && m.IsError:
+			b.WriteString("[tool error]")
+		case m.Role == llm.RoleTool:
+			b.WriteString("[tool result]")
+		default:
+			b.WriteString(m.Role + ":")
+		}
+		for _, p := range m.Parts {
+			switch p.Type {
+			case "text":
+				b.WriteString(" " + cut(p.Text))
+			default:
+				fmt.Fprintf(&b, " [%s %s, %d bytes]", p.Type, p.MIME, len(p.Data))
 			}
 		}
-		return b.String(), nil
+		for _, tc := range m.ToolCalls {
+			fmt.Fprintf(&b, " [calls %s %s]", tc.Name, cut(string(tc.Arguments)))
+		}
+		out = append(out, b.String())
 	}
+	return out
+}
+
+func cut(s string) string {
+	if len(s) <= MaxSummaryPart {
+		return s
+	}
+	end := runeStart(s, MaxSummaryPart)
+	return s[:end] + fmt.Sprintf(" [... %d more bytes]", len(s)-end)
 }
 
 // Options are how Compact builds the compacted conversation.

@@ -175,18 +175,42 @@ func TestCompact(t *testing.T) {
 }
 
 func TestModelSummarizer(t *testing.T) {
-	var req *llm.Request
+	var reqs []*llm.Request
+	limit := 1 << 30
 	m := llm.Func("sum", func(_ context.Context, r *llm.Request) (*llm.Response, error) {
-		req = r
+		reqs = append(reqs, r)
+		if n := Estimate(r.Messages); n > limit {
+			return nil, errs.Errorf(errs.ContextLength, "sum", "prompt is too long: %d tokens", n)
+		}
 		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.Text("short")}}}, nil
 	})
-	s, err := ModelSummarizer(m)(context.Background(), build("ua"), "names")
+	msgs := build("ucrauaua")
+	msgs[2].Parts[0].Text = strings.Repeat("x", 10000) // a long tool result
+	s, err := ModelSummarizer(m)(context.Background(), msgs, "names")
 	if err != nil || s != "short" {
 		t.Fatalf("%q %v", s, err)
 	}
-	last := req.Messages[len(req.Messages)-1].Parts[0].Text
-	if len(req.Messages) != 3 || len(req.Tools) != 0 || !strings.Contains(last, SummaryPrompt) || !strings.HasSuffix(last, "Focus on: names") {
-		t.Errorf("request: %d messages, %d tools, last %q", len(req.Messages), len(req.Tools), last)
+	text := reqs[0].Messages[0].Parts[0].Text
+	// One user message, no tools: the conversation written out, each part
+	// bounded.
+	if len(reqs[0].Messages) != 1 || len(reqs[0].Tools) != 0 || !strings.HasPrefix(text, SummaryPrompt+"\n\nFocus on: names") ||
+		!strings.Contains(text, "[calls t {}]") || !strings.Contains(text, "[tool result] "+strings.Repeat("x", 100)) ||
+		!strings.Contains(text, "more bytes]") || len(text) > 6000 {
+		t.Errorf("request: %d messages, %d tools, %d bytes:\n%s", len(reqs[0].Messages), len(reqs[0].Tools), len(text), text)
+	}
+	// Too long even so: the older half is left out, and said to be.
+	reqs, limit = nil, 600
+	long := build("uauauauauauauaua")
+	for i := range long {
+		long[i].Parts[0].Text = strings.Repeat("y", 400)
+	}
+	if s, err := ModelSummarizer(m)(context.Background(), long, ""); err != nil || s != "short" || len(reqs) < 2 ||
+		!strings.Contains(reqs[len(reqs)-1].Messages[0].Parts[0].Text, "earlier messages were too long to include]") {
+		t.Errorf("%q %v after %d requests", s, err, len(reqs))
+	}
+	limit = 10
+	if _, err := ModelSummarizer(m)(context.Background(), long, ""); errs.KindOf(err) != errs.ContextLength {
+		t.Errorf("nothing fits: %v", err)
 	}
 }
 
