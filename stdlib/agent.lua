@@ -364,6 +364,25 @@ function Agent:reset()
   self._native:reset()
 end
 
+-- a:compact([focus]) -> {summarized =, kept =, before =, after =, summary =}:
+-- the older turns replaced by a summary now (PreCompact hooks first,
+-- trigger "manual"); focus says what the summary is to keep
+-- (stdlib/doc/context.md).
+function Agent:compact(focus)
+  return self._native:compact(focus)
+end
+
+-- a:pin(text): text is kept verbatim through every compaction.
+function Agent:pin(text)
+  self._native:pin(text)
+end
+
+-- a:context([memory]) -> {window =, last_input =, parts = {{name =, tokens =}}, text =}:
+-- where the next request's tokens go (estimates: bytes/4).
+function Agent:context(memory)
+  return self._native:context(memory)
+end
+
 -- a:session() -> {id =, path =} | nil: the session the asks are saved in.
 function Agent:session()
   return self._native:session()

@@ -12,8 +12,8 @@ local agent = require("agent")
 local M = {}
 
 -- build makes the agent: --agent's (o.agent_fn, compiled from
--- o.agent_file) with --model, --fallback-model, --server, --yes and
--- --code-mode applied, or
+-- o.agent_file) with --model, --fallback-model, --server, --yes, --code-mode
+-- and --context-window (o.context_window) applied, or
 -- a default one named o.name. o.memory is the project memory's prompt
 -- section (nil: none), given to the agent unless the file's agent was made
 -- with memory = false (o.memory_skipped() then says so). o.elicit
@@ -56,6 +56,7 @@ function M.build(o)
       end
       changes.agents = subs
     end
+    if o.context_window then changes.context_window = o.context_window end
     if o.memory then
       -- The project memory, unless the file's agent opts out.
       if a._opts.memory == false then
@@ -85,7 +86,8 @@ function M.build(o)
   end
   local subs = o.subagents and agent.file_agents(o.subagents, o.model, o.warn) or nil
   return agent.new{ name = o.name, model = o.model, fallback_models = o.fallback_models, hub = h, servers = o.servers,
-    yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory, agents = subs }
+    yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory, agents = subs,
+    context_window = o.context_window }
 end
 
 function M.with_model(a, model)

@@ -33,6 +33,7 @@ type askOptions struct {
 	yes       bool
 	json      bool
 	code      bool         // --code-mode
+	window    int          // --context-window
 	sess      sessionFlags // -c, --resume ID, --fork (sessions.go)
 	prompt    []string
 	// allow and deny are --allow's and --deny's patterns.
@@ -137,7 +138,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		hl.setSessionID(sid)
 	}
 	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, FallbackModels: a.fallbacks, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
-		OwnHub: true, Warn: func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) }}
+		ContextWindow: a.window, OwnHub: true, Warn: func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) }}
 	if a.agent == "" {
 		spec, note := askModel(a.model, os.Getenv, cfg)
 		if prior != nil && a.model == "" && prior.LastModel() != "" {

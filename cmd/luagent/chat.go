@@ -21,6 +21,7 @@ type chatOptions struct {
 	resume    string   // --resume FILE
 	yes       bool
 	code      bool // --code-mode
+	window    int  // --context-window
 	// allow and deny are --allow's and --deny's patterns.
 	allow, deny []string
 	// noMemory is --no-memory; noNotify is --no-notify.
@@ -50,6 +51,7 @@ func runChat(o options, h *host.Host, stdin io.Reader, stdout io.Writer) int {
 		SessionSecrets: sessionSecrets(cfg), Version: version}
 	cc.Perms = perms
 	cc.MaxTurns, cc.MaxCost = c.maxTurns, c.maxCost
+	cc.ContextWindow = c.window
 	if c.agent == "" {
 		spec, note := askModel(c.model, os.Getenv, cfg)
 		cc.Model, cc.ModelNote = spec, note

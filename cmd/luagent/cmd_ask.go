@@ -85,7 +85,7 @@ the transcript, as before.`,
   echo "write a note" | luagent ask --agent examples/agent.lua --yes
   luagent ask --output-format stream-json "what tools do you have?"`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--allow PATTERN]... [--deny PATTERN]... [-c | --resume ID] [--fork] [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] [--no-memory] [--max-turns N] [--max-cost USD] PROMPT...\n",
+			"usage": "usage: luagent [options] ask [--model M] [--agent FILE] [--server NAME]... [--yes] [--allow PATTERN]... [--deny PATTERN]... [-c | --resume ID] [--fork] [--json] [--output-format text|json|stream-json] [--input-format text|stream-json] [--code-mode] [--no-memory] [--fallback-model M]... [--max-turns N] [--max-cost USD] [--context-window TOKENS] PROMPT...\n",
 			"env":   agentEnv,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
@@ -104,6 +104,7 @@ the transcript, as before.`,
 	later(o, c, func() {
 		modelFlags(c.Flags(), "ask", &a.model, &a.agent, &a.fallbacks, &a.yes, &a.code)
 		d := flagDecl{fs: c.Flags()}
+		contextWindowFlag(d, "ask", &a.window)
 		d.list(&a.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent ask --server fs PROMPT")
 		d.boolean(&a.json, "json", "print the transcript as JSON to stdout instead of the answer")
@@ -129,7 +130,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
   luagent chat --agent examples/agent.lua --model openai:gpt-4.1-mini
   luagent chat --resume latest`,
 		Annotations: map[string]string{
-			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes] [--allow PATTERN]... [--deny PATTERN]... [--code-mode] [--no-memory] [--max-turns N] [--max-cost USD] [--no-notify]\n",
+			"usage": "usage: luagent [options] chat [--model M] [--agent FILE] [--server NAME]... [--resume ID|latest] [--yes] [--allow PATTERN]... [--deny PATTERN]... [--code-mode] [--no-memory] [--fallback-model M]... [--max-turns N] [--max-cost USD] [--context-window TOKENS] [--no-notify]\n",
 			"env":   agentEnv,
 		},
 		Args: func(c *cobra.Command, args []string) error {
@@ -147,6 +148,7 @@ func chatCmd(o *options, code *int, stdin io.Reader, stdout, stderr io.Writer) *
 	later(o, c, func() {
 		modelFlags(c.Flags(), "chat", &ch.model, &ch.agent, &ch.fallbacks, &ch.yes, &ch.code)
 		d := flagDecl{fs: c.Flags()}
+		contextWindowFlag(d, "chat", &ch.window)
 		d.list(&ch.servers, "server", "NAME", "offer only this catalog server's tools (repeatable)",
 			"--server needs a value: luagent chat --server fs")
 		d.str(&ch.resume, "resume", "ID", "continue the saved session ID (luagent sessions list), or latest: this folder's latest; with the model it was saved with unless --model (or --agent) says otherwise. A conversation FILE saved before sessions (or by /save) goes on in a new session",

@@ -97,6 +97,9 @@ func (l *Lua) Build(ctx context.Context, o chat.BuildOptions) (chat.Agent, error
 		if o.CodeMode {
 			t.RawSetString("code_mode", lua.LTrue)
 		}
+		if o.ContextWindow > 0 {
+			t.RawSetString("context_window", lua.LNumber(o.ContextWindow))
+		}
 		if o.OwnHub {
 			t.RawSetString("own_hub", lua.LTrue)
 		}

@@ -110,7 +110,7 @@ func CatalogModels(home string) (map[string]llm.ModelConfig, string, error) {
 	}
 	out := make(map[string]llm.ModelConfig, len(c.Models))
 	for _, m := range c.Models {
-		out[m.Name] = llm.ModelConfig{Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model, Price: m.Price}
+		out[m.Name] = llm.ModelConfig{Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model, Price: m.Price, ContextWindow: m.ContextWindow}
 	}
 	return out, c.DefaultModel, nil
 }
@@ -269,7 +269,11 @@ func (h *Host) preloadAgent() {
 	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version, CodeMode: codemode.Run, APIKeysFile: cfg.APIKeysFile,
 		ToolSearch:     func() (string, int) { return CatalogToolSearch(cfg.Home) },
 		FallbackModels: func() []string { return CatalogFallbackModels(cfg.Home) },
-		Hooks:          func() hooks.Config { return CatalogHooks(cfg.Home) }})
+		Hooks:          func() hooks.Config { return CatalogHooks(cfg.Home) },
+		ContextWindow: func(spec string) int { // models.NAME.contextWindow, else a known model's
+			models, _, _ := CatalogModels(cfg.Home)
+			return llm.WindowOf(spec, models)
+		}})
 	preload.Embedded(h.L, "agent", "agent")
 }
 

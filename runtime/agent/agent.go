@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/approval"
+	"github.com/luagent/luagent/runtime/compact"
 	"github.com/luagent/luagent/runtime/cost"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
@@ -143,6 +144,26 @@ type Config struct {
 	// Trace receives the loop's trace events (model requests and
 	// responses, approvals, tool calls, the end).
 	Trace trace.Sink
+
+	// The context window (context.go, runtime/compact). ContextWindow is
+	// the model's window in tokens (0: llm.KnownWindow of the model's
+	// name, which may be unknown; < 0: unknown). CompactThreshold is the
+	// share of it a request's input tokens reach for the next request to
+	// compact the conversation first (0: compact.DefaultThreshold, 0.8).
+	// KeepTurns is how many last user turns stay whole (0:
+	// compact.DefaultKeepTurns). Summarize writes the summary of the older
+	// turns (nil: the model, asked with compact.SummaryPrompt).
+	ContextWindow    int
+	CompactThreshold float64
+	KeepTurns        int
+	Summarize        compact.Summarizer
+	// NoCompaction turns compaction off: not before a request, not after
+	// a context_length error (Compact, /compact, still compacts).
+	NoCompaction bool
+	// ToolResultLimit bounds the bytes of a tool result's text the model
+	// gets at once; the rest it pages with read_tool_result (0:
+	// compact.DefaultResultLimit, 40 kB; < 0: never cut).
+	ToolResultLimit int
 }
 
 // Agent is a model with tools and a conversation. Ask calls on one Agent
@@ -172,6 +193,12 @@ type Agent struct {
 	costs   Costs      // every request's usage and cost (cost.go)
 	run     *costRun   // the running Ask's accounting (nil: none)
 	maxCost float64    // Config.MaxCost, or what SetLimits set
+	// The context window's state (context.go; under mu).
+	lastInput   int      // the last request's input tokens (0: none since a compaction)
+	trBase      int      // a.messages[trBase:] are the running Ask's, not yet in its transcript
+	pinned      []string // Pin's notes
+	compactions int
+	results     *compact.Store // cut tool results (nil: none are cut)
 }
 
 // New returns an agent over cfg.
@@ -184,6 +211,9 @@ func New(cfg Config) *Agent {
 	}
 	a := &Agent{cfg: cfg, maxCost: cfg.MaxCost, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
 		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes).WithRules(cfg.Rules)}
+	if cfg.ToolResultLimit >= 0 {
+		a.results = compact.NewStore(cfg.ToolResultLimit)
+	}
 	a.initHooks()
 	return a
 }
@@ -194,6 +224,10 @@ func (a *Agent) Reset() {
 	a.messages = nil
 	a.found = map[string]bool{}
 	a.recorded = 0
+	a.lastInput = 0
+	if a.results != nil {
+		a.results.Reset()
+	}
 	a.mu.Unlock()
 	a.resetHooks()
 }

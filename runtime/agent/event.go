@@ -61,6 +61,8 @@ type Event struct {
 	Model string
 	// Notice is a retry's or a fallback's (EventRetry).
 	Notice *llm.Notice
+	// Compaction is what an EventCompact did (context.go).
+	Compaction *Compaction
 }
 
 func (a *Agent) emit(e Event) {

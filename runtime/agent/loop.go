@@ -46,7 +46,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	}
 	defer cancel()
 
-	base := len(a.messages)
+	a.trBase = len(a.messages)
 	user, end, err := a.submit(ctx, prompt) // SessionStart, UserPromptSubmit (hooks.go)
 	if err == nil {
 		if err = a.checkCostBound(tr.Model); err != nil {
@@ -63,7 +63,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	}
 
 	a.endCost() // a subagent still running past its call counts in a.costs alone
-	for _, m := range a.messages[base:] {
+	for _, m := range a.messages[min(a.trBase, len(a.messages)):] {
 		tr.Messages = append(tr.Messages, messageOf(m))
 	}
 	tr.End = end
@@ -113,30 +113,50 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		}
 		a.trace(e)
 	}()
-	ts := a.toolset()
-	req := &llm.Request{System: withSkills(a.withHookContext(a.system()), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
-	if a.cfg.BeforeModel != nil {
-		a.cfg.BeforeModel(ctx, req)
-	}
-	_, mspan, _ := a.span(ctx)
-	a.trace(trace.Event{Kind: trace.ModelRequest, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
-	t0 := time.Now()
-	// The provider's retries and fallbacks show as the turn waits.
-	mctx := llm.WithObserver(ctx, func(n llm.Notice) {
-		a.trace(trace.Event{Kind: trace.Retry, Span: mspan, Parent: span, Method: n.Model, Count: n.Attempt, Duration: n.Wait, Message: n.String(), Error: n.Message})
-		a.emit(Event{Type: EventRetry, Turn: turn, Message: n.String(), Notice: &n})
-	})
-	resp, err := a.cfg.Model.Stream(mctx, req, func(e llm.Event) {
-		if e.Text != "" {
-			a.emit(Event{Type: EventText, Turn: turn, Text: e.Text})
+	a.autoCompact(ctx, tr) // the last request crossed the threshold (context.go)
+	var (
+		ts    *toolset
+		req   *llm.Request
+		resp  *llm.Response
+		t0    time.Time
+		d     time.Duration
+		mspan string
+	)
+	for retried := false; ; retried = true {
+		ts = a.toolset()
+		req = &llm.Request{System: withSkills(a.withHookContext(a.system()), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
+		if a.cfg.BeforeModel != nil {
+			a.cfg.BeforeModel(ctx, req)
 		}
-	})
-	d := time.Since(t0)
-	if err != nil {
+		_, mspan, _ = a.span(ctx)
+		a.trace(trace.Event{Kind: trace.ModelRequest, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
+		t0 = time.Now()
+		// The provider's retries and fallbacks show as the turn waits.
+		rspan := mspan
+		mctx := llm.WithObserver(ctx, func(n llm.Notice) {
+			a.trace(trace.Event{Kind: trace.Retry, Span: rspan, Parent: span, Method: n.Model, Count: n.Attempt, Duration: n.Wait, Message: n.String(), Error: n.Message})
+			a.emit(Event{Type: EventRetry, Turn: turn, Message: n.String(), Notice: &n})
+		})
+		resp, err = a.cfg.Model.Stream(mctx, req, func(e llm.Event) {
+			if e.Text != "" {
+				a.emit(Event{Type: EventText, Turn: turn, Text: e.Text})
+			}
+		})
+		d = time.Since(t0)
+		if err == nil {
+			break
+		}
 		a.trace(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d, Message: err.Error(), Error: err.Error()})
 		if ctx.Err() != nil {
 			end, err := ctxEnd(ctx)
 			return end, true, err
+		}
+		// Longer than the window: compacted, the request goes once more
+		// (the model refused it, so nothing of it ran).
+		if errs.KindOf(err) == errs.ContextLength && !retried && !a.cfg.NoCompaction {
+			if res, cerr := a.compactLocked(ctx, tr, "auto", ""); cerr == nil && res.Summarized > 0 {
+				continue
+			}
 		}
 		if errs.Is(err, errs.Incomplete) && resp != nil {
 			// The answer broke off after it began: what came (shown
@@ -157,6 +177,7 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	model, usd, known := a.price(tr.Model, resp, u)
 	a.trace(costAttrs(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d,
 		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)}, usd, known))
+	a.lastInput = u.InputTokens
 	tr.Usage.InputTokens += u.InputTokens
 	tr.Usage.OutputTokens += u.OutputTokens
 	tr.Usage.CacheReadTokens += u.CacheReadTokens

@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -38,6 +39,9 @@ type Model struct {
 	// Price is "price": what the model costs, over the built-in table
 	// (nil: the table's list price, or unknown).
 	Price *ModelPrice
+	// ContextWindow is the model's context window in tokens
+	// (contextWindow; 0: known by name, else unknown).
+	ContextWindow int
 
 	extra members
 	read  *Model
@@ -71,7 +75,7 @@ func parseModels(raw json.RawMessage, p *problems) []*Model {
 		seen[e.name] = true
 		ms, ok := objectMembers(e.val)
 		if !ok {
-			p.add(path, "must be an object (provider, model, baseUrl, apiKeyEnv)")
+			p.add(path, "must be an object (provider, model, baseUrl, apiKeyEnv, contextWindow)")
 			continue
 		}
 		m := &Model{Name: e.name, raw: map[string]json.RawMessage{}}
@@ -87,6 +91,14 @@ func parseModels(raw json.RawMessage, p *problems) []*Model {
 				m.Model = str(f.val, fp, p)
 			case "price":
 				m.Price = parsePrice(f.val, fp, p)
+			case "contextWindow":
+				switch v, ok := intValue(f.val); {
+				case isNull(f.val):
+				case !ok || v < 1 || v > math.MaxInt32:
+					p.add(fp, contextWindowRule)
+				default:
+					m.ContextWindow = int(v)
+				}
 			default:
 				return false
 			}
@@ -99,7 +111,7 @@ func parseModels(raw json.RawMessage, p *problems) []*Model {
 }
 
 func (m *Model) fields() *Model {
-	w := &Model{Name: m.Name, Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model}
+	w := &Model{Name: m.Name, Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model, ContextWindow: m.ContextWindow}
 	if m.Price != nil {
 		pr := *m.Price
 		w.Price = &pr
@@ -178,6 +190,12 @@ func (m *Model) node() node {
 	case m.Price != nil:
 		ms = append(ms, entry{"price", priceNode(m.Price)})
 	}
+	switch raw, read := m.raw["contextWindow"]; {
+	case read && m.read != nil && w.ContextWindow == m.ContextWindow:
+		ms = append(ms, entry{"contextWindow", node{raw: raw}})
+	case m.ContextWindow > 0:
+		ms = append(ms, entry{"contextWindow", gen(strconv.Itoa(m.ContextWindow))})
+	}
 	return node{obj: true, members: appendExtra(ms, m.extra)}
 }
 
@@ -249,6 +267,9 @@ func (c *Config) validateModels(p *problems) {
 				p.add(path+".price", err.Error())
 			}
 		}
+		if m.ContextWindow < 0 {
+			p.add(path+".contextWindow", contextWindowRule)
+		}
 		if m.APIKeyEnv != "" && !envNameRE.MatchString(m.APIKeyEnv) {
 			p.add(path+".apiKeyEnv", "must be an environment variable's name (\"OPENAI_API_KEY\"), not the key itself")
 		}
@@ -262,6 +283,9 @@ func (c *Config) validateModels(p *problems) {
 		}
 	}
 }
+
+// contextWindowRule is what contextWindow takes.
+const contextWindowRule = `must be a whole number of tokens, 1 or more: the model's context window (leave it out for a known model's, e.g. 200000 for claude-*)`
 
 // KeyVars are the environment variables the configured models read their
 // keys from (apiKeyEnv): luagent's own credentials, which its servers do

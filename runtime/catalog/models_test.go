@@ -18,7 +18,7 @@ const modelsFile = `{
       "baseUrl": "http://127.0.0.1:11434/v1",
       "model": "llama3.2"
     },
-    "work": {"provider": "anthropic", "apiKeyEnv": "WORK_ANTHROPIC_KEY", "model": "claude-sonnet-4-5"}
+    "work": {"provider": "anthropic", "apiKeyEnv": "WORK_ANTHROPIC_KEY", "model": "claude-sonnet-4-5", "contextWindow": 1000000}
   }
 }
 `
@@ -34,6 +34,9 @@ func TestModelsRoundTrip(t *testing.T) {
 	w := c.Models[2]
 	if w.Name != "work" || w.Provider != "anthropic" || w.APIKeyEnv != "WORK_ANTHROPIC_KEY" || w.Model != "claude-sonnet-4-5" || w.BaseURL != "" {
 		t.Fatalf("work = %+v", w)
+	}
+	if w.ContextWindow != 1000000 || c.Models[0].ContextWindow != 0 {
+		t.Fatalf("contextWindow: %d, %d", w.ContextWindow, c.Models[0].ContextWindow)
 	}
 	if l := c.Models[1]; l.BaseURL != "http://127.0.0.1:11434/v1" || l.Provider != "ollama" {
 		t.Fatalf("local = %+v", l)
@@ -55,9 +58,9 @@ func TestModelsRoundTrip(t *testing.T) {
 	// An edit writes the changed fields, keeps the rest.
 	c.Models[0].Model = "gpt-4.1"
 	c.DefaultModel = "local"
-	c.Models = append(c.Models, &Model{Name: "demo", Provider: "mock"})
+	c.Models = append(c.Models, &Model{Name: "demo", Provider: "mock", ContextWindow: 8000})
 	out = mustMarshal(t, c)
-	for _, want := range []string{`"model": "gpt-4.1"`, `"note": [1, 2]`, `"model": "local"`, `"demo": {`, `"provider": "mock"`} {
+	for _, want := range []string{`"contextWindow": 8000`, `"contextWindow": 1000000`, `"model": "gpt-4.1"`, `"note": [1, 2]`, `"model": "local"`, `"demo": {`, `"provider": "mock"`} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("edit: %s missing in\n%s", want, out)
 		}
@@ -96,7 +99,11 @@ func TestModelsValidate(t *testing.T) {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{`{"models": []}`, `{"models": {"a": 1}}`, `{"model": 1}`, `{"models": {"a": {"provider": 2}}}`} {
+	if err := (&Config{Models: []*Model{{Name: "m", Provider: "mock", ContextWindow: -5}}}).Validate(); err == nil || !strings.Contains(err.Error(), "models.m.contextWindow") {
+		t.Errorf("a negative window: %v", err)
+	}
+	for _, bad := range []string{`{"models": {"a": {"provider": "mock", "contextWindow": 0}}}`, `{"models": {"a": {"provider": "mock", "contextWindow": "big"}}}`,
+		`{"models": {"a": {"provider": "mock", "contextWindow": 1.5}}}`, `{"models": []}`, `{"models": {"a": 1}}`, `{"model": 1}`, `{"models": {"a": {"provider": 2}}}`} {
 		if _, err := Parse([]byte(bad)); err == nil {
 			t.Errorf("Parse(%s) accepted it", bad)
 		}

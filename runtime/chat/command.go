@@ -34,6 +34,8 @@ var Commands = []struct{ Name, Usage, Help string }{
 	{"lua", "/lua CODE", "run one Lua line in the session's state"},
 	{"cost", "/cost", "tokens (input, cached, output) and cost so far, per model and in total (\"unknown\" for a model with no price)"},
 	{"memory", "/memory", "the project memory in the system prompt: each AGENTS.md's path, size, and whether it was cut"},
+	{"compact", "/compact [FOCUS]", "replace the older turns by a summary now (FOCUS: what it is to keep); the session file keeps them all"},
+	{"context", "/context", "where the context's tokens go: system prompt, memory, each server's tool schemas, messages, tool results"},
 	{"quit", "/quit", "save the conversation and leave (/exit, Ctrl-D)"},
 }
 

@@ -48,6 +48,9 @@ type BuildOptions struct {
 	Yes     bool
 	// CodeMode offers the model run_lua instead of the tools (--code-mode).
 	CodeMode bool
+	// ContextWindow is --context-window: the model's window in tokens (0:
+	// the agent's, the catalog's, or a known model's).
+	ContextWindow int
 	// OwnHub gives the default agent a hub of its own whose servers it
 	// waits for (ask), each failure passed to Warn; otherwise it shares
 	// the default hub, started in the background (chat).

@@ -36,6 +36,24 @@ type SystemInit struct {
 	UUID              string `json:"uuid"`
 }
 
+// CompactBoundary says the conversation was compacted (context.md): the
+// SDK's SDKCompactBoundaryMessage.
+type CompactBoundary struct {
+	Type            string          `json:"type"`    // "system"
+	Subtype         string          `json:"subtype"` // "compact_boundary"
+	CompactMetadata CompactMetadata `json:"compact_metadata"`
+	SessionID       string          `json:"session_id"`
+	UUID            string          `json:"uuid"`
+}
+
+// CompactMetadata is a compact_boundary's figures.
+type CompactMetadata struct {
+	Trigger    string `json:"trigger"` // "auto" or "manual"
+	PreTokens  int    `json:"pre_tokens"`
+	PostTokens int    `json:"post_tokens"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
 // MCPServer is one server of the init line: its catalog name and status
 // (connected, failed, needs-auth, pending, disabled).
 type MCPServer struct {

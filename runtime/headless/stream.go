@@ -111,8 +111,8 @@ func (s *Stream) Inited() bool {
 // run_lua snippet made: the model saw only run_lua's) as a user message
 // with its tool_result, a retry of the model's request as a system
 // api_retry line, a fallback model taking over as a system
-// informational line tagged model_fallback. The other events say
-// nothing here.
+// informational line tagged model_fallback, a compaction as a
+// compact_boundary system message. The other events say nothing here.
 func (s *Stream) Event(e ragent.Event) {
 	if !s.Lines() {
 		return
@@ -130,6 +130,10 @@ func (s *Stream) Event(e ragent.Event) {
 		s.w.Write(retryLine(e, s.sessionID(), s.o.NewID()))
 	case e.Type == ragent.EventToolEnd && e.Call != nil && e.Call.Parent == "":
 		s.w.Write(toolResultOf(e, s.sessionID(), s.o.NewID()))
+	case e.Type == ragent.EventCompact && e.Compaction != nil:
+		c := e.Compaction
+		s.w.Write(CompactBoundary{Type: "system", Subtype: "compact_boundary", SessionID: s.sessionID(), UUID: s.o.NewID(),
+			CompactMetadata: CompactMetadata{Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens, DurationMS: c.Duration.Milliseconds()}})
 	}
 }
 

@@ -48,6 +48,9 @@ type ModelConfig struct {
 	// list price of Model, runtime/cost). The providers do not read it;
 	// the agent prices its requests with it.
 	Price *cost.Price
+	// ContextWindow is the model's context window in tokens (0: known
+	// by name, KnownWindow, or unknown).
+	ContextWindow int
 }
 
 // Config is what New needs besides the spec.

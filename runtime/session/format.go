@@ -27,6 +27,9 @@ const (
 	TypeMessage = "message"
 	TypeTurnEnd = "turn_end"
 	TypeCapped  = "capped"
+	// TypeCompact is a compaction boundary: the conversation went on from
+	// Message (the summary) and the last Kept messages before the line.
+	TypeCompact = "compact_boundary"
 )
 
 // Header is a session file's first line.
@@ -77,6 +80,17 @@ type Line struct {
 
 	// A capped line: why nothing more is saved.
 	Text string `json:"text,omitempty"`
+
+	// A compact_boundary line: the messages before it kept whole (its
+	// Message is the summary).
+	Kept int `json:"kept,omitempty"`
+}
+
+// Boundary is the last compaction of a session's complete turns: a
+// resumed conversation is Summary and Entries[From:].
+type Boundary struct {
+	Summary agent.Message
+	From    int
 }
 
 // Entry is a message of a complete turn, with its tool call's record.
@@ -104,12 +118,23 @@ type Session struct {
 	// Capped says the file reached its size cap: nothing after it was
 	// saved.
 	Capped bool
+	// Boundary is the last compaction (nil: none): Messages starts from
+	// its summary. Entries keep the whole history.
+	Boundary *Boundary
+
+	pendingBoundary *Boundary // a compaction inside the turn not yet complete
 }
 
-// Messages are the conversation of the complete turns.
+// Messages are the conversation of the complete turns, from the last
+// compaction's summary when there was one.
 func (s *Session) Messages() []agent.Message {
-	out := make([]agent.Message, 0, len(s.Entries))
-	for _, e := range s.Entries {
+	entries := s.Entries
+	out := make([]agent.Message, 0, len(s.Entries)+1)
+	if b := s.Boundary; b != nil && b.From >= 0 && b.From <= len(entries) {
+		out = append(out, b.Summary)
+		entries = entries[b.From:]
+	}
+	for _, e := range entries {
 		out = append(out, e.Message)
 	}
 	return out
@@ -222,6 +247,7 @@ func (s *Session) take(b []byte, pending *[]Entry, pendingTurn *int) bool {
 		if l.Turn != *pendingTurn { // an unfinished turn's messages, left out
 			s.Dropped += len(*pending)
 			*pending, *pendingTurn = nil, l.Turn
+			s.pendingBoundary = nil
 		}
 		*pending = append(*pending, Entry{Turn: l.Turn, Message: *l.Message, Call: l.Call, Cut: l.Cut})
 	case TypeTurnEnd:
@@ -235,6 +261,18 @@ func (s *Session) take(b []byte, pending *[]Entry, pendingTurn *int) bool {
 		s.Entries = append(s.Entries, *pending...)
 		s.Ends = append(s.Ends, l)
 		*pending, *pendingTurn = nil, 0
+		if s.pendingBoundary != nil {
+			s.Boundary, s.pendingBoundary = s.pendingBoundary, nil
+		}
+	case TypeCompact:
+		if l.Message == nil || l.Kept < 0 {
+			return false
+		}
+		if len(*pending) > 0 && l.Turn == *pendingTurn { // inside a turn: holds once it completes
+			s.pendingBoundary = &Boundary{Summary: *l.Message, From: max(0, len(s.Entries)+len(*pending)-l.Kept)}
+		} else { // between turns (/compact)
+			s.Boundary = &Boundary{Summary: *l.Message, From: max(0, len(s.Entries)-l.Kept)}
+		}
 	case TypeCapped:
 		s.Capped = true
 	default:

@@ -425,6 +425,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(h + `{"type":"message","turn":1,"message":{"role":"user","parts":[{"type":"text","text":"hi"}]}}` + "\n" + `{"type":"turn_end","turn":1,"end":"answer"}` + "\n")
 	f.Add(h + `{"type":"message","turn":2,"message":{"role":"user"}}` + "\n" + `{"type":"turn_end","turn":1}` + "\n" + `{"type":"capped"}`)
 	f.Add(h + `{"type":"message","turn":-1,"call":{"result":{"content":[1]}}}` + "\n\n\x00")
+	f.Add(h + `{"type":"message","turn":1,"message":{"role":"user"}}` + "\n" + `{"type":"compact_boundary","turn":1,"kept":9,"message":{"role":"user"}}` + "\n" + `{"type":"turn_end","turn":1}` + "\n" + `{"type":"compact_boundary","turn":2,"kept":-1}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := Parse(strings.NewReader(in))
 		if err != nil {
@@ -433,7 +434,9 @@ func FuzzParse(f *testing.F) {
 		if !sessionid.Valid(s.ID) || s.Turns() > strings.Count(in, "\n")+1 {
 			t.Fatalf("parsed %+v", s)
 		}
-		_ = s.Messages()
+		if ms := s.Messages(); len(ms) > len(s.Entries)+1 {
+			t.Fatalf("%d messages of %d entries", len(ms), len(s.Entries))
+		}
 		_ = s.FirstPrompt()
 		_ = s.LastModel()
 	})

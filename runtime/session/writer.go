@@ -73,6 +73,14 @@ func (w *Writer) Message(m agent.Message, call *agent.ToolCallRecord) {
 	w.writeLocked(Line{Type: TypeMessage, Turn: w.turn, Message: &m, Call: call})
 }
 
+// Compacted records a compaction boundary (agent.CompactRecorder): a
+// resumed session goes on from summary and the kept messages before it.
+func (w *Writer) Compacted(summary agent.Message, kept int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writeLocked(Line{Type: TypeCompact, Turn: w.turn, Message: &summary, Kept: kept})
+}
+
 // End records the end of the running turn (an ask): the turn is complete.
 func (w *Writer) End(tr *agent.Transcript) {
 	w.mu.Lock()

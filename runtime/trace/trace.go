@@ -48,6 +48,7 @@ const (
 	AgentToolCall Kind = "agent_tool_call" // Tool, Server, Duration; Message: the error, if any
 	AgentEnd      Kind = "agent_end"       // Count: turns; Duration; Message: the end reason (answer, max_turns, ...)
 	Hook          Kind = "hook"            // Method: the event; Tool; Count: hooks run; Duration; Message: what they said
+	Compact       Kind = "compact"         // Method: the trigger; Count: messages summarised; Input, Output: tokens before, after; Duration; Message: what it did
 
 	// Span starts: each pairs with the end kind above it in a span
 	// (Span names both). AgentStart → AgentEnd, TurnStart → TurnEnd,

@@ -66,6 +66,8 @@ type ChatConfig struct {
 	// agent's own): each agent of the session gets them.
 	MaxTurns int
 	MaxCost  float64
+	// ContextWindow is --context-window (0: the agent's own).
+	ContextWindow int
 	// Resume is --resume's: a session id (or the start of one), "latest"
 	// (the latest session of this folder), or a conversation file saved
 	// before sessions ("" starts a new session). chat_session.go.
@@ -232,7 +234,7 @@ func (t *chatTerm) fail(err error) {
 
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
-	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, FallbackModels: t.cfg.FallbackModels, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
+	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, FallbackModels: t.cfg.FallbackModels, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, ContextWindow: t.cfg.ContextWindow, Elicit: t.elicit}
 	o.Memory, o.MemorySkipped = t.cfg.Memory.Prompt(), func() { t.memorySkipped.Store(true) }
 	if t.cfg.AgentFile != "" {
 		if err := t.lua.LoadAgent(t.cfg.AgentFile); err != nil {
@@ -463,6 +465,10 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 		t.showMemory()
 	case "cost":
 		t.say("%s", chat.CostReport(t.s.Agent().Agent().Costs()))
+	case "compact":
+		t.compact(ctx, c.Rest) // chat_context.go
+	case "context":
+		t.showContext()
 	case "help":
 		var b strings.Builder
 		b.WriteString("commands:\n")

@@ -20,8 +20,8 @@ import ts from "typescript";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const types = { system: "SDKSystemMessage", assistant: "SDKAssistantMessage", user: "SDKUserMessage", result: "SDKResultMessage" };
 // The system lines other than init, by subtype.
-const systems = { api_retry: "SDKAPIRetryMessage", informational: "SDKInformationalMessage" };
-const out = ['import type { SDKMessage, SDKSystemMessage, SDKAssistantMessage, SDKUserMessage, SDKResultMessage, SDKAPIRetryMessage, SDKInformationalMessage } from "@anthropic-ai/claude-agent-sdk";'];
+const systems = { api_retry: "SDKAPIRetryMessage", informational: "SDKInformationalMessage", compact_boundary: "SDKCompactBoundaryMessage" };
+const out = ['import type { SDKMessage, SDKSystemMessage, SDKAssistantMessage, SDKUserMessage, SDKResultMessage, SDKAPIRetryMessage, SDKInformationalMessage, SDKCompactBoundaryMessage } from "@anthropic-ai/claude-agent-sdk";'];
 let n = 0;
 for (const file of process.argv.slice(2)) {
   for (const line of fs.readFileSync(file, "utf8").split("\n")) {

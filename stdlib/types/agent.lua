@@ -86,6 +86,12 @@
 ---@field token_budget? integer input + output tokens per ask (default: no bound)
 ---@field price? {input?: number, output?: number, cached_input?: number, cache_write?: number} the model's price in USD per million tokens (over config.json's and the built-in list prices), for costs and max_cost
 ---@field max_cost? number USD the agent's model requests may cost, summed over its asks (default: no bound); reaching it ends the ask with a "limit" error after the response that reached it; needs a known price (config.json's models.NAME.price, or a model luagent knows)
+---@field context_window? integer the model's context window in tokens (default: --context-window, else config.json's models.NAME.contextWindow, else a known model's; unknown: no automatic compaction)
+---@field compact_at? number the share of the window a request's input tokens reach for the next to compact first (default 0.8)
+---@field keep_turns? integer the last user turns a compaction keeps whole (default 2)
+---@field summarize? fun(messages: table[], focus: string): string writes the summary of the older turns (default: the model, asked to summarise)
+---@field compact? boolean false: never compact (not at the threshold, not after a context_length error)
+---@field tool_result_limit? integer bytes of a tool result the model gets at once; the rest it pages with read_tool_result (default 40960)
 ---@field timeout? number seconds per ask (default: none)
 ---@field fallback_models? string[]|false models (what model takes) that answer, in order, a request the model could not: its retries spent on 429/5xx/overloaded, its endpoint down, or the conversation too long for it (default: config.json's fallbackModels when model is a name or left out; false: none)
 ---@field params? agent.Param[] parameters: --set NAME=VALUE, --set-json NAME=JSON, --params-file FILE (flags win), then the default; a missing required one is an error naming it
@@ -227,7 +233,7 @@
 
 ---One thing the loop did, as on_event sees it.
 ---@class agent.Event
----@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"retry"|"end"
+---@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"retry"|"compact"|"end"
 ---@field turn integer the 1-based model turn
 ---@field text? string a delta of the model's text (text)
 ---@field call? agent.Call (tool_start, approval, tool_progress, tool_end)
@@ -235,8 +241,11 @@
 ---@field reason? string (approval)
 ---@field progress? number (tool_progress)
 ---@field total? number (tool_progress)
----@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user; retry: the status line, "↻ provider overloaded (529), retry 2/4 in 3.2s")
+---@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user; compact: what it did; retry: the status line, "↻ provider overloaded (529), retry 2/4 in 3.2s")
 ---@field retry? {type: "retry"|"fallback", model: string, kind: luagent.ErrorKind, error: string, status?: integer, attempt?: integer, max_retries?: integer, wait?: number, to?: string} (retry) the model provider failed: a retry after wait seconds, or a fallback to the model to
+---@field trigger? "auto"|"manual" (compact)
+---@field pre_tokens? integer the last request's input tokens before (compact)
+---@field post_tokens? integer the estimated tokens after (compact)
 ---@field result? agent.Result (tool_end)
 ---@field duration? number seconds (tool_end)
 ---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended
@@ -298,6 +307,20 @@ function Agent:ask_fresh(prompt, opts) end
 
 ---Forgets the conversation.
 function Agent:reset() end
+
+---Compact the conversation now: the older turns replaced by a summary (PreCompact hooks first, trigger "manual").
+---@param focus? string what the summary is to keep
+---@return {summarized: integer, kept: integer, before: integer, after: integer, summary: string}
+function Agent:compact(focus) end
+
+---Keep text verbatim through every compaction.
+---@param text string
+function Agent:pin(text) end
+
+---Where the next request's tokens go (estimates: bytes/4).
+---@param memory? string the project memory text, shown on its own
+---@return {window: integer, last_input: integer, compactions: integer, pinned: integer, parts: {name: string, tokens: integer}[], text: string}
+function Agent:context(memory) end
 
 ---Adds a handler of a lifecycle event after the agent's others (a:with keeps it).
 ---@param event "SessionStart"|"UserPromptSubmit"|"PreToolUse"|"PermissionRequest"|"PostToolUse"|"Notification"|"PreCompact"|"Stop"|"SubagentStop"|"SessionEnd"

@@ -67,6 +67,11 @@ type Config struct {
 	// Hooks returns the command hooks every agent runs (the catalog's
 	// "hooks"; nil: none), read when an agent is made.
 	Hooks func() hooks.Config
+	// ContextWindow is the window of an agent.new without context_window,
+	// by its model's name (a spec or a configured name): the host's
+	// --context-window, else the catalog's models.NAME.contextWindow, else
+	// a known model's (nil, or 0: the model's known window, if any).
+	ContextWindow func(spec string) int
 }
 
 type module struct {
@@ -238,6 +243,9 @@ func (m *module) newAgent(L *lua.LState) int {
 	if cfg.ToolSearch, cfg.MetaToolThreshold, err = m.toolSearch(opts); err != nil {
 		fail(err)
 	}
+	if err := m.contextOptions(opts, &cfg); err != nil { // context.go
+		fail(err)
+	}
 	n := int(optNumber(opts, "max_concurrent"))
 	if n <= 0 {
 		n = DefaultMaxConcurrent
@@ -321,6 +329,9 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 	methods.RawSetString("ask", m.lp.Async("agent:ask", m.ask))
 	methods.RawSetString("ask_fresh", m.lp.Async("agent:ask_fresh", m.askFresh))
 	methods.RawSetString("sample", m.lp.Async("agent:sample", m.sample))
+	methods.RawSetString("compact", m.lp.Async("agent:compact", m.compactNow)) // context.go
+	methods.RawSetString("pin", L.NewFunction(m.pin))
+	methods.RawSetString("context", L.NewFunction(m.contextReport))
 	methods.RawSetString("on", L.NewFunction(m.on))           // hooks.go
 	methods.RawSetString("record", L.NewFunction(m.record))   // session.go
 	methods.RawSetString("session", L.NewFunction(m.session)) // session.go
@@ -411,7 +422,7 @@ func eventJSON(e ragent.Event) json.RawMessage {
 		out["decision"] = string(e.Decision)
 		out["reason"] = e.Reason
 	}
-	if e.Type == ragent.EventHook { // a hook's message for the user
+	if e.Type == ragent.EventHook || e.Type == ragent.EventCompact { // a hook's message for the user; what a compaction did
 		out["message"] = e.Message
 	}
 	if e.Type == ragent.EventRetry && e.Notice != nil { // the provider failing: a retry or a fallback
@@ -427,6 +438,9 @@ func eventJSON(e ragent.Event) json.RawMessage {
 			r["status"] = n.Status
 		}
 		out["retry"] = r
+	}
+	if c := e.Compaction; c != nil {
+		out["trigger"], out["pre_tokens"], out["post_tokens"] = c.Trigger, c.PreTokens, c.PostTokens
 	}
 	if e.Type == ragent.EventToolProgress {
 		out["progress"] = e.Progress
