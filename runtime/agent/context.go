@@ -124,7 +124,9 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 	sum := a.cfg.Summarize
 	var used llm.Usage // the default summariser's request, counted in the Ask's usage
 	if sum == nil {
-		sum = compact.ModelSummarizer(usageModel{a.cfg.Model, &used})
+		// Its requests are priced as the agent's own: they count in /cost,
+		// the totals and max_cost, manual or not.
+		sum = compact.ModelSummarizer(usageModel{a.cfg.Model, &used, a.accountSample})
 	}
 	msgs, res, err := compact.Compact(ctx, a.messages, compact.Options{Summarize: sum, Focus: focus, KeepTurns: a.cfg.KeepTurns, Pinned: a.pinned})
 	if err != nil {
@@ -168,10 +170,12 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 	return res, nil
 }
 
-// usageModel is a model that adds each response's usage to *u.
+// usageModel is a model that adds each response's usage to *u and
+// passes the response to priced.
 type usageModel struct {
 	llm.Model
-	u *llm.Usage
+	u      *llm.Usage
+	priced func(*llm.Response)
 }
 
 func (m usageModel) Stream(ctx context.Context, req *llm.Request, on func(llm.Event)) (*llm.Response, error) {
@@ -181,6 +185,7 @@ func (m usageModel) Stream(ctx context.Context, req *llm.Request, on func(llm.Ev
 		m.u.OutputTokens += resp.Usage.OutputTokens
 		m.u.CacheReadTokens += resp.Usage.CacheReadTokens
 		m.u.CacheWriteTokens += resp.Usage.CacheWriteTokens
+		m.priced(resp)
 	}
 	return resp, err
 }

@@ -247,3 +247,28 @@ func TestSampleCost(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+// A compaction's summary request is a model request like any other: it
+// counts in the agent's costs (and so in /cost and max_cost).
+func TestCompactionSummaryIsPriced(t *testing.T) {
+	a := New(Config{Model: script(answer("a"), answer("b"), answer("c"), answer("we talked")), KeepTurns: 1,
+		Prices: prices(map[string]cost.Price{"scripted": {Input: 1e5, Output: 1e5}})})
+	ctx := context.Background()
+	for _, p := range []string{"one", "two", "three"} {
+		if _, _, err := a.Ask(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := a.Costs()
+	res, err := a.Compact(ctx, "")
+	if err != nil || res.Summarized == 0 {
+		t.Fatalf("compact: %+v %v", res, err)
+	}
+	after := a.Costs()
+	if got, want := after.Models["scripted"].Requests, before.Models["scripted"].Requests+1; got != want {
+		t.Fatalf("requests %d, want %d (the summary's)", got, want)
+	}
+	if d := after.TotalUSD - before.TotalUSD; d < 1.19 || d > 1.21 { // 10 in + 2 out at $0.1 a token
+		t.Fatalf("the summary cost %v, want 1.2", d)
+	}
+}
