@@ -30,13 +30,17 @@ func script(r *cachestub.Request) cachestub.Reply {
 // eight tools with their schemas (about 1000 tokens more), each tool
 // result about 300 tokens, as a project's would be.
 func session(t testing.TB, stub *cachestub.Stub, cache bool) *agent.Agent {
+	return sessionWith(t, stub, cache)
+}
+
+func sessionWith(t testing.TB, stub *cachestub.Stub, cache bool, opts ...func(*agent.Config)) *agent.Agent {
 	srv := httptest.NewServer(stub)
 	t.Cleanup(srv.Close)
 	env := map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": srv.URL}
 	if !cache {
 		env["DISABLE_PROMPT_CACHING"] = "1"
 	}
-	return sessionOf(t, "anthropic:claude-test", env)
+	return sessionOf(t, "anthropic:claude-test", env, opts...)
 }
 
 // openaiSession is the same session on an OpenAI model (the stand-in's
