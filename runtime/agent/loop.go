@@ -34,6 +34,7 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 		return "", tr, err
 	}
 	tr.Model = a.cfg.Model.Name()
+	tr.ContextWindow = a.window()
 	ctx = a.beginCost(ctx, tr)
 	defer a.endCost()
 	ctx, run, parent := a.span(ctx)

@@ -26,10 +26,12 @@ import (
 //	                 "start": "...", "duration_ns": 42}],
 //	 "usage": {"input_tokens": 10, "output_tokens": 5}}
 type Transcript struct {
-	Model    string        `json:"model"`
-	Start    time.Time     `json:"start"`
-	Duration time.Duration `json:"duration_ns"`
-	End      EndReason     `json:"end"`
+	Model string `json:"model"`
+	// ContextWindow is the model's window in tokens (0: unknown).
+	ContextWindow int           `json:"context_window,omitempty"`
+	Start         time.Time     `json:"start"`
+	Duration      time.Duration `json:"duration_ns"`
+	End           EndReason     `json:"end"`
 	// Error and ErrorKind say why the loop ended when it was not an
 	// answer (the kind's name: "timeout", "limit", ...).
 	Error     string           `json:"error,omitempty"`

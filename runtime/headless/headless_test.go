@@ -267,3 +267,16 @@ func FuzzLines(f *testing.F) {
 		t.Fatalf("Next did not reach EOF on %q", in)
 	})
 }
+
+// modelUsage's contextWindow: the agent's window for its model, a known
+// model's for a fallback, 0 for a model nobody knows.
+func TestResultContextWindow(t *testing.T) {
+	tr := &ragent.Transcript{Model: "mock", ContextWindow: 3000, ModelUsage: map[string]ragent.ModelUsage{
+		"mock": {Requests: 1}, "anthropic:claude-sonnet-4-5": {Requests: 1}, "ollama:llama3.2": {Requests: 1}}}
+	r := ResultOf(tr, "ok", nil, time.Second, "", "")
+	for m, want := range map[string]int{"mock": 3000, "anthropic:claude-sonnet-4-5": 200000, "ollama:llama3.2": 0} {
+		if got := r.ModelUsage[m].ContextWindow; got != want {
+			t.Errorf("%s: contextWindow %d, want %d", m, got, want)
+		}
+	}
+}

@@ -215,7 +215,8 @@ type ModelUsage struct {
 	CacheCreationInputTokens int     `json:"cacheCreationInputTokens"`
 	WebSearchRequests        int     `json:"webSearchRequests"`
 	CostUSD                  float64 `json:"costUSD"`
-	// ContextWindow and MaxOutputTokens are 0: not known here.
+	// ContextWindow is the model's window (0: unknown); MaxOutputTokens
+	// is 0: not known here.
 	ContextWindow   int `json:"contextWindow"`
 	MaxOutputTokens int `json:"maxOutputTokens"`
 }
@@ -362,11 +363,13 @@ func ResultOf(tr *ragent.Transcript, text string, err error, took time.Duration,
 		for m, mu := range tr.ModelUsage {
 			// Claude Code's shape: inputTokens is the uncached part.
 			r.ModelUsage[m] = ModelUsage{InputTokens: max(0, mu.InputTokens-mu.CacheReadTokens-mu.CacheWriteTokens), OutputTokens: mu.OutputTokens,
-				CacheReadInputTokens: mu.CacheReadTokens, CacheCreationInputTokens: mu.CacheWriteTokens, CostUSD: mu.CostUSD}
+				CacheReadInputTokens: mu.CacheReadTokens, CacheCreationInputTokens: mu.CacheWriteTokens, CostUSD: mu.CostUSD,
+				ContextWindow: windowOf(tr, m)}
 		}
 		if len(tr.ModelUsage) == 0 && tr.Model != "" {
 			r.ModelUsage[tr.Model] = ModelUsage{InputTokens: uncached(tr.Usage), OutputTokens: tr.Usage.OutputTokens,
-				CacheReadInputTokens: tr.Usage.CacheReadTokens, CacheCreationInputTokens: tr.Usage.CacheWriteTokens}
+				CacheReadInputTokens: tr.Usage.CacheReadTokens, CacheCreationInputTokens: tr.Usage.CacheWriteTokens,
+				ContextWindow: windowOf(tr, tr.Model)}
 		}
 		for _, c := range tr.ToolCalls {
 			if c.Decision == ragent.Deny {
@@ -402,4 +405,13 @@ func FailureOf(kind errs.Kind, msg string, took time.Duration, session, uuid str
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// windowOf is model's context window: the agent's, for its own model,
+// else a known model's (a fallback's).
+func windowOf(tr *ragent.Transcript, model string) int {
+	if model == tr.Model {
+		return tr.ContextWindow
+	}
+	return llm.KnownWindow(model)
 }
