@@ -345,7 +345,7 @@ func (r ContextReport) String() string {
 	if r.LastInput > 0 {
 		fmt.Fprintf(&b, "last request: %d input tokens (the provider's count)%s\n", r.LastInput, share(r.LastInput, r.Window))
 	}
-	fmt.Fprintf(&b, "estimates are bytes/4; compacted %d times this session; %d pinned notes", r.Compactions, r.Pinned)
+	fmt.Fprintf(&b, "estimates are bytes/4; %s this session; %s", times(r.Compactions), plural(r.Pinned, "pinned note"))
 	return b.String()
 }
 
@@ -354,4 +354,22 @@ func share(n, window int) string {
 		return ""
 	}
 	return fmt.Sprintf("  %5.1f%%", 100*float64(n)/float64(window))
+}
+
+// times says how often the conversation was compacted.
+func times(n int) string {
+	switch n {
+	case 0:
+		return "not compacted"
+	case 1:
+		return "compacted once"
+	}
+	return fmt.Sprintf("compacted %d times", n)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
