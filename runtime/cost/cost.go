@@ -84,7 +84,7 @@ func Of(model string, u Usage) (usd float64, known bool) {
 // "provider:" spec prefix, a "vendor/" prefix, a date snapshot suffix
 // (-20250514, -2025-04-14), "-latest" and Anthropic's "-0" alias suffix.
 func normalize(model string) string {
-	m := strings.ToLower(strings.TrimSpace(model))
+	m := asciiLower(strings.TrimSpace(model))
 	if _, rest, ok := strings.Cut(m, ":"); ok {
 		m = rest
 	}
@@ -102,6 +102,18 @@ func normalize(model string) string {
 		m = strings.TrimSuffix(m, "-0") // claude-sonnet-4-0 is claude-sonnet-4
 	}
 	return m
+}
+
+// asciiLower lowers A-Z only: model names are ASCII, and strings.ToLower
+// would turn a stray invalid byte into U+FFFD (three bytes).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func digits(s string) bool {

@@ -47,7 +47,7 @@ type respJSON struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	} `json:"tool_calls"`
-	StopReason string `json:"stop_reason,omitempty"`
+	StopReason string       `json:"stop_reason,omitempty"`
 	Usage      ragent.Usage `json:"usage"`
 }
 
