@@ -29,8 +29,8 @@ func TestChatCompactAndContext(t *testing.T) {
 	for _, want := range []string{
 		"seen one", "compacted 2 messages into a summary, kept the last 3",
 		"seen [The conversation before this point was compacted",
-		"window 1000 tokens", "tool results", "last request: 900 input tokens", "estimates are bytes/4; compacted 1 times",
-		"compacted 1 messages into a summary, kept the last 4",
+		"window 1000 tokens", "tool results", "last request: 900 input tokens", "estimates are bytes/4; compacted once",
+		"compacted 1 message into a summary, kept the last 4",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)

@@ -320,6 +320,13 @@ func (r Result) Describe() string {
 	if r.Summarized == 0 {
 		return "nothing to compact: the conversation is only its last turns"
 	}
-	return fmt.Sprintf("compacted %d messages into a summary, kept the last %d (about %d tokens before, %d after, estimated as bytes/4)",
-		r.Summarized, r.Kept, r.Before, r.After)
+	return fmt.Sprintf("compacted %s into a summary, kept the last %d (about %d tokens before, %d after, estimated as bytes/4)",
+		messages(r.Summarized), r.Kept, r.Before, r.After)
+}
+
+func messages(n int) string {
+	if n == 1 {
+		return "1 message"
+	}
+	return fmt.Sprintf("%d messages", n)
 }
