@@ -64,6 +64,13 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzReader -fuzztime=$(FUZZTIME) ./runtime/sse/
 	$(GO) test -run='^$$' -fuzz=FuzzText -fuzztime=$(FUZZTIME) ./runtime/visible/
 	$(GO) test -run='^$$' -fuzz=FuzzURL -fuzztime=$(FUZZTIME) ./runtime/secret/
+	$(GO) test -run='^$$' -fuzz='^FuzzParseCommand$$' -fuzztime=$(FUZZTIME) ./runtime/cmdfile/
+	$(GO) test -run='^$$' -fuzz='^FuzzRequest$$' -fuzztime=$(FUZZTIME) ./runtime/cachestub/
+	$(GO) test -run='^$$' -fuzz='^FuzzCanonicalJSON$$' -fuzztime=$(FUZZTIME) ./runtime/llm/
+	$(GO) test -run='^$$' -fuzz='^FuzzProviderError$$' -fuzztime=$(FUZZTIME) ./runtime/llm/
+	$(GO) test -run='^$$' -fuzz='^FuzzRetryAfter$$' -fuzztime=$(FUZZTIME) ./runtime/llm/
+	$(GO) test -run='^$$' -fuzz='^FuzzNormalize$$' -fuzztime=$(FUZZTIME) ./runtime/cost/
+	$(GO) test -run='^$$' -fuzz='^FuzzSplit$$' -fuzztime=$(FUZZTIME) ./runtime/compact/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -364,9 +364,34 @@ function Agent:reset()
   self._native:reset()
 end
 
+-- a:compact([focus]) -> {summarized =, kept =, before =, after =, summary =}:
+-- the older turns replaced by a summary now (PreCompact hooks first,
+-- trigger "manual"); focus says what the summary is to keep
+-- (stdlib/doc/context.md).
+function Agent:compact(focus)
+  return self._native:compact(focus)
+end
+
+-- a:pin(text): text is kept verbatim through every compaction.
+function Agent:pin(text)
+  self._native:pin(text)
+end
+
+-- a:context([memory]) -> {window =, last_input =, parts = {{name =, tokens =}}, text =}:
+-- where the next request's tokens go (estimates: bytes/4).
+function Agent:context(memory)
+  return self._native:context(memory)
+end
+
 -- a:session() -> {id =, path =} | nil: the session the asks are saved in.
 function Agent:session()
   return self._native:session()
+end
+
+-- a:costs() -> {total_cost_usd =, unpriced =, models = {[name] = {...}}}:
+-- what the agent's model requests cost so far, over its asks.
+function Agent:costs()
+  return self._native:costs()
 end
 
 -- a:messages() is the conversation so far (transcript-shaped messages).
@@ -659,6 +684,82 @@ function M.serve_files(paths, o)
     for _, a in ipairs(got) do all[#all + 1] = a end
   end
   return M.server(all, o)
+end
+
+-- glob_match(glob, s): * is any run of characters, the rest itself.
+local function glob_match(glob, s)
+  local pat = "^" .. glob:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0"):gsub("%*", ".*") .. "$"
+  return s:match(pat) ~= nil
+end
+
+-- agent.file_agents(list, model) -> agents: the agents of agent files
+-- (runtime/cmdfile: .luagent/agents/NAME.md, $LUAGENT_HOME/agents/), for
+-- agents = {...}. Each d is {name, description, system, model, servers,
+-- tools, path, lua}: a .md file is an agent.new with the body as its
+-- system prompt, the file's model or else model (the main agent's), and
+-- when tools is given only those tools (server__tool, server__*; none:
+-- no hub) run, on those servers; a .lua file (d.lua) returns agent.new{...}.
+-- Every one is a subagent: its answers fire SubagentStop. A file whose
+-- agent cannot be made, or whose name another has, is passed to warn (a
+-- line naming it) and left out; without warn, its error is raised.
+function M.file_agents(list, model, warn)
+  local out, taken = {}, {}
+  for _, d in ipairs(list or {}) do
+    local ok, a = task.pcall(M.file_agent, d, model)
+    if not ok then
+      local msg = type(a) == "table" and (a.message or tostring(a)) or tostring(a)
+      msg = msg:find(d.path, 1, true) and msg or (d.path .. ": " .. msg)
+      if warn then warn(msg .. " (the other agent files still load)") else error(a, 0) end
+    elseif taken[slug(a.name or d.name)] then
+      if warn then warn(d.path .. ": another agent file is named " .. slug(a.name or d.name) .. "; rename one") end
+    else
+      taken[slug(a.name or d.name)] = true
+      out[#out + 1] = a
+    end
+  end
+  return out
+end
+
+-- agent.file_agent(d, model) is one agent file's agent (agent.file_agents).
+function M.file_agent(d, model)
+  local a
+  if d.lua then
+    local got = native.load_file(d.path)()
+    if type(got) == "table" and not M.is(got) and M.is(got[1]) then got = got[1] end
+    if not M.is(got) then invalid(d.path .. " must return an agent (return agent.new{...})") end
+    local changes = { subagent = true }
+    if got.name == nil then changes.name = d.name end
+    a = got:with(changes)
+  else
+    local o = { name = d.name, description = d.description, system = d.system ~= "" and d.system or nil,
+      model = d.model or model, servers = d.servers, subagent = true }
+    if d.tools then
+      local only = d.tools
+      if #only == 0 then
+        o.hub = false
+      else
+        if o.servers == nil then -- the servers its tools name
+          local seen, servers = {}, {}
+          for _, t in ipairs(only) do
+            local srv = t:match("^(.-)__")
+            if srv and not srv:find("[%*%?]") and not seen[srv] then
+              seen[srv] = true
+              servers[#servers + 1] = srv
+            end
+          end
+          if #servers > 0 then o.servers = servers end
+        end
+        o.hooks = { before_tool = function(call)
+          for _, g in ipairs(only) do
+            if glob_match(g, call.name) then return nil end
+          end
+          return false, call.name .. " is not among the tools of " .. d.path
+        end }
+      end
+    end
+    a = M.new(o)
+  end
+  return a
 end
 
 return M

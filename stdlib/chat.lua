@@ -12,14 +12,16 @@ local agent = require("agent")
 local M = {}
 
 -- build makes the agent: --agent's (o.agent_fn, compiled from
--- o.agent_file) with --model, --server, --yes and --code-mode applied, or
+-- o.agent_file) with --model, --fallback-model, --server, --yes, --code-mode
+-- and --context-window (o.context_window) applied, or
 -- a default one named o.name. o.memory is the project memory's prompt
 -- section (nil: none), given to the agent unless the file's agent was made
 -- with memory = false (o.memory_skipped() then says so). o.elicit
 -- answers the servers' elicitation requests (chat). With o.own_hub
 -- (ask), the default agent gets a hub of its own that starts only
 -- o.servers and waits for them, each failure passed to o.warn; otherwise
--- it shares the default hub, started in the background.
+-- it shares the default hub, started in the background. o.subagents are
+-- the agent files' (agent.file_agents), offered as tools.
 function M.build(o)
   -- --server: the agents on the catalog's hub (the file's, or chat's
   -- default one) start only those servers.
@@ -34,9 +36,27 @@ function M.build(o)
     end
     local changes = {}
     if o.model then changes.model = o.model end
+    if o.fallback_models then changes.fallback_models = o.fallback_models end
     if o.servers then changes.servers = o.servers end
     if o.yes then changes.yes = true end
     if o.code_mode then changes.code_mode = true end
+    if o.subagents then
+      -- The agent files' agents join the file's agent's own.
+      local subs, names = {}, {}
+      for _, x in ipairs(a._opts.agents or {}) do
+        subs[#subs + 1] = x
+        names[agent.slug(x.name or "")] = true
+      end
+      for _, x in ipairs(agent.file_agents(o.subagents, o.model or a._opts.model, o.warn)) do
+        if names[agent.slug(x.name)] then
+          if o.warn then o.warn(o.agent_file .. " has an agent named " .. agent.slug(x.name) .. "; the agent file of that name is left out") end
+        else
+          subs[#subs + 1] = x
+        end
+      end
+      changes.agents = subs
+    end
+    if o.context_window then changes.context_window = o.context_window end
     if o.memory then
       -- The project memory, unless the file's agent opts out.
       if a._opts.memory == false then
@@ -64,8 +84,10 @@ function M.build(o)
       if s.status == "failed" and o.warn then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
     end
   end
-  return agent.new{ name = o.name, model = o.model, hub = h, servers = o.servers,
-    yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory }
+  local subs = o.subagents and agent.file_agents(o.subagents, o.model, o.warn) or nil
+  return agent.new{ name = o.name, model = o.model, fallback_models = o.fallback_models, hub = h, servers = o.servers,
+    yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory, agents = subs,
+    context_window = o.context_window }
 end
 
 function M.with_model(a, model)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/luagent/luagent/luabind/chatlua"
 	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/errs"
@@ -25,18 +26,29 @@ import (
 
 // askOptions are `luagent ask`'s.
 type askOptions struct {
-	model   string
-	agent   string   // --agent FILE
-	servers []string // --server NAME...
-	yes     bool
-	json    bool
-	code    bool         // --code-mode
-	sess    sessionFlags // -c, --resume ID, --fork (sessions.go)
-	prompt  []string
+	model     string
+	fallbacks []string // --fallback-model M...
+	agent     string   // --agent FILE
+	servers   []string // --server NAME...
+	yes       bool
+	json      bool
+	code      bool         // --code-mode
+	window    int          // --context-window
+	sess      sessionFlags // -c, --resume ID, --fork (sessions.go)
+	prompt    []string
 	// allow and deny are --allow's and --deny's patterns.
 	allow, deny []string
 	// noMemory is --no-memory: no AGENTS.md in the system prompt.
 	noMemory bool
+	// grants are a command file's allowed-tools, allow rules for this
+	// run; grantSource is the file (commands.go).
+	grants      []string
+	grantSource string
+
+	// maxTurns and maxCost are --max-turns and --max-cost (0: the
+	// agent's own).
+	maxTurns int
+	maxCost  float64
 
 	// --output-format and --input-format (ask_headless.go): "" is text.
 	outputFormat, inputFormat string
@@ -85,6 +97,13 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "luagent: ask needs a prompt: luagent ask \"what is in README.md?\" (or on stdin)")
 		return host.ExitUsage
 	}
+	if !hl.streamInput() { // "/NAME args": a command file's prompt (commands.go)
+		p, code, ok := askSlash(a, prompt, stderr)
+		if !ok {
+			return code
+		}
+		prompt = p
+	}
 	// One read of the catalog for the checks here (the hub reads it again
 	// when it starts: that is the Lua side's own load).
 	cfg, err := catalog.Load(catalog.Path(host.Home()))
@@ -100,6 +119,13 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		return code
 	}
 	rules, _ := perms.Rules() // checked by permissionSetup
+	// A command file's allowed-tools (commands.go).
+	for _, g := range a.grants {
+		if err := rules.Add(approval.Allow, g, a.grantSource); err != nil {
+			fmt.Fprintf(stderr, "luagent: %s: allowed-tools %s\n", visible.Text(a.grantSource), visible.Text(err.Error()))
+			return host.ExitError
+		}
+	}
 	mask := secret.NewMasker(secrets())
 	shown := func(s string) string { return visible.Text(mask.String(s)) }
 	store := sessionStore(cfg, func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) })
@@ -111,8 +137,8 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		sid = prior.ID
 		hl.setSessionID(sid)
 	}
-	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
-		OwnHub: true, Warn: func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) }}
+	bo := chat.BuildOptions{Name: "ask", AgentFile: a.agent, Model: a.model, FallbackModels: a.fallbacks, Servers: a.servers, Yes: a.yes, CodeMode: a.code,
+		ContextWindow: a.window, OwnHub: true, Warn: func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) }}
 	if a.agent == "" {
 		spec, note := askModel(a.model, os.Getenv, cfg)
 		if prior != nil && a.model == "" && prior.LastModel() != "" {
@@ -128,6 +154,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "luagent: "+n)
 	}
 	bo.Memory = mem.Prompt()
+	bo.Subagents = fileAgents(stderr, shown) // commands.go
 	return h.RunGo(context.Background(), func(ctx context.Context) int {
 		lu := chatlua.NewLua(h.Loop, h.LoadAgentFile)
 		if a.agent != "" {
@@ -142,6 +169,7 @@ func runAsk(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 			return askFailed(ctx, stderr, shown, err, "ask")
 		}
 		ag.Agent().SetRules(rules)
+		ag.Agent().SetLimits(a.maxTurns, a.maxCost)
 		// sess is the run's session: sess.ID() is THE session id of this
 		// ask (hooks' session_id, stream-json's), sess.Path() its file.
 		h := sessionHeader("ask", a.agent, ag.Agent())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/luagent/luagent/runtime/cmdfile"
 	"github.com/luagent/luagent/runtime/sessionid"
 	"io"
 	"os"
@@ -123,7 +124,8 @@ func (hl *askHeadless) run(ctx context.Context, ag chat.Agent, prompt string, st
 	cwd, _ := os.Getwd()
 	tools, skills := ra.Offered()
 	hl.s.Init(headless.SystemInit{Cwd: cwd, Model: ra.Model().Name(), Tools: tools, Skills: skills,
-		MCPServers: headless.MCPServersOf(ra.Hub(), ra.UsesServer), PermissionMode: hl.permissionMode(), ClaudeCodeVersion: version})
+		SlashCommands: cmdfile.LoadCommands(fileOptions()).Names(), // commands.go
+		MCPServers:    headless.MCPServersOf(ra.Hub(), ra.UsesServer), PermissionMode: hl.permissionMode(), ClaudeCodeVersion: version})
 	// The tool activity goes to stderr, as in text mode.
 	r := render.New(render.Options{Text: io.Discard, Tools: hl.stderr, Shown: shown, Quiet: true})
 	var mu sync.Mutex // events come from the turn's goroutines
@@ -198,6 +200,11 @@ func (hl *askHeadless) run(ctx context.Context, ag chat.Agent, prompt string, st
 			text, err = headless.UserPrompt(p)
 		}
 		if err != nil {
+			hl.fail(&errs.Error{Kind: errs.KindOf(err), Msg: fmt.Sprintf("stream-json input line %d: %s", rd.n, errMsg(err))})
+			code = host.ExitError
+			continue
+		}
+		if text, err = slashPrompt(ctx, text); err != nil { // a command file's (commands.go)
 			hl.fail(&errs.Error{Kind: errs.KindOf(err), Msg: fmt.Sprintf("stream-json input line %d: %s", rd.n, errMsg(err))})
 			code = host.ExitError
 			continue

@@ -14,6 +14,7 @@ import (
 	"github.com/luagent/luagent/luabind/host"
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/cost"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/render"
@@ -272,6 +273,17 @@ func sessionsShow(id string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(&b, "forked from %s\n", sess.ForkedFrom)
 	}
 	fmt.Fprintf(&b, "file    %s\n", sess.Path)
+	if sess.Turns() > 0 {
+		usd, unknown := sess.Cost()
+		c := cost.Format(usd, true)
+		switch {
+		case unknown && usd == 0:
+			c = "unknown (no price known for its model)"
+		case unknown:
+			c += " and unknown (a model had no known price)"
+		}
+		fmt.Fprintf(&b, "cost    %s\n", c)
+	}
 	ends := map[int]session.Line{}
 	for _, e := range sess.Ends {
 		ends[e.Turn] = e

@@ -383,7 +383,9 @@ func TestSessionLineCap(t *testing.T) {
 	home := t.TempDir()
 	env := []string{"LUAGENT_HOME=" + home}
 	agentFile := writeFile(t, home, "big.lua", `
-return agent.new{ model = "mock", hub = false, yes = true,
+-- the model gets the whole result (not cut at 40 kB), so that the answer
+-- the session saves is over the line cap too
+return agent.new{ model = "mock", hub = false, yes = true, tool_result_limit = 8 * 1024 * 1024,
   tools = { { name = "big", description = "a big result", handler = function() return string.rep("x", 5 * 1024 * 1024) end } } }
 `)
 	r := luagent(t, "", env, "ask", "--agent", agentFile, "big")

@@ -6,6 +6,7 @@ package chatlua
 import (
 	"context"
 	"encoding/json"
+	"github.com/luagent/luagent/runtime/cmdfile"
 	"os"
 
 	lua "github.com/yuin/gopher-lua"
@@ -76,6 +77,13 @@ func (l *Lua) Build(ctx context.Context, o chat.BuildOptions) (chat.Agent, error
 		if o.Model != "" {
 			t.RawSetString("model", lua.LString(o.Model))
 		}
+		if len(o.FallbackModels) > 0 {
+			ft := L.CreateTable(len(o.FallbackModels), 0)
+			for _, s := range o.FallbackModels {
+				ft.Append(lua.LString(s))
+			}
+			t.RawSetString("fallback_models", ft)
+		}
 		if len(o.Servers) > 0 {
 			st := L.CreateTable(len(o.Servers), 0)
 			for _, s := range o.Servers {
@@ -88,6 +96,9 @@ func (l *Lua) Build(ctx context.Context, o chat.BuildOptions) (chat.Agent, error
 		}
 		if o.CodeMode {
 			t.RawSetString("code_mode", lua.LTrue)
+		}
+		if o.ContextWindow > 0 {
+			t.RawSetString("context_window", lua.LNumber(o.ContextWindow))
 		}
 		if o.OwnHub {
 			t.RawSetString("own_hub", lua.LTrue)
@@ -111,6 +122,9 @@ func (l *Lua) Build(ctx context.Context, o chat.BuildOptions) (chat.Agent, error
 				skipped()
 				return 0
 			}))
+		}
+		if len(o.Subagents) > 0 {
+			t.RawSetString("subagents", subagents(L, o.Subagents))
 		}
 		return []lua.LValue{t}
 	}, func(L *lua.LState, rs []lua.LValue) error {
@@ -255,4 +269,40 @@ func (l *Lua) function(L *lua.LState, name string) (*lua.LFunction, error) {
 		return nil, errs.Errorf(errs.Internal, "chat", "luagent.chat has no function %s", name)
 	}
 	return fn, nil
+}
+
+// subagents are the agent files as stdlib's agent.file_agents reads them.
+func subagents(L *lua.LState, list []*cmdfile.Agent) *lua.LTable {
+	strs := func(ss []string) *lua.LTable {
+		t := L.CreateTable(len(ss), 0)
+		for _, s := range ss {
+			t.Append(lua.LString(s))
+		}
+		return t
+	}
+	out := L.CreateTable(len(list), 0)
+	for _, a := range list {
+		t := L.CreateTable(0, 8)
+		t.RawSetString("name", lua.LString(a.Name))
+		t.RawSetString("path", lua.LString(a.Path))
+		if a.Lua {
+			t.RawSetString("lua", lua.LTrue)
+		}
+		if a.Description != "" {
+			t.RawSetString("description", lua.LString(a.Description))
+		}
+		t.RawSetString("system", lua.LString(a.System))
+		if a.Model != "" {
+			t.RawSetString("model", lua.LString(a.Model))
+		}
+		if a.Servers != nil {
+			t.RawSetString("servers", strs(a.Servers))
+		}
+		if a.Tools != nil {
+			names, _ := a.MCPTools()
+			t.RawSetString("tools", strs(names))
+		}
+		out.Append(t)
+	}
+	return out
 }

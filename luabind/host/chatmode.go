@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/luabind/chatlua"
+	"github.com/luagent/luagent/luabind/cmdlua"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/chat"
@@ -28,6 +29,9 @@ const ChatBanner = tui.ChatBanner
 // returns the exit code.
 func (h *Host) Chat(ctx context.Context, in io.Reader, interactive bool, c ChatConfig) int {
 	c.Lua = chatlua.NewLua(h.Loop, h.LoadAgentFile)
+	if c.CommandPrompt == nil {
+		c.CommandPrompt = cmdlua.Prompt // a .lua command file, in the sandbox
+	}
 	c.Home = h.cfg.Home
 	c.Out, c.Err = h.Stdout(), h.Stderr()
 	c.LuaOut, c.LuaErr = h.out, h.errw

@@ -110,9 +110,23 @@ func CatalogModels(home string) (map[string]llm.ModelConfig, string, error) {
 	}
 	out := make(map[string]llm.ModelConfig, len(c.Models))
 	for _, m := range c.Models {
-		out[m.Name] = llm.ModelConfig{Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model}
+		out[m.Name] = llm.ModelConfig{Provider: m.Provider, BaseURL: m.BaseURL, APIKeyEnv: m.APIKeyEnv, Model: m.Model, Price: m.Price, ContextWindow: m.ContextWindow}
 	}
 	return out, c.DefaultModel, nil
+}
+
+// CatalogFallbackModels returns the catalog's fallbackModels (none when
+// the file is missing or does not load: the commands that read the
+// catalog say why).
+func CatalogFallbackModels(home string) []string {
+	if home == "" {
+		return nil
+	}
+	c, err := catalog.Load(catalog.Path(home))
+	if err != nil {
+		return nil
+	}
+	return c.FallbackModels
 }
 
 // CatalogToolSearch returns the catalog's toolSearch and
@@ -253,8 +267,13 @@ func (h *Host) preloadAgent() {
 	agentmod.Preload(h.Loop, agentmod.Config{Lookup: cfg.Env, Trace: cfg.Trace, Home: cfg.Home, Models: func() (map[string]llm.ModelConfig, string, error) {
 		return CatalogModels(cfg.Home)
 	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version, CodeMode: codemode.Run, APIKeysFile: cfg.APIKeysFile,
-		ToolSearch: func() (string, int) { return CatalogToolSearch(cfg.Home) },
-		Hooks:      func() hooks.Config { return CatalogHooks(cfg.Home) }})
+		ToolSearch:     func() (string, int) { return CatalogToolSearch(cfg.Home) },
+		FallbackModels: func() []string { return CatalogFallbackModels(cfg.Home) },
+		Hooks:          func() hooks.Config { return CatalogHooks(cfg.Home) },
+		ContextWindow: func(spec string) int { // models.NAME.contextWindow, else a known model's
+			models, _, _ := CatalogModels(cfg.Home)
+			return llm.WindowOf(spec, models)
+		}})
 	preload.Embedded(h.L, "agent", "agent")
 }
 

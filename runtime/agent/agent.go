@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/luagent/luagent/runtime/approval"
+	"github.com/luagent/luagent/runtime/compact"
+	"github.com/luagent/luagent/runtime/cost"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -104,6 +106,15 @@ type Config struct {
 	MaxTurns    int
 	TokenBudget int
 	Timeout     time.Duration
+	// MaxCost bounds what the agent's requests cost, in USD, summed over
+	// its Asks (0: no bound): checked after each model response, before
+	// the next request; reaching it ends the Ask with a limit error
+	// (EndCost), keeping what was done. A model with no known price
+	// cannot be bounded: Ask fails at once (errs.Invalid).
+	MaxCost float64
+	// Prices prices the requests (nil: the built-in list prices of
+	// runtime/cost); a configured model's "price" is Set in it by name.
+	Prices *cost.Table
 	// MetaToolThreshold: when the MCP tools offered (hub tools plus local
 	// tools) number more than this, mcp_search_tools replaces the hub's
 	// tools and the model calls what it finds (0: the default 40; < 0:
@@ -133,6 +144,26 @@ type Config struct {
 	// Trace receives the loop's trace events (model requests and
 	// responses, approvals, tool calls, the end).
 	Trace trace.Sink
+
+	// The context window (context.go, runtime/compact). ContextWindow is
+	// the model's window in tokens (0: llm.KnownWindow of the model's
+	// name, which may be unknown; < 0: unknown). CompactThreshold is the
+	// share of it a request's input tokens reach for the next request to
+	// compact the conversation first (0: compact.DefaultThreshold, 0.8).
+	// KeepTurns is how many last user turns stay whole (0:
+	// compact.DefaultKeepTurns). Summarize writes the summary of the older
+	// turns (nil: the model, asked with compact.SummaryPrompt).
+	ContextWindow    int
+	CompactThreshold float64
+	KeepTurns        int
+	Summarize        compact.Summarizer
+	// NoCompaction turns compaction off: not before a request, not after
+	// a context_length error (Compact, /compact, still compacts).
+	NoCompaction bool
+	// ToolResultLimit bounds the bytes of a tool result's text the model
+	// gets at once; the rest it pages with read_tool_result (0:
+	// compact.DefaultResultLimit, 40 kB; < 0: never cut).
+	ToolResultLimit int
 }
 
 // Agent is a model with tools and a conversation. Ask calls on one Agent
@@ -157,6 +188,17 @@ type Agent struct {
 	lc       lifecycle                   // the lifecycle hooks' state (hooks.go)
 	recorder atomic.Pointer[recorderBox] // SetRecorder's (record.go)
 	recorded int                         // a.messages[:recorded] were told to it (under mu)
+
+	costMu  sync.Mutex // guards costs, run and maxCost
+	costs   Costs      // every request's usage and cost (cost.go)
+	run     *costRun   // the running Ask's accounting (nil: none)
+	maxCost float64    // Config.MaxCost, or what SetLimits set
+	// The context window's state (context.go; under mu).
+	lastInput   int      // the last request's input tokens (0: none since a compaction)
+	trBase      int      // a.messages[trBase:] are the running Ask's, not yet in its transcript
+	pinned      []string // Pin's notes
+	compactions int
+	results     *compact.Store // cut tool results (nil: none are cut)
 }
 
 // New returns an agent over cfg.
@@ -167,8 +209,11 @@ func New(cfg Config) *Agent {
 	if cfg.MetaToolThreshold == 0 {
 		cfg.MetaToolThreshold = DefaultMetaToolThreshold
 	}
-	a := &Agent{cfg: cfg, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
+	a := &Agent{cfg: cfg, maxCost: cfg.MaxCost, found: map[string]bool{}, secrets: secret.NewMasker(cfg.Secrets),
 		approver: approval.New(cfg.Approve, cfg.Ask, cfg.Yes).WithRules(cfg.Rules)}
+	if cfg.ToolResultLimit >= 0 {
+		a.results = compact.NewStore(cfg.ToolResultLimit)
+	}
 	a.initHooks()
 	return a
 }
@@ -179,6 +224,10 @@ func (a *Agent) Reset() {
 	a.messages = nil
 	a.found = map[string]bool{}
 	a.recorded = 0
+	a.lastInput = 0
+	if a.results != nil {
+		a.results.Reset()
+	}
 	a.mu.Unlock()
 	a.resetHooks()
 }
@@ -250,6 +299,7 @@ const (
 	EndAnswer    EndReason = "answer"    // the model answered without asking for tools
 	EndMaxTurns  EndReason = "max_turns" // Config.MaxTurns model calls were made
 	EndBudget    EndReason = "budget"    // Config.TokenBudget tokens were spent
+	EndCost      EndReason = "max_cost"  // Config.MaxCost USD were spent
 	EndTimeout   EndReason = "timeout"   // Config.Timeout (or ctx's deadline) passed
 	EndCancelled EndReason = "cancelled" // ctx was cancelled
 	EndError     EndReason = "error"     // the model failed (the error says how)

@@ -119,7 +119,7 @@ func (a *Agent) runCall(ctx context.Context, turn int, ts *toolset, tc llm.ToolC
 		if res != nil {
 			shown = *res
 		}
-		o.msg = llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Parts: parts(shown), IsError: shown.IsError}
+		o.msg = llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Parts: a.cutResult(call.ID, call.Name, parts(shown)), IsError: shown.IsError}
 		msg := ""
 		if err != nil {
 			msg = err.Error()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -23,6 +24,11 @@ const (
 	// after the response's text deltas and before its calls start. Lua's
 	// on_event does not get it (the deltas and calls say the same).
 	EventResponse EventType = "response"
+	// EventRetry is the model provider failing while the turn waits:
+	// Notice says a retry coming (after Notice.Wait) or a fallback model
+	// taking over; Message is it as a status line ("↻ provider
+	// overloaded (529), retry 2/4 in 3.2s").
+	EventRetry EventType = "retry"
 )
 
 // Event is one thing the loop did, for Config.OnEvent.
@@ -50,6 +56,13 @@ type Event struct {
 	Response   *Message
 	Usage      Usage
 	StopReason string
+	// Model is the model that answered (EventResponse) when a fallback
+	// did; "" is the agent's model.
+	Model string
+	// Notice is a retry's or a fallback's (EventRetry).
+	Notice *llm.Notice
+	// Compaction is what an EventCompact did (context.go).
+	Compaction *Compaction
 }
 
 func (a *Agent) emit(e Event) {
@@ -68,6 +81,11 @@ func (a *Agent) emit(e Event) {
 		if e.Response != nil {
 			m := a.redactMessage(*e.Response)
 			e.Response = &m
+		}
+		if e.Notice != nil {
+			n := *e.Notice
+			n.Message = a.redact(n.Message)
+			e.Notice = &n
 		}
 	}
 	a.evMu.Lock()

@@ -34,6 +34,9 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 		return "", tr, err
 	}
 	tr.Model = a.cfg.Model.Name()
+	tr.ContextWindow = a.window()
+	ctx = a.beginCost(ctx, tr)
+	defer a.endCost()
 	ctx, run, parent := a.span(ctx)
 	a.trace(trace.Event{Kind: trace.AgentStart, Span: run, Parent: parent, Method: tr.Model})
 	var cancel context.CancelFunc
@@ -44,15 +47,24 @@ func (a *Agent) Ask(ctx context.Context, prompt string) (text string, tr *Transc
 	}
 	defer cancel()
 
-	base := len(a.messages)
+	a.trBase = len(a.messages)
 	user, end, err := a.submit(ctx, prompt) // SessionStart, UserPromptSubmit (hooks.go)
+	if err == nil {
+		if err = a.checkCostBound(tr.Model); err != nil {
+			end = EndCost
+			if errs.KindOf(err) != errs.Limit {
+				end = EndError
+			}
+		}
+	}
 	if err == nil {
 		a.messages = append(a.messages, user)
 		a.record(tr)
 		end, err = a.loop(ctx, tr, &text)
 	}
 
-	for _, m := range a.messages[base:] {
+	a.endCost() // a subagent still running past its call counts in a.costs alone
+	for _, m := range a.messages[min(a.trBase, len(a.messages)):] {
 		tr.Messages = append(tr.Messages, messageOf(m))
 	}
 	tr.End = end
@@ -75,7 +87,10 @@ func (a *Agent) loop(ctx context.Context, tr *Transcript, text *string) (EndReas
 			return ctxEnd(ctx)
 		}
 		if turn > a.cfg.MaxTurns {
-			return EndMaxTurns, errs.Errorf(errs.Limit, "agent", "the model took %d turns without answering (max_turns %d)", a.cfg.MaxTurns, a.cfg.MaxTurns)
+			return EndMaxTurns, errs.Errorf(errs.Limit, "agent", "the model took %d turns without answering (max_turns %d; raise it with --max-turns N or max_turns to go on)", a.cfg.MaxTurns, a.cfg.MaxTurns)
+		}
+		if spent, bound, over := a.overBound(); over { // a subagent's calls spent it
+			return EndCost, costReached(spent, bound)
 		}
 		if end, done, err := a.turn(ctx, turn, tr, text); done {
 			return end, err
@@ -99,25 +114,59 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		}
 		a.trace(e)
 	}()
-	ts := a.toolset()
-	req := &llm.Request{System: withSkills(a.withHookContext(a.system()), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
-	if a.cfg.BeforeModel != nil {
-		a.cfg.BeforeModel(ctx, req)
-	}
-	_, mspan, _ := a.span(ctx)
-	a.trace(trace.Event{Kind: trace.ModelRequest, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
-	t0 := time.Now()
-	resp, err := a.cfg.Model.Stream(ctx, req, func(e llm.Event) {
-		if e.Text != "" {
-			a.emit(Event{Type: EventText, Turn: turn, Text: e.Text})
+	a.autoCompact(ctx, tr) // the last request crossed the threshold (context.go)
+	var (
+		ts    *toolset
+		req   *llm.Request
+		resp  *llm.Response
+		t0    time.Time
+		d     time.Duration
+		mspan string
+	)
+	for retried := false; ; retried = true {
+		ts = a.toolset()
+		req = &llm.Request{System: withSkills(a.withHookContext(a.system()), ts.skills), Messages: slices.Clone(a.messages), Tools: ts.tools}
+		if a.cfg.BeforeModel != nil {
+			a.cfg.BeforeModel(ctx, req)
 		}
-	})
-	d := time.Since(t0)
-	if err != nil {
+		_, mspan, _ = a.span(ctx)
+		a.trace(trace.Event{Kind: trace.ModelRequest, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Message: fmt.Sprintf("%d messages, %d tools", len(req.Messages), len(req.Tools))})
+		t0 = time.Now()
+		// The provider's retries and fallbacks show as the turn waits.
+		rspan := mspan
+		mctx := llm.WithObserver(ctx, func(n llm.Notice) {
+			a.trace(trace.Event{Kind: trace.Retry, Span: rspan, Parent: span, Method: n.Model, Count: n.Attempt, Duration: n.Wait, Message: n.String(), Error: n.Message})
+			a.emit(Event{Type: EventRetry, Turn: turn, Message: n.String(), Notice: &n})
+		})
+		resp, err = a.cfg.Model.Stream(mctx, req, func(e llm.Event) {
+			if e.Text != "" {
+				a.emit(Event{Type: EventText, Turn: turn, Text: e.Text})
+			}
+		})
+		d = time.Since(t0)
+		if err == nil {
+			break
+		}
 		a.trace(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d, Message: err.Error(), Error: err.Error()})
 		if ctx.Err() != nil {
 			end, err := ctxEnd(ctx)
 			return end, true, err
+		}
+		// Longer than the window: compacted, the request goes once more
+		// (the model refused it, so nothing of it ran).
+		if errs.KindOf(err) == errs.ContextLength && !retried && !a.cfg.NoCompaction {
+			if res, cerr := a.compactLocked(ctx, tr, "auto", ""); cerr == nil && res.Summarized > 0 {
+				continue
+			}
+		}
+		if errs.Is(err, errs.Incomplete) && resp != nil {
+			// The answer broke off after it began: what came (shown
+			// already) is kept in the conversation, and is the answer.
+			if t := textOf(resp.Message); t != "" {
+				a.messages = append(a.messages, llm.Message{Role: llm.RoleAssistant, Parts: resp.Message.Parts})
+				a.record(tr)
+				*text = t
+			}
 		}
 		return EndError, true, err
 	}
@@ -126,10 +175,16 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	}
 	u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
 		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens}
-	a.trace(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d,
-		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)})
+	model, usd, known := a.price(tr.Model, resp, u)
+	a.trace(costAttrs(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d,
+		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)}, usd, known))
+	a.lastInput = u.InputTokens
 	tr.Usage.InputTokens += u.InputTokens
 	tr.Usage.OutputTokens += u.OutputTokens
+	tr.Usage.CacheReadTokens += u.CacheReadTokens
+	tr.Usage.CacheWriteTokens += u.CacheWriteTokens
+	a.account(model, u, usd, known)
+	spent, bound, over := a.overBound()
 
 	msg := resp.Message
 	msg.Role = llm.RoleAssistant
@@ -142,15 +197,29 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	}
 	a.messages = append(a.messages, msg)
 	a.record(tr)
-	tr.Turns = append(tr.Turns, Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls)})
-	a.emitResponse(turn, msg, u, resp.StopReason)
+	tt := Turn{Turn: turn, Start: t0.Round(0), Duration: d, StopReason: resp.StopReason, Usage: u, ToolCalls: len(msg.ToolCalls), Model: resp.Model}
+	if known {
+		tt.CostUSD = &usd
+	}
+	tr.Turns = append(tr.Turns, tt)
+	a.emitResponse(turn, msg, u, resp.StopReason, resp.Model)
 	*text = textOf(msg)
 	if len(msg.ToolCalls) == 0 {
 		if more := a.onStop(ctx, turn); more != "" { // a Stop hook says go on
+			if over { // but no next request past the bound
+				return EndCost, true, costReached(spent, bound)
+			}
 			a.messages = append(a.messages, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{llm.Text(more)}})
 			return "", false, nil
 		}
 		return EndAnswer, true, nil
+	}
+	if over {
+		for _, tc := range msg.ToolCalls {
+			a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, IsError: true,
+				Parts: []llm.Part{llm.Text("not run: the cost bound (max_cost) is reached")}})
+		}
+		return EndCost, true, costReached(spent, bound)
 	}
 	if b := a.cfg.TokenBudget; b > 0 && tr.Usage.Total() >= b {
 		// The calls are answered, unrun, so the conversation stays

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/luagent/luagent/runtime/compact"
 	"strings"
 
 	"github.com/luagent/luagent/runtime/errs"
@@ -16,6 +17,10 @@ import (
 func (a *Agent) runMeta(ctx context.Context, name string, args json.RawMessage) (Result, []string, error) {
 	if isSkillTool(name) {
 		r, err := a.runSkill(ctx, name, args)
+		return r, nil, err
+	}
+	if name == compact.ReadToolResult && a.results != nil { // context.go
+		r, err := a.readToolResultTool().Call(ctx, args)
 		return r, nil, err
 	}
 	h := a.cfg.Hub

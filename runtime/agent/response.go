@@ -7,9 +7,9 @@ import "github.com/luagent/luagent/runtime/llm"
 // and the names of the tools on offer.
 
 // emitResponse sends a model response, whole, as EventResponse.
-func (a *Agent) emitResponse(turn int, msg llm.Message, u Usage, stop string) {
+func (a *Agent) emitResponse(turn int, msg llm.Message, u Usage, stop, model string) {
 	m := messageOf(msg)
-	a.emit(Event{Type: EventResponse, Turn: turn, Response: &m, Usage: u, StopReason: stop})
+	a.emit(Event{Type: EventResponse, Turn: turn, Response: &m, Usage: u, StopReason: stop, Model: model})
 }
 
 // redactMessage masks the secrets in a message's text and tool call

@@ -58,6 +58,7 @@ func (a *Agent) Sample(ctx context.Context, server string, params json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	a.accountSample(resp) // the agent's model answered: its cost is the agent's (cost.go)
 	return samplingResult(a.cfg.Model.Name(), resp), nil
 }
 

@@ -26,6 +26,7 @@ func (a *Agent) Seed(msgs []llm.Message) {
 	a.messages = append([]llm.Message(nil), msgs...)
 	a.found = map[string]bool{}
 	a.recorded = len(a.messages) // already kept, as it came
+	a.lastInput = 0
 	a.mu.Unlock()
 }
 

@@ -92,6 +92,10 @@ func (a *Agent) toolset() *toolset {
 		a.addDirect(ts, hubTools, local, func(name string) bool { return !ts.search || a.found[name] })
 	}
 	ts.addSkillTools(a.skillList())
+	if a.results != nil && a.results.Len() > 0 { // a result was cut: the model may page it
+		rt := a.readToolResultTool()
+		ts.add(llm.Tool{Name: rt.Name, Description: rt.Description, Schema: rt.Schema}, entry{kind: KindMeta})
+	}
 	return ts
 }
 

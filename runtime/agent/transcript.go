@@ -26,10 +26,12 @@ import (
 //	                 "start": "...", "duration_ns": 42}],
 //	 "usage": {"input_tokens": 10, "output_tokens": 5}}
 type Transcript struct {
-	Model    string        `json:"model"`
-	Start    time.Time     `json:"start"`
-	Duration time.Duration `json:"duration_ns"`
-	End      EndReason     `json:"end"`
+	Model string `json:"model"`
+	// ContextWindow is the model's window in tokens (0: unknown).
+	ContextWindow int           `json:"context_window,omitempty"`
+	Start         time.Time     `json:"start"`
+	Duration      time.Duration `json:"duration_ns"`
+	End           EndReason     `json:"end"`
 	// Error and ErrorKind say why the loop ended when it was not an
 	// answer (the kind's name: "timeout", "limit", ...).
 	Error     string           `json:"error,omitempty"`
@@ -38,6 +40,13 @@ type Transcript struct {
 	Turns     []Turn           `json:"turns"`
 	ToolCalls []ToolCallRecord `json:"tool_calls"`
 	Usage     Usage            `json:"usage"`
+	// CostUSD is what this Ask's requests cost by their models' prices
+	// (runtime/cost; config.json's "price"); Unpriced says a model had
+	// none, so CostUSD counts the priced requests only. ModelUsage is
+	// the tokens and cost of each model that answered.
+	CostUSD    float64               `json:"cost_usd"`
+	Unpriced   bool                  `json:"cost_unknown,omitempty"`
+	ModelUsage map[string]ModelUsage `json:"model_usage,omitempty"`
 }
 
 // Usage counts tokens.
@@ -61,6 +70,10 @@ type Turn struct {
 	StopReason string        `json:"stop_reason,omitempty"`
 	Usage      Usage         `json:"usage"`
 	ToolCalls  int           `json:"tool_calls"`
+	// Model is the model that answered when a fallback did; CostUSD is
+	// the request's cost (nil: its model has no known price).
+	Model   string   `json:"model,omitempty"`
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // ToolCallRecord is one tool call: what was asked, decided and answered.

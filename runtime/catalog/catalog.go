@@ -111,6 +111,11 @@ type Config struct {
 	// order (see Model, Resolve).
 	DefaultModel string
 	Models       []*Model
+	// FallbackModels is "fallbackModels": the models (names of Models
+	// entries, or specs) that answer, in order, a request the model
+	// could not (its retries spent, its endpoint down, or the context
+	// too long for it). Kept as the file has it when written.
+	FallbackModels []string
 	// ToolSearch is "toolSearch": whether agents defer the MCP tools
 	// behind mcp_search_tools, ToolSearchAuto (more than
 	// ToolSearchThreshold tools offered; "" means auto),

@@ -14,7 +14,8 @@ func FuzzParse(f *testing.F) {
 		`{"mcpServers": {"a": {"url": "https://x/mcp", "oauth": {"scopes": ["a"], "x": [1]}}}, "z": {"\u0000": 1}}`,
 		`{"mcpServers": null, "mcpInitStrategy": null}`, `{"model": "m", "models": {"m": {"provider": "openai", "model": "x", "y": [1]}}}`, `{"mcpServers": {"a": {"enabled": null, "cwd": null, "env": {}}}}`,
 		`{"mcpServers": {"a": {"command": "x", "inheritEnv": "minimal"}, "b": {"command": "y", "inheritEnv": ["PATH", "A"]}, "c": {"command": "z", "inheritEnv": "all"}, "d": {"command": "w", "inheritEnv": []}, "e": {"url": "https://x/mcp", "inheritEnv": null}}}`,
-		`{"permissions": {"allow": ["fs__*", "w(path:/tmp/*)"], "defaultMode": "x", "deny": null}}`, `{"permissions": null}`, `{"permissions": {"ask": "*"}}`} {
+		`{"permissions": {"allow": ["fs__*", "w(path:/tmp/*)"], "defaultMode": "x", "deny": null}}`, `{"permissions": null}`, `{"permissions": {"ask": "*"}}`,
+		`{"models": {"m": {"provider": "mock", "price": {"input": 3, "output": 1.5e1, "cachedInput": 0}}, "n": {"provider": "mock", "price": null}}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -85,6 +85,12 @@ func Parse(data []byte) (*Config, error) {
 		case "models":
 			c.raw[m.name] = m.val
 			c.Models = parseModels(m.val, &p)
+		case "fallbackModels":
+			// Kept as written (nothing edits it).
+			c.extra.set(m.name, m.val)
+			if !isNull(m.val) {
+				c.FallbackModels = strList(m.val, "fallbackModels", &p)
+			}
 		case "toolSearch":
 			c.raw[m.name] = m.val
 			c.ToolSearch = str(m.val, "toolSearch", &p)

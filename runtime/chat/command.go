@@ -32,7 +32,10 @@ var Commands = []struct{ Name, Usage, Help string }{
 	{"clear", "/clear", "start a new conversation (the current one is saved)"},
 	{"save", "/save FILE", "write the conversation as JSON to FILE"},
 	{"lua", "/lua CODE", "run one Lua line in the session's state"},
+	{"cost", "/cost", "tokens (input, cached, output) and cost so far, per model and in total (\"unknown\" for a model with no price)"},
 	{"memory", "/memory", "the project memory in the system prompt: each AGENTS.md's path, size, and whether it was cut"},
+	{"compact", "/compact [FOCUS]", "replace the older turns by a summary now (FOCUS: what it is to keep); the session file keeps them all"},
+	{"context", "/context", "where the context's tokens go: system prompt, memory, each server's tool schemas, messages, tool results"},
 	{"quit", "/quit", "save the conversation and leave (/exit, Ctrl-D)"},
 }
 
@@ -54,6 +57,21 @@ func names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// IsBuiltin says whether name (as typed after "/", an alias too) is one
+// of the chat's own commands: they win over command files of the same
+// name.
+func IsBuiltin(name string) bool {
+	if a, ok := aliases[name]; ok {
+		name = a
+	}
+	for _, c := range Commands {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // IsCommand says whether a line is a slash command (a line starting with

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"github.com/luagent/luagent/runtime/cmdfile"
 
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/errs"
@@ -38,11 +39,18 @@ type BuildOptions struct {
 	// Model overrides the agent's ("" keeps it: for the default agent,
 	// LUAGENT_MODEL, else the catalog's, else mock).
 	Model string
+	// FallbackModels are --fallback-model's: they replace the agent's
+	// fallback models (for the default agent, config.json's
+	// fallbackModels).
+	FallbackModels []string
 	// Servers are --server's: only these start.
 	Servers []string
 	Yes     bool
 	// CodeMode offers the model run_lua instead of the tools (--code-mode).
 	CodeMode bool
+	// ContextWindow is --context-window: the model's window in tokens (0:
+	// the agent's, the catalog's, or a known model's).
+	ContextWindow int
 	// OwnHub gives the default agent a hub of its own whose servers it
 	// waits for (ask), each failure passed to Warn; otherwise it shares
 	// the default hub, started in the background (chat).
@@ -56,6 +64,9 @@ type BuildOptions struct {
 	// file's agent opts out of it (agent.new{memory = false}).
 	Memory        string
 	MemorySkipped func()
+	// Subagents are the agent files' agents (runtime/cmdfile), offered
+	// to the agent as tools (agents = {...}).
+	Subagents []*cmdfile.Agent
 }
 
 // MetaOptions configure the catalog agent.

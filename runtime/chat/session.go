@@ -59,6 +59,11 @@ type Options struct {
 	// Rules are the permission rules every agent of the session gets
 	// (the user's, the project's, --allow, --deny; nil: none).
 	Rules approval.Rules
+	// MaxTurns and MaxCost bound every agent of the session (--max-turns,
+	// --max-cost; 0: the agent's own). The cost is the session's: an
+	// agent /model makes goes on from what the old one spent.
+	MaxTurns int
+	MaxCost  float64
 }
 
 // Session is one conversation with an agent.
@@ -99,6 +104,10 @@ func (s *Session) SetAgent(a Agent) {
 	ra.SetSampleEdit(s.sampleEdit)
 	if s.o.Rules != nil {
 		ra.SetRules(s.o.Rules)
+	}
+	ra.SetLimits(s.o.MaxTurns, s.o.MaxCost)
+	if old != nil && old != a {
+		ra.AddCosts(old.Agent().Costs()) // /cost and --max-cost count the whole session
 	}
 	s.joinSession(a, old) // hooks.go
 	if old != nil && old != a {

@@ -173,6 +173,7 @@ func TestResultOf(t *testing.T) {
 		{ragent.EndAnswer, nil, Success},
 		{ragent.EndMaxTurns, errs.New(errs.Limit, "agent", "the model took 2 turns"), ErrorMaxTurns},
 		{ragent.EndBudget, errs.New(errs.Limit, "agent", "the token budget is spent"), ErrorDuringExecution},
+		{ragent.EndCost, errs.New(errs.Limit, "agent", "the cost bound is reached"), ErrorMaxBudgetUSD},
 		{ragent.EndTimeout, errs.New(errs.Timeout, "agent", "time ran out"), ErrorDuringExecution},
 		{ragent.EndError, errs.New(errs.Auth, "openai", "bad key\nsecond line"), ErrorDuringExecution},
 	} {
@@ -187,6 +188,26 @@ func TestResultOf(t *testing.T) {
 	r := FailureOf(errs.Invalid, "no server \"x\"", time.Second, "s", "u")
 	if !r.IsError || r.Subtype != ErrorDuringExecution || r.Result != `no server "x"` || r.ErrorKind != "invalid" || r.DurationMS != 1000 {
 		t.Errorf("failure: %+v", r)
+	}
+}
+
+// The result's costs are the transcript's: the total and each model's,
+// cache tokens too; an unpriced model is said, not hidden as $0.
+func TestResultCosts(t *testing.T) {
+	tr := &ragent.Transcript{Model: "a", CostUSD: 0.25, Unpriced: true, ModelUsage: map[string]ragent.ModelUsage{
+		"a":  {Usage: ragent.Usage{InputTokens: 100, OutputTokens: 10, CacheReadTokens: 60, CacheWriteTokens: 30}, Requests: 2, CostUSD: 0.25},
+		"fb": {Usage: ragent.Usage{InputTokens: 5}, Requests: 1, Unpriced: true},
+	}}
+	r := ResultOf(tr, "ok", nil, 0, "s", "u")
+	if r.TotalCostUSD != 0.25 || !r.CostUnknown || len(r.ModelUsage) != 2 {
+		t.Fatalf("%+v", r)
+	}
+	if a := r.ModelUsage["a"]; a.CostUSD != 0.25 || a.CacheReadInputTokens != 60 || a.CacheCreationInputTokens != 30 || a.InputTokens != 10 {
+		t.Errorf("a: %+v", a)
+	}
+	raw, _ := json.Marshal(r)
+	if !strings.Contains(string(raw), `"total_cost_usd":0.25`) || !strings.Contains(string(raw), `"costUSD":0.25`) {
+		t.Errorf("%s", raw)
 	}
 }
 
@@ -245,4 +266,17 @@ func FuzzLines(f *testing.F) {
 		}
 		t.Fatalf("Next did not reach EOF on %q", in)
 	})
+}
+
+// modelUsage's contextWindow: the agent's window for its model, a known
+// model's for a fallback, 0 for a model nobody knows.
+func TestResultContextWindow(t *testing.T) {
+	tr := &ragent.Transcript{Model: "mock", ContextWindow: 3000, ModelUsage: map[string]ragent.ModelUsage{
+		"mock": {Requests: 1}, "anthropic:claude-sonnet-4-5": {Requests: 1}, "ollama:llama3.2": {Requests: 1}}}
+	r := ResultOf(tr, "ok", nil, time.Second, "", "")
+	for m, want := range map[string]int{"mock": 3000, "anthropic:claude-sonnet-4-5": 200000, "ollama:llama3.2": 0} {
+		if got := r.ModelUsage[m].ContextWindow; got != want {
+			t.Errorf("%s: contextWindow %d, want %d", m, got, want)
+		}
+	}
 }

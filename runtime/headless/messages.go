@@ -12,7 +12,9 @@ import (
 
 // The messages, field for field as the Claude Agent SDK types them. The
 // fields luagent has no value for carry the SDK's neutral one (no slash
-// commands, output style "default", cost 0: there is no price table yet).
+// commands, output style "default"). Costs are the models' prices
+// (runtime/cost); a model with no known price counts 0 in them (the
+// SDK's fields are numbers), and the result's cost_unknown says so.
 
 // SystemInit is the first line of a stream: the session and what it has.
 type SystemInit struct {
@@ -32,6 +34,24 @@ type SystemInit struct {
 	// ClaudeCodeVersion is luagent's version (the SDK requires the field).
 	ClaudeCodeVersion string `json:"claude_code_version"`
 	UUID              string `json:"uuid"`
+}
+
+// CompactBoundary says the conversation was compacted (context.md): the
+// SDK's SDKCompactBoundaryMessage.
+type CompactBoundary struct {
+	Type            string          `json:"type"`    // "system"
+	Subtype         string          `json:"subtype"` // "compact_boundary"
+	CompactMetadata CompactMetadata `json:"compact_metadata"`
+	SessionID       string          `json:"session_id"`
+	UUID            string          `json:"uuid"`
+}
+
+// CompactMetadata is a compact_boundary's figures.
+type CompactMetadata struct {
+	Trigger    string `json:"trigger"` // "auto" or "manual"
+	PreTokens  int    `json:"pre_tokens"`
+	PostTokens int    `json:"post_tokens"`
+	DurationMS int64  `json:"duration_ms"`
 }
 
 // MCPServer is one server of the init line: its catalog name and status
@@ -108,8 +128,10 @@ type ImageSource struct {
 	Data      string `json:"data"`
 }
 
-// UsageJSON is token usage as the Messages API counts it. luagent's
-// models report input and output tokens; the cache counts are 0.
+// UsageJSON is token usage as the Messages API counts it: input_tokens
+// are the prompt's tokens that were not read from or written to the
+// provider's prompt cache, cache_read_input_tokens and
+// cache_creation_input_tokens those that were.
 type UsageJSON struct {
 	InputTokens              int           `json:"input_tokens"`
 	OutputTokens             int           `json:"output_tokens"`
@@ -131,7 +153,8 @@ type OutputTokensDetails struct {
 	ThinkingTokens int `json:"thinking_tokens"`
 }
 
-// CacheCreation is the Messages API's cache breakdown (luagent's: 0).
+// CacheCreation is the Messages API's cache breakdown: luagent's cache
+// writes are all five-minute ones (cache_control "ephemeral").
 type CacheCreation struct {
 	Ephemeral1h int `json:"ephemeral_1h_input_tokens"`
 	Ephemeral5m int `json:"ephemeral_5m_input_tokens"`
@@ -145,7 +168,16 @@ type ServerToolUse struct {
 
 // usageOf is a usage as the Messages API counts it.
 func usageOf(u ragent.Usage) UsageJSON {
-	return UsageJSON{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ServiceTier: "standard", Iterations: []struct{}{}, Speed: "standard"}
+	return UsageJSON{InputTokens: uncached(u), OutputTokens: u.OutputTokens,
+		CacheCreationInputTokens: u.CacheWriteTokens, CacheReadInputTokens: u.CacheReadTokens,
+		CacheCreation: CacheCreation{Ephemeral5m: u.CacheWriteTokens},
+		ServiceTier:   "standard", Iterations: []struct{}{}, Speed: "standard"}
+}
+
+// uncached is the part of u's input tokens neither read from nor written
+// to the cache (luagent's InputTokens counts them all).
+func uncached(u ragent.Usage) int {
+	return max(u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens, 0)
 }
 
 // ResultMessage is the last line of a run (each input message's, with
@@ -170,6 +202,9 @@ type ResultMessage struct {
 	// timeout, ...), as ask's text mode prints it.
 	ErrorKind string `json:"error_kind,omitempty"`
 	UUID      string `json:"uuid"`
+	// CostUnknown is luagent's own: a model that answered has no known
+	// price, so total_cost_usd counts only the priced ones.
+	CostUnknown bool `json:"cost_unknown,omitempty"`
 }
 
 // ModelUsage is one model's usage in a result.
@@ -180,7 +215,8 @@ type ModelUsage struct {
 	CacheCreationInputTokens int     `json:"cacheCreationInputTokens"`
 	WebSearchRequests        int     `json:"webSearchRequests"`
 	CostUSD                  float64 `json:"costUSD"`
-	// ContextWindow and MaxOutputTokens are 0: not known here.
+	// ContextWindow is the model's window (0: unknown); MaxOutputTokens
+	// is 0: not known here.
 	ContextWindow   int `json:"contextWindow"`
 	MaxOutputTokens int `json:"maxOutputTokens"`
 }
@@ -196,6 +232,7 @@ type PermissionDenial struct {
 const (
 	Success              = "success"
 	ErrorMaxTurns        = "error_max_turns"
+	ErrorMaxBudgetUSD    = "error_max_budget_usd"
 	ErrorDuringExecution = "error_during_execution"
 )
 
@@ -322,8 +359,17 @@ func ResultOf(tr *ragent.Transcript, text string, err error, took time.Duration,
 		if n := len(tr.Turns); n > 0 {
 			r.StopReason = stopReason(tr.Turns[n-1].StopReason)
 		}
-		if tr.Model != "" {
-			r.ModelUsage[tr.Model] = ModelUsage{InputTokens: tr.Usage.InputTokens, OutputTokens: tr.Usage.OutputTokens}
+		r.TotalCostUSD, r.CostUnknown = tr.CostUSD, tr.Unpriced
+		for m, mu := range tr.ModelUsage {
+			// Claude Code's shape: inputTokens is the uncached part.
+			r.ModelUsage[m] = ModelUsage{InputTokens: max(0, mu.InputTokens-mu.CacheReadTokens-mu.CacheWriteTokens), OutputTokens: mu.OutputTokens,
+				CacheReadInputTokens: mu.CacheReadTokens, CacheCreationInputTokens: mu.CacheWriteTokens, CostUSD: mu.CostUSD,
+				ContextWindow: windowOf(tr, m)}
+		}
+		if len(tr.ModelUsage) == 0 && tr.Model != "" {
+			r.ModelUsage[tr.Model] = ModelUsage{InputTokens: uncached(tr.Usage), OutputTokens: tr.Usage.OutputTokens,
+				CacheReadInputTokens: tr.Usage.CacheReadTokens, CacheCreationInputTokens: tr.Usage.CacheWriteTokens,
+				ContextWindow: windowOf(tr, tr.Model)}
 		}
 		for _, c := range tr.ToolCalls {
 			if c.Decision == ragent.Deny {
@@ -333,8 +379,11 @@ func ResultOf(tr *ragent.Transcript, text string, err error, took time.Duration,
 	}
 	if err != nil {
 		r.IsError, r.Subtype = true, ErrorDuringExecution
-		if tr != nil && tr.End == ragent.EndMaxTurns {
+		switch {
+		case tr != nil && tr.End == ragent.EndMaxTurns:
 			r.Subtype = ErrorMaxTurns
+		case tr != nil && tr.End == ragent.EndCost:
+			r.Subtype = ErrorMaxBudgetUSD
 		}
 		kind := errs.KindOf(err)
 		if kind == errs.Unknown {
@@ -356,4 +405,13 @@ func FailureOf(kind errs.Kind, msg string, took time.Duration, session, uuid str
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// windowOf is model's context window: the agent's, for its own model,
+// else a known model's (a fallback's).
+func windowOf(tr *ragent.Transcript, model string) int {
+	if model == tr.Model {
+		return tr.ContextWindow
+	}
+	return llm.KnownWindow(model)
 }

@@ -109,7 +109,10 @@ func (s *Stream) Inited() bool {
 // Event writes what a turn's event adds to the conversation: a model
 // response as an assistant message, a finished tool call (not one a
 // run_lua snippet made: the model saw only run_lua's) as a user message
-// with its tool_result. The other events say nothing here.
+// with its tool_result, a retry of the model's request as a system
+// api_retry line, a fallback model taking over as a system
+// informational line tagged model_fallback, a compaction as a
+// compact_boundary system message. The other events say nothing here.
 func (s *Stream) Event(e ragent.Event) {
 	if !s.Lines() {
 		return
@@ -119,9 +122,18 @@ func (s *Stream) Event(e ragent.Event) {
 		s.mu.Lock()
 		model := s.model
 		s.mu.Unlock()
+		if e.Model != "" { // a fallback model answered
+			model = e.Model
+		}
 		s.w.Write(assistantOf(e.Response, model, e.Usage, e.StopReason, s.sessionID(), s.o.NewID()))
+	case e.Type == ragent.EventRetry && e.Notice != nil:
+		s.w.Write(retryLine(e, s.sessionID(), s.o.NewID()))
 	case e.Type == ragent.EventToolEnd && e.Call != nil && e.Call.Parent == "":
 		s.w.Write(toolResultOf(e, s.sessionID(), s.o.NewID()))
+	case e.Type == ragent.EventCompact && e.Compaction != nil:
+		c := e.Compaction
+		s.w.Write(CompactBoundary{Type: "system", Subtype: "compact_boundary", SessionID: s.sessionID(), UUID: s.o.NewID(),
+			CompactMetadata: CompactMetadata{Trigger: c.Trigger, PreTokens: c.PreTokens, PostTokens: c.PostTokens, DurationMS: c.Duration.Milliseconds()}})
 	}
 }
 

@@ -20,6 +20,9 @@ const anthropicVersion = "2023-06-01"
 // message_stop, with ping and error between).
 type anthropicModel struct {
 	wireModel
+	// noCache: no cache_control breakpoints (DISABLE_PROMPT_CACHING set,
+	// as Claude Code reads it).
+	noCache bool
 }
 
 func newAnthropic(spec string, mc ModelConfig, cfg *Config) (Model, error) {
@@ -35,6 +38,9 @@ func newAnthropic(spec string, mc ModelConfig, cfg *Config) (Model, error) {
 		keyVar = mc.KeyFrom
 	}
 	m := &anthropicModel{wireModel: newWireModel(spec, mc, cfg, base, key, keyVar)}
+	if v, _ := cfg.lookup("DISABLE_PROMPT_CACHING"); v != "" && v != "0" && !strings.EqualFold(v, "false") {
+		m.noCache = true
+	}
 	m.header = func(h http.Header) {
 		if m.key != "" {
 			h.Set("x-api-key", m.key)
@@ -71,6 +77,13 @@ type (
 		ToolUseID string          `json:"tool_use_id,omitempty"`
 		Content   []anBlock       `json:"content,omitempty"`
 		IsError   bool            `json:"is_error,omitempty"`
+		// CacheControl marks a prompt-cache breakpoint (cache.go).
+		CacheControl *anCacheControl `json:"cache_control,omitempty"`
+	}
+	// anCacheControl is {"type": "ephemeral"}: the prefix up to and
+	// including the marked block is cached for five minutes.
+	anCacheControl struct {
+		Type string `json:"type"`
 	}
 	anSource struct {
 		Type      string `json:"type"` // "base64"
@@ -78,9 +91,11 @@ type (
 		Data      string `json:"data"`
 	}
 	anTool struct {
-		Name        string         `json:"name"`
-		Description string         `json:"description,omitempty"`
-		InputSchema map[string]any `json:"input_schema"`
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		InputSchema json.RawMessage `json:"input_schema"`
+		// CacheControl marks a prompt-cache breakpoint (cache.go).
+		CacheControl *anCacheControl `json:"cache_control,omitempty"`
 	}
 	anUsage struct {
 		InputTokens         int `json:"input_tokens"`
@@ -112,7 +127,13 @@ type (
 	}
 )
 
-func (u anUsage) input() int { return u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens }
+// usage is the wire's usage as llm.Usage has it: the API's input_tokens
+// are the tokens after the last cache breakpoint only, so InputTokens is
+// their sum with the cache's reads and writes.
+func (u anUsage) usage() Usage {
+	return Usage{InputTokens: u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheCreationTokens}
+}
 
 func (m *anthropicModel) Stream(ctx context.Context, req *Request, on func(Event)) (*Response, error) {
 	body, err := m.request(req)
@@ -121,7 +142,7 @@ func (m *anthropicModel) Stream(ctx context.Context, req *Request, on func(Event
 	}
 	const path = "/v1/messages"
 	if on == nil {
-		return m.exchange(ctx, path, body, false, func(r io.Reader) (*Response, error) {
+		return m.exchange(ctx, path, body, false, nil, func(r io.Reader, _ func(Event)) (*Response, error) {
 			var msg anAnswer
 			if err := decodeJSON(r, &msg); err != nil {
 				return nil, err
@@ -130,7 +151,7 @@ func (m *anthropicModel) Stream(ctx context.Context, req *Request, on func(Event
 		})
 	}
 	body.Stream = true
-	return m.exchange(ctx, path, body, true, func(r io.Reader) (*Response, error) { return m.stream(r, on) })
+	return m.exchange(ctx, path, body, true, on, func(r io.Reader, on func(Event)) (*Response, error) { return m.stream(r, on) })
 }
 
 // stream reads the events up to message_stop: text as it comes, each
@@ -163,8 +184,7 @@ func (m *anthropicModel) stream(r io.Reader, on func(Event)) (*Response, error) 
 		case "error":
 			return nil, streamError(sse.Data)
 		case "message_start":
-			resp.Usage.InputTokens = ev.Message.Usage.input()
-			resp.Usage.OutputTokens = ev.Message.Usage.OutputTokens
+			resp.Usage = ev.Message.Usage.usage()
 		case "content_block_start":
 			if ev.ContentBlock.Type == "tool_use" {
 				blocks[ev.Index] = &ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
@@ -195,8 +215,12 @@ func (m *anthropicModel) stream(r io.Reader, on func(Event)) (*Response, error) 
 			if ev.Usage.OutputTokens > 0 {
 				resp.Usage.OutputTokens = ev.Usage.OutputTokens
 			}
-			if ev.Usage.InputTokens > 0 {
-				resp.Usage.InputTokens = ev.Usage.input()
+			// message_delta's usage is cumulative; the input counts,
+			// when it has them, replace message_start's.
+			if u := ev.Usage; u.InputTokens > 0 || u.CacheReadTokens > 0 || u.CacheCreationTokens > 0 {
+				out := resp.Usage.OutputTokens
+				resp.Usage = u.usage()
+				resp.Usage.OutputTokens = out
 			}
 		case "message_stop":
 			if text.Len() > 0 {
@@ -211,7 +235,7 @@ func (m *anthropicModel) stream(r io.Reader, on func(Event)) (*Response, error) 
 func (m *anthropicModel) response(msg *anAnswer) *Response {
 	resp := &Response{
 		Message: Message{Role: RoleAssistant},
-		Usage:   Usage{InputTokens: msg.Usage.input(), OutputTokens: msg.Usage.OutputTokens},
+		Usage:   msg.Usage.usage(),
 	}
 	var text strings.Builder
 	for _, b := range msg.Content {
@@ -309,36 +333,52 @@ func (m *anthropicModel) request(req *Request) (*anRequest, error) {
 			return nil, errs.Errorf(errs.Invalid, m.name, "message role %q (user, assistant, tool)", msg.Role)
 		}
 	}
-	for _, t := range req.Tools {
-		// input_schema is an object schema: "type": "object" always,
-		// properties ({} when none), required when any, and the schema's
-		// other members as they are.
-		schema := map[string]any{}
-		var s struct {
-			Properties json.RawMessage `json:"properties"`
-			Required   []string        `json:"required"`
-		}
-		if len(t.Schema) > 0 {
-			var extra map[string]json.RawMessage
-			if err := json.Unmarshal(t.Schema, &s); err != nil {
-				return nil, errs.Errorf(errs.Invalid, m.name, "tool %s: the schema is not a JSON object: %v", t.Name, err)
-			}
-			_ = json.Unmarshal(t.Schema, &extra)
-			for k, v := range extra {
-				schema[k] = v
-			}
-		}
-		schema["type"] = "object"
-		if len(s.Properties) == 0 || string(s.Properties) == "null" {
-			schema["properties"] = map[string]any{}
-		} else {
-			schema["properties"] = s.Properties
-		}
-		delete(schema, "required")
-		if len(s.Required) > 0 {
-			schema["required"] = s.Required
+	for _, t := range stableTools(req.Tools) {
+		schema, err := anthropicSchema(m.name, t)
+		if err != nil {
+			return nil, err
 		}
 		p.Tools = append(p.Tools, anTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 	}
+	if !m.noCache {
+		markCache(p)
+	}
 	return p, nil
+}
+
+// anthropicSchema is a tool's input_schema, an object schema: "type":
+// "object" always, properties ({} when none), required when any, and the
+// schema's other members as they are; canonical JSON (keys sorted at
+// every level), so that the same tools are the same bytes every turn.
+func anthropicSchema(model string, t Tool) (json.RawMessage, error) {
+	schema := map[string]any{}
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if len(t.Schema) > 0 {
+		var extra map[string]json.RawMessage
+		if err := json.Unmarshal(t.Schema, &s); err != nil {
+			return nil, errs.Errorf(errs.Invalid, model, "tool %s: the schema is not a JSON object: %v", t.Name, err)
+		}
+		_ = json.Unmarshal(t.Schema, &extra)
+		for k, v := range extra {
+			schema[k] = v
+		}
+	}
+	schema["type"] = "object"
+	if len(s.Properties) == 0 || string(s.Properties) == "null" {
+		schema["properties"] = map[string]any{}
+	} else {
+		schema["properties"] = s.Properties
+	}
+	delete(schema, "required")
+	if len(s.Required) > 0 {
+		schema["required"] = s.Required
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil, errs.Errorf(errs.Invalid, model, "tool %s: the schema: %v", t.Name, err)
+	}
+	return canonicalJSON(raw), nil
 }

@@ -77,16 +77,18 @@ func TestAnthropicStreamParallelToolCalls(t *testing.T) {
 	if b["model"] != "claude-test" || b["stream"] != true || b["max_tokens"] != 100.0 || b["temperature"] != 0.5 || mustJSON(t, b["stop_sequences"]) != `["END"]` {
 		t.Fatalf("body: %v", b)
 	}
-	if got := mustJSON(t, b["system"]); got != `[{"text":"be brief","type":"text"}]` {
+	if got := mustJSON(t, b["system"]); got != `[{"cache_control":{"type":"ephemeral"},"text":"be brief","type":"text"}]` {
 		t.Fatalf("system %s", got)
 	}
-	wantMsgs := `[{"content":[{"text":"look","type":"text"},{"source":{"data":"iVBORw==","media_type":"image/png","type":"base64"},"type":"image"}],"role":"user"},` +
+	// Cache breakpoints: the last tool, the system prompt, the last
+	// message and the one two before it (the previous request's end).
+	wantMsgs := `[{"content":[{"text":"look","type":"text"},{"cache_control":{"type":"ephemeral"},"source":{"data":"iVBORw==","media_type":"image/png","type":"base64"},"type":"image"}],"role":"user"},` +
 		`{"content":[{"text":"checking","type":"text"},{"id":"c1","input":{"path":"a"},"name":"read","type":"tool_use"},{"id":"c2","input":{"path":"b"},"name":"stat","type":"tool_use"}],"role":"assistant"},` +
-		`{"content":[{"content":[{"text":"contents","type":"text"}],"tool_use_id":"c1","type":"tool_result"},{"content":[{"text":"no such file","type":"text"}],"is_error":true,"tool_use_id":"c2","type":"tool_result"}],"role":"user"}]`
+		`{"content":[{"content":[{"text":"contents","type":"text"}],"tool_use_id":"c1","type":"tool_result"},{"cache_control":{"type":"ephemeral"},"content":[{"text":"no such file","type":"text"}],"is_error":true,"tool_use_id":"c2","type":"tool_result"}],"role":"user"}]`
 	if got := mustJSON(t, b["messages"]); got != wantMsgs {
 		t.Fatalf("messages\n got %s\nwant %s", got, wantMsgs)
 	}
-	wantTools := `[{"description":"Read a file","input_schema":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"read"}]`
+	wantTools := `[{"cache_control":{"type":"ephemeral"},"description":"Read a file","input_schema":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"name":"read"}]`
 	if got := mustJSON(t, b["tools"]); got != wantTools {
 		t.Fatalf("tools\n got %s\nwant %s", got, wantTools)
 	}
@@ -146,15 +148,21 @@ func TestAnthropicErrorsTyped(t *testing.T) {
 		{"403", []http.HandlerFunc{jsonReply(403, body("permission_error", "no access"))}, errs.Auth, "no access", 1},
 		{"400", []http.HandlerFunc{jsonReply(400, body("invalid_request_error", "messages: roles must alternate"))}, errs.BadRequest, "400 Bad Request: messages: roles must alternate", 1},
 		{"404", []http.HandlerFunc{jsonReply(404, body("not_found_error", "model: claude-x"))}, errs.BadRequest, "model: claude-x", 1},
-		{"529 after retries", []http.HandlerFunc{jsonReply(529, body("overloaded_error", "Overloaded"), "retry-after-ms", "1")}, errs.Server, "Overloaded (after 2 retries)", 3},
-		{"429 after retries", []http.HandlerFunc{jsonReply(429, body("rate_limit_error", "slow down"), "retry-after-ms", "1")}, errs.RateLimit, "429 Too Many Requests: slow down (after 2 retries)", 3},
+		{"529 after retries", []http.HandlerFunc{jsonReply(529, body("overloaded_error", "Overloaded"), "retry-after-ms", "1")}, errs.Server, "529: Overloaded (after 4 retries)", 5},
+		{"429 after retries", []http.HandlerFunc{jsonReply(429, body("rate_limit_error", "slow down"), "retry-after-ms", "1")}, errs.RateLimit, "429 Too Many Requests: slow down (after 4 retries)", 5},
 		{"429 wait too long", []http.HandlerFunc{jsonReply(429, body("rate_limit_error", "slow down"), "retry-after", "600")}, errs.RateLimit, "asked to wait 10m0s", 1},
-		{"error event", []http.HandlerFunc{sse(anStart, anTextStart, anText1, ev("error", body("overloaded_error", "Overloaded")))}, errs.Server, "Overloaded", 1},
-		{"rate limit event", []http.HandlerFunc{sse(anStart, ev("error", body("rate_limit_error", "too fast")))}, errs.RateLimit, "too fast", 1},
-		{"stream cut", []http.HandlerFunc{cut(anStart, anTextStart, anText1, anTool1, anTool1b)}, errs.Server, "the answer broke off", 1},
-		{"no message_stop", []http.HandlerFunc{sse(anStart, anTool1, anTool1b, anTool1c, anStop1, anDeltaTool)}, errs.Server, "before message_stop", 1},
+		// After output began: incomplete, never sent again.
+		{"error event after text", []http.HandlerFunc{sse(anStart, anTextStart, anText1, ev("error", body("overloaded_error", "Overloaded")))}, errs.Incomplete, "the answer broke off after it began (Overloaded): what came is kept, and the request was not sent again", 1},
+		{"stream cut after text", []http.HandlerFunc{cut(anStart, anTextStart, anText1, anTool1, anTool1b)}, errs.Incomplete, "the answer broke off after it began (the answer broke off: unexpected EOF)", 1},
+		{"no message_stop after a call", []http.HandlerFunc{sse(anStart, anTool1, anTool1b, anTool1c, anStop1, anDeltaTool)}, errs.Incomplete, "before message_stop", 1},
+		// Before output: retried as a 529 or 429 is.
+		{"rate limit event", []http.HandlerFunc{sse(anStart, ev("error", body("rate_limit_error", "too fast")))}, errs.RateLimit, "too fast (after 4 retries)", 5},
+		{"overloaded event", []http.HandlerFunc{sse(anStart, anPing, ev("error", body("overloaded_error", "Overloaded")))}, errs.Server, "Overloaded (after 4 retries)", 5},
+		{"stream cut before text", []http.HandlerFunc{cut(anStart, anTextStart)}, errs.Server, "the answer broke off: unexpected EOF (after 4 retries)", 5},
+		// Longer than the window: never retried (a fallback may take it).
+		{"prompt too long", []http.HandlerFunc{jsonReply(400, body("invalid_request_error", "prompt is too long: 208310 tokens > 200000 maximum"))}, errs.ContextLength, "400 Bad Request: prompt is too long: 208310 tokens > 200000 maximum (the conversation is longer than anthropic:claude-test's context window)", 1},
 	}
-	runErrorCases(t, "anthropic:claude-test: ", anKey, func(f *fakeServer) llm.Model { return anthropicModel(t, f, llm.Config{}) }, tests)
+	runErrorCases(t, "anthropic:claude-test: ", anKey, func(f *fakeServer) llm.Model { return anthropicModel(t, f, llm.Config{Sleep: noSleep}) }, tests)
 }
 
 func TestAnthropicCancelMidStream(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -18,22 +18,38 @@ import (
 // maxErrorBody bounds the error body kept for the message.
 const maxErrorBody = 64 << 10
 
-// retryAfter reads retry-after-ms, then retry-after (seconds or a date).
-func retryAfter(h http.Header) (time.Duration, bool) {
+// retryAfter reads retry-after-ms, then retry-after (seconds or a date):
+// a wait of zero or more (a negative one is 0, a huge one the longest
+// Duration), or none when neither is there or readable.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v := h.Get("retry-after-ms"); v != "" {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return time.Duration(f * float64(time.Millisecond)), true
+		if d, ok := waitOf(v, time.Millisecond); ok {
+			return d, true
 		}
 	}
 	if v := h.Get("retry-after"); v != "" {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return time.Duration(f * float64(time.Second)), true
+		if d, ok := waitOf(v, time.Second); ok {
+			return d, true
 		}
 		if t, err := http.ParseTime(v); err == nil {
-			return time.Until(t), true
+			return max(t.Sub(now), 0), true
 		}
 	}
 	return 0, false
+}
+
+// waitOf reads a number of units.
+func waitOf(v string, unit time.Duration) (time.Duration, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(f):
+		return 0, false
+	case f <= 0:
+		return 0, true
+	case f*float64(unit) >= math.MaxInt64:
+		return math.MaxInt64, true
+	}
+	return time.Duration(f * float64(unit)), true
 }
 
 // kindOfStatus types an HTTP error status.
@@ -65,10 +81,44 @@ func kindOfType(t string) errs.Kind {
 	return errs.Server
 }
 
+// contextTooLong says a provider's error is a prompt longer than the
+// model's window: Anthropic's 400 "prompt is too long: N tokens > M
+// maximum", OpenAI's code "context_length_exceeded", and what the
+// compatible servers say (vLLM's "maximum context length", llama.cpp's
+// "exceed_context_size_error").
+func contextTooLong(msg, typ, code string) bool {
+	switch typ {
+	case "context_length_exceeded", "exceed_context_size_error", "model_context_window_exceeded":
+		return true
+	}
+	switch code {
+	case "context_length_exceeded", "exceed_context_size_error", "model_context_window_exceeded":
+		return true
+	}
+	for _, s := range []string{"prompt is too long", "maximum context length", "context length exceeded",
+		"context_length_exceeded", "exceeds the context window", "exceeds the available context size"} {
+		if containsFold(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), sub)
+}
+
 // providerMessage is the message of an error body: error.message (both
 // APIs), error as a string (some compatible servers), message, detail, or
 // the body's first line.
 func providerMessage(body []byte) (msg, typ string) {
+	msg, typ, _ = providerError(body)
+	return msg, typ
+}
+
+// providerError is providerMessage with the error's code apart (OpenAI
+// sends type "invalid_request_error" and code "context_length_exceeded").
+func providerError(body []byte) (msg, typ, code string) {
 	var b struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
@@ -82,17 +132,17 @@ func providerMessage(body []byte) (msg, typ string) {
 			if e.Type == "" {
 				e.Type = e.Code
 			}
-			return e.Message, e.Type
+			return e.Message, e.Type, e.Code
 		case json.Unmarshal(b.Error, &s) == nil && s != "":
-			return s, ""
+			return s, "", ""
 		case b.Message != "":
-			return b.Message, ""
+			return b.Message, "", ""
 		case b.Detail != "":
-			return b.Detail, ""
+			return b.Detail, "", ""
 		}
 	}
 	line, _, _ := bytes.Cut(bytes.TrimSpace(body), []byte("\n"))
-	return string(line), ""
+	return string(line), "", ""
 }
 
 // failure turns whatever a call ended with into one typed line naming
@@ -114,7 +164,7 @@ func (m *wireModel) failure(ctx context.Context, err error) error {
 		// the HTTP client's own timeout (Config.HTTPClient)
 		e = errs.New(errs.Timeout, m.name, "no answer in time: "+err.Error())
 	default:
-		e = errs.New(errs.Server, m.name, "the answer broke off: "+err.Error()+": it is incomplete")
+		e = errs.New(errs.Server, m.name, "the answer broke off: "+err.Error())
 	}
 	e.Msg = m.scrub(e.Msg)
 	return e
@@ -134,40 +184,43 @@ func (m *wireModel) scrub(msg string) string {
 
 // streamCut is the error of a stream that ended before its end event.
 func streamCut(what string) error {
-	return errs.New(errs.Server, "", "the stream ended before "+what+": the answer is incomplete")
+	return errs.New(errs.Server, "", "the stream ended before "+what)
 }
 
 // streamError types an error a provider sent inside a 200 stream
 // ({"error": {"message", "type"}} in both APIs).
 func streamError(data []byte) error {
-	msg, typ := providerMessage(data)
+	msg, typ, code := providerError(data)
 	if msg == "" {
 		msg = "the stream reported an error"
 	}
-	return errs.New(kindOfType(typ), "", msg)
+	k := kindOfType(typ)
+	if contextTooLong(msg, typ, code) {
+		k = errs.ContextLength
+	}
+	return errs.New(k, "", msg)
 }
 
-// httpError types an HTTP error status with the provider's message.
-// retries is how many retries were made; asked is the retry-after the
-// server sent when it exceeded maxWait (0 otherwise).
-func (m *wireModel) httpError(status int, body []byte, retries int, asked time.Duration) error {
-	msg, _ := providerMessage(body)
-	text := strconv.Itoa(status) + " " + http.StatusText(status)
+// httpError types an HTTP error status with the provider's message: a
+// prompt longer than the model's window is errs.ContextLength.
+func (m *wireModel) httpError(status int, body []byte) *errs.Error {
+	msg, typ, code := providerError(body)
+	text := strconv.Itoa(status)
+	if st := http.StatusText(status); st != "" {
+		text += " " + st
+	}
 	if msg != "" {
 		text += ": " + msg
 	}
 	k := kindOfStatus(status)
-	if k == errs.RateLimit || k == errs.Server {
-		if asked > 0 {
-			text += fmt.Sprintf(" (the server asked to wait %s, more than the %s allowed)", asked.Round(time.Second), m.maxWait)
-		} else if retries > 0 {
-			text += fmt.Sprintf(" (after %d retries)", retries)
-		}
+	if (status == 400 || status == 413 || status == 422) && contextTooLong(msg, typ, code) {
+		k = errs.ContextLength
+		text += " (the conversation is longer than " + m.name + "'s context window)"
 	}
 	if k == errs.Auth && m.keyVar != "" {
 		text += " (check " + m.keyVar + ")"
 	}
-	return errs.New(k, m.name, text)
+	return errs.New(k, m.name, m.scrub(text))
 }
 
 // ctxError is the typed error of an ended context.

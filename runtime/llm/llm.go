@@ -127,6 +127,9 @@ type Model interface {
 	// make a request without streaming. Ending ctx stops the stream. A
 	// stream that ends before the provider's end event is an error, never
 	// a shorter answer. Errors carry a kind: auth, rate_limit, bad_request, server,
-	// timeout, cancelled (runtime/errs), with the provider's message.
+	// timeout, cancelled, context_length (the request is longer than the
+	// model's window) (runtime/errs), with the provider's message; a
+	// stream that broke after events were sent is incomplete, never sent
+	// again, and returns with its error the Response of the text that came.
 	Stream(ctx context.Context, req *Request, on func(Event)) (*Response, error)
 }

@@ -1,11 +1,13 @@
 package llm
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/luagent/luagent/runtime/cost"
 	"github.com/luagent/luagent/runtime/errs"
 )
 
@@ -42,6 +44,13 @@ type ModelConfig struct {
 	APIKey  string
 	KeyFrom string
 	Model   string // the provider's model name
+	// Price is config.json's "price" of the model (nil: the built-in
+	// list price of Model, runtime/cost). The providers do not read it;
+	// the agent prices its requests with it.
+	Price *cost.Price
+	// ContextWindow is the model's context window in tokens (0: known
+	// by name, KnownWindow, or unknown).
+	ContextWindow int
 }
 
 // Config is what New needs besides the spec.
@@ -54,20 +63,33 @@ type Config struct {
 	Models map[string]ModelConfig
 	// HTTPClient sends the requests (nil: http.DefaultClient).
 	HTTPClient *http.Client
-	// MaxRetries is how many times a 429, a 5xx (529 too), a 408, a 409 or a failed connection is
-	// retried, with exponential backoff or the server's retry-after
-	// (0: DefaultMaxRetries; negative: never).
+	// MaxRetries is how many times a 429, a 5xx (529 too), a 408, a
+	// 409, a stream's "overloaded" error before its output began or a
+	// failed connection (at most twice) is retried, with exponential
+	// backoff and full jitter or the server's retry-after (0:
+	// DefaultMaxRetries; negative: never).
 	MaxRetries int
 	// MaxRetryWait is the longest retry-after honoured: a server asking
 	// for a longer wait gets no retry, and the error says how long it
 	// asked for (0: DefaultMaxRetryWait).
 	MaxRetryWait time.Duration
+	// MaxRetryTime bounds the time a request spends in retries, from its
+	// first try: a wait that would end past it is not made (0:
+	// DefaultMaxRetryTime).
+	MaxRetryTime time.Duration
+	// Sleep waits d or until ctx ends, returning ctx's error then (nil: a
+	// timer); Now reads the clock (nil: time.Now). Tests pass a fake
+	// clock so that retries do not sleep.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Now   func() time.Time
 }
 
-// Retry defaults.
+// Retry defaults: 4 retries (5 tries) in at most 2 minutes; a request
+// that got no answer at all (the endpoint is down) is retried twice.
 const (
-	DefaultMaxRetries   = 2
+	DefaultMaxRetries   = 4
 	DefaultMaxRetryWait = 60 * time.Second
+	DefaultMaxRetryTime = 120 * time.Second
 )
 
 func (c *Config) lookup(name string) (string, bool) {
@@ -90,6 +112,13 @@ func (c *Config) retries() int {
 		return DefaultMaxRetries
 	}
 	return c.MaxRetries
+}
+
+func (c *Config) retryTime() time.Duration {
+	if c.MaxRetryTime <= 0 {
+		return DefaultMaxRetryTime
+	}
+	return c.MaxRetryTime
 }
 
 func (c *Config) retryWait() time.Duration {

@@ -108,6 +108,12 @@ type (
 	oaUsage struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
+		// PromptTokensDetails.CachedTokens is the part of PromptTokens
+		// served from the provider's prompt cache (OpenAI caches a
+		// request's prefix of 1024 tokens or more on its own).
+		PromptTokensDetails *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	}
 	// oaAnswer is a chat.completion (Message) or a chat.completion.chunk
 	// (Delta); Error is a stream's error event.
@@ -136,7 +142,7 @@ func (m *openaiModel) Stream(ctx context.Context, req *Request, on func(Event)) 
 	}
 	const path = "/chat/completions"
 	if on == nil {
-		return m.exchange(ctx, path, body, false, func(r io.Reader) (*Response, error) {
+		return m.exchange(ctx, path, body, false, nil, func(r io.Reader, _ func(Event)) (*Response, error) {
 			var cc oaAnswer
 			if err := decodeJSON(r, &cc); err != nil {
 				return nil, err
@@ -146,7 +152,7 @@ func (m *openaiModel) Stream(ctx context.Context, req *Request, on func(Event)) 
 	}
 	body.Stream = true
 	body.StreamOptions = &oaStreamOptions{IncludeUsage: true}
-	return m.exchange(ctx, path, body, true, func(r io.Reader) (*Response, error) { return m.stream(r, on) })
+	return m.exchange(ctx, path, body, true, on, func(r io.Reader, on func(Event)) (*Response, error) { return m.stream(r, on) })
 }
 
 // stream reads the chunks: text deltas are sent as they come, and each
@@ -197,7 +203,7 @@ func (m *openaiModel) stream(r io.Reader, on func(Event)) (*Response, error) {
 			return nil, streamError(ev.Data)
 		}
 		if chunk.Usage != nil {
-			resp.Usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
+			resp.Usage = chunk.Usage.usage()
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Index != 0 {
@@ -260,7 +266,7 @@ func (m *openaiModel) response(cc *oaAnswer) (*Response, error) {
 	}
 	resp := &Response{Message: Message{Role: RoleAssistant}}
 	if cc.Usage != nil {
-		resp.Usage = Usage{InputTokens: cc.Usage.PromptTokens, OutputTokens: cc.Usage.CompletionTokens}
+		resp.Usage = cc.Usage.usage()
 	}
 	if len(cc.Choices) == 0 {
 		return nil, errs.New(errs.Server, m.name, "the answer has no choices")
@@ -303,6 +309,15 @@ func argsJSON(s string) json.RawMessage {
 	}
 	b, _ := json.Marshal(s)
 	return b
+}
+
+// usage is the wire's usage as llm.Usage has it.
+func (u *oaUsage) usage() Usage {
+	out := Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	if u.PromptTokensDetails != nil {
+		out.CacheReadTokens = u.PromptTokensDetails.CachedTokens
+	}
+	return out
 }
 
 // request maps a Request to the wire.
@@ -356,7 +371,7 @@ func (m *openaiModel) request(req *Request) (*oaRequest, error) {
 			return nil, errs.Errorf(errs.Invalid, m.name, "message role %q (user, assistant, tool)", msg.Role)
 		}
 	}
-	for _, t := range req.Tools {
+	for _, t := range stableTools(req.Tools) {
 		schema, err := objectSchema(m.name, t)
 		if err != nil {
 			return nil, err
@@ -385,9 +400,9 @@ func objectSchema(model string, t Tool) (json.RawMessage, error) {
 		}
 	}
 	if schema == nil {
-		return json.RawMessage(`{"type":"object","properties":{}}`), nil
+		return json.RawMessage(`{"properties":{},"type":"object"}`), nil
 	}
-	return t.Schema, nil
+	return canonicalJSON(t.Schema), nil
 }
 
 func dataURL(p Part) string {

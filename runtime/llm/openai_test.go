@@ -135,18 +135,20 @@ func TestOpenAIRateLimitThenSuccess(t *testing.T) {
 }
 
 func TestOpenAIErrorsTyped(t *testing.T) {
-	runErrorCases(t, "openai:gpt-test: ", oaKey, func(f *fakeServer) llm.Model { return openaiModel(t, f, llm.Config{}) }, []errorCase{
+	runErrorCases(t, "openai:gpt-test: ", oaKey, func(f *fakeServer) llm.Model { return openaiModel(t, f, llm.Config{Sleep: noSleep}) }, []errorCase{
 		{"401", []http.HandlerFunc{jsonReply(401, `{"error":{"message":"Incorrect API key provided: sk-test-***6789.","type":"invalid_request_error","code":"invalid_api_key"}}`)}, errs.Auth, "401 Unauthorized: Incorrect API key provided", 1},
 		{"400", []http.HandlerFunc{jsonReply(400, `{"error":{"message":"Invalid 'messages[0].role': 'robot'.","type":"invalid_request_error","param":"messages[0].role","code":null}}`)}, errs.BadRequest, "400 Bad Request: Invalid 'messages[0].role': 'robot'.", 1},
 		{"404 model", []http.HandlerFunc{jsonReply(404, `{"error":{"message":"The model 'gpt-x' does not exist","type":"invalid_request_error"}}`)}, errs.BadRequest, "does not exist", 1},
 		{"422 string error", []http.HandlerFunc{jsonReply(422, `{"error":"unknown field"}`)}, errs.BadRequest, "422 Unprocessable Entity: unknown field", 1},
-		{"500 after retries", []http.HandlerFunc{jsonReply(500, `{"error":{"message":"The server had an error","type":"server_error"}}`, "retry-after-ms", "1")}, errs.Server, "500 Internal Server Error: The server had an error (after 2 retries)", 3},
-		{"502 html", []http.HandlerFunc{jsonReply(502, "<html>bad gateway</html>\n<p>", "retry-after-ms", "1")}, errs.Server, "502 Bad Gateway: <html>bad gateway</html>", 3},
-		{"429 after retries", []http.HandlerFunc{jsonReply(429, `{"error":{"message":"Rate limit reached","type":"requests"}}`, "retry-after-ms", "1")}, errs.RateLimit, "429 Too Many Requests: Rate limit reached (after 2 retries)", 3},
+		{"500 after retries", []http.HandlerFunc{jsonReply(500, `{"error":{"message":"The server had an error","type":"server_error"}}`, "retry-after-ms", "1")}, errs.Server, "500 Internal Server Error: The server had an error (after 4 retries)", 5},
+		{"502 html", []http.HandlerFunc{jsonReply(502, "<html>bad gateway</html>\n<p>", "retry-after-ms", "1")}, errs.Server, "502 Bad Gateway: <html>bad gateway</html>", 5},
+		{"429 after retries", []http.HandlerFunc{jsonReply(429, `{"error":{"message":"Rate limit reached","type":"requests"}}`, "retry-after-ms", "1")}, errs.RateLimit, "429 Too Many Requests: Rate limit reached (after 4 retries)", 5},
 		{"429 wait too long", []http.HandlerFunc{jsonReply(429, `{"error":{"message":"Quota","type":"requests"}}`, "retry-after", "3600")}, errs.RateLimit, "asked to wait 1h0m0s", 1},
-		{"stream error event", []http.HandlerFunc{sse(oaText, `data: {"error":{"message":"The server is overloaded","type":"server_error"}}`)}, errs.Server, "The server is overloaded", 1},
-		{"stream cut", []http.HandlerFunc{cut(oaText, oaCall0a, oaCall0b)}, errs.Server, "the answer broke off: unexpected EOF", 1},
-		{"stream ends early", []http.HandlerFunc{sse(oaText, oaCall0a)}, errs.Server, "the answer is incomplete", 1},
+		{"stream error event after text", []http.HandlerFunc{sse(oaText, `data: {"error":{"message":"The server is overloaded","type":"server_error"}}`)}, errs.Incomplete, "(The server is overloaded): what came is kept", 1},
+		{"stream cut after text", []http.HandlerFunc{cut(oaText, oaCall0a, oaCall0b)}, errs.Incomplete, "the answer broke off after it began (the answer broke off: unexpected EOF)", 1},
+		{"stream ends early after text", []http.HandlerFunc{sse(oaText, oaCall0a)}, errs.Incomplete, "the stream ended before its finish_reason", 1},
+		{"stream error event before text", []http.HandlerFunc{sse(`data: {"error":{"message":"The server is overloaded","type":"server_error"}}`)}, errs.Server, "The server is overloaded (after 4 retries)", 5},
+		{"context length", []http.HandlerFunc{jsonReply(400, `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)}, errs.ContextLength, "400 Bad Request: This model's maximum context length is 128000 tokens", 1},
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
@@ -93,6 +94,10 @@ func hold(events ...string) http.HandlerFunc {
 		<-r.Context().Done()
 	}
 }
+
+// noSleep is a Config.Sleep that returns at once (the context's error
+// when it ended).
+func noSleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
 
 func env(kv ...string) func(string) (string, bool) {
 	m := map[string]string{}

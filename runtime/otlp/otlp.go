@@ -160,7 +160,11 @@ func (s *Sink) Emit(e trace.Event) {
 			attribute.String("jsonrpc.request.id", e.ID),
 			attribute.String("luagent.mcp.server", e.Server))
 	case trace.ModelResponse:
-		s.end(e, attribute.Int("gen_ai.usage.input_tokens", e.Input), attribute.Int("gen_ai.usage.output_tokens", e.Output))
+		attrs := []attribute.KeyValue{attribute.Int("gen_ai.usage.input_tokens", e.Input), attribute.Int("gen_ai.usage.output_tokens", e.Output)}
+		if e.CostUSD != nil {
+			attrs = append(attrs, attribute.Float64("luagent.cost_usd", *e.CostUSD))
+		}
+		s.end(e, attrs...)
 	case trace.ErrorReply:
 		if e.Method == "tools/call" {
 			return

@@ -28,7 +28,7 @@ func TestSpansAndParents(t *testing.T) {
 		{Time: at(2), Kind: trace.AgentStart, Span: run, Agent: "helper", Method: "openai:gpt-4.1"},
 		{Time: at(3), Kind: trace.TurnStart, Span: turn, Parent: run, Agent: "helper", Count: 1},
 		{Time: at(4), Kind: trace.ModelRequest, Span: model, Parent: turn, Method: "openai:gpt-4.1", Count: 1},
-		{Time: at(9), Kind: trace.ModelResponse, Span: model, Parent: turn, Method: "openai:gpt-4.1", Input: 120, Output: 7},
+		{Time: at(9), Kind: trace.ModelResponse, Span: model, Parent: turn, Method: "openai:gpt-4.1", Input: 120, Output: 7, CostUSD: &costUSD},
 		{Time: at(10), Kind: trace.AgentToolStart, Span: call, Parent: turn, ID: "call_1", Server: "fs", Tool: "fs__read"},
 		{Time: at(11), Kind: trace.ToolCallStart, Span: mcpc, Parent: call, Server: "fs", Tool: "read"},
 		{Time: at(11), Kind: trace.RequestSent, Span: trace.NewSpan(), Server: "fs", Method: "tools/call", ID: "2"},
@@ -69,7 +69,7 @@ func TestSpansAndParents(t *testing.T) {
 	}
 	want := map[string]map[string]string{
 		agent.Name: {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "helper"},
-		chat.Name:  {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4.1", "gen_ai.usage.input_tokens": "120", "gen_ai.usage.output_tokens": "7"},
+		chat.Name:  {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4.1", "gen_ai.usage.input_tokens": "120", "gen_ai.usage.output_tokens": "7", "luagent.cost_usd": "0.000296"},
 		tool.Name:  {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fs__read", "gen_ai.tool.call.id": "call_1"},
 		mcp.Name:   {"mcp.method.name": "tools/call", "gen_ai.tool.name": "read"},
 		tl.Name:    {"mcp.method.name": "tools/list", "jsonrpc.request.id": "1"},
@@ -153,3 +153,6 @@ func TestDeadCollector(t *testing.T) {
 		t.Error("the failed export was not counted")
 	}
 }
+
+// costUSD is the traced model call's cost: 120 in, 7 out at gpt-4.1's 2/8.
+var costUSD = (120*2 + 7*8) / 1e6

@@ -121,7 +121,7 @@ func (r *Renderer) Event(e ragent.Event) {
 			r.EndAnswer()
 			fmt.Fprintf(r.o.Tools, "%s  %s: %s\n", ind, e.Decision, r.o.Shown(e.Reason))
 		}
-	case ragent.EventHook: // a hook's error, systemMessage or stopReason
+	case ragent.EventHook, ragent.EventRetry, ragent.EventCompact: // a hook's error, systemMessage or stopReason; a retry's status; a compaction
 		r.ClearProgress()
 		r.EndAnswer()
 		fmt.Fprintf(r.o.Tools, "%s  %s\n", ind, r.o.Shown(OneLine(e.Message, 300)))

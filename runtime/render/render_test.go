@@ -78,3 +78,22 @@ func TestRendererLive(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", out.String(), want)
 	}
 }
+
+// A retry's or a fallback's status line shows where the tool activity
+// goes (chat: with the answer), before the answer that follows.
+func TestRendererRetry(t *testing.T) {
+	var out strings.Builder
+	r := render.New(render.Options{Text: &out, Shown: func(s string) string { return strings.ReplaceAll(s, "\x1b", "\\x1b") }})
+	for _, e := range []ragent.Event{
+		{Type: ragent.EventRetry, Message: "↻ provider overloaded (529), retry 2/4 in 3.2s"},
+		{Type: ragent.EventRetry, Message: "↪ primary: endpoint unreachable: falling back to \x1b[2Jbackup"},
+		{Type: ragent.EventText, Text: "the answer\n"},
+	} {
+		r.Event(e)
+	}
+	r.Finish()
+	want := "  ↻ provider overloaded (529), retry 2/4 in 3.2s\n  ↪ primary: endpoint unreachable: falling back to \\x1b[2Jbackup\nthe answer\n"
+	if out.String() != want {
+		t.Fatalf("%q\nwant\n%q", out.String(), want)
+	}
+}

@@ -27,6 +27,9 @@ const (
 	TypeMessage = "message"
 	TypeTurnEnd = "turn_end"
 	TypeCapped  = "capped"
+	// TypeCompact is a compaction boundary: the conversation went on from
+	// Message (the summary) and the last Kept messages before the line.
+	TypeCompact = "compact_boundary"
 )
 
 // Header is a session file's first line.
@@ -67,8 +70,27 @@ type Line struct {
 	DurationNS int64        `json:"duration_ns,omitempty"`
 	Time       time.Time    `json:"time,omitzero"`
 
+	// A turn_end line's cost (runtime/cost): CostUSD what the ask's
+	// requests cost by their models' prices, CostUnknown that a model
+	// had none (CostUSD counts the priced ones), ModelUsage each model's
+	// tokens and cost.
+	CostUSD     float64                     `json:"cost_usd,omitempty"`
+	CostUnknown bool                        `json:"cost_unknown,omitempty"`
+	ModelUsage  map[string]agent.ModelUsage `json:"model_usage,omitempty"`
+
 	// A capped line: why nothing more is saved.
 	Text string `json:"text,omitempty"`
+
+	// A compact_boundary line: the messages before it kept whole (its
+	// Message is the summary).
+	Kept int `json:"kept,omitempty"`
+}
+
+// Boundary is the last compaction of a session's complete turns: a
+// resumed conversation is Summary and Entries[From:].
+type Boundary struct {
+	Summary agent.Message
+	From    int
 }
 
 // Entry is a message of a complete turn, with its tool call's record.
@@ -96,12 +118,23 @@ type Session struct {
 	// Capped says the file reached its size cap: nothing after it was
 	// saved.
 	Capped bool
+	// Boundary is the last compaction (nil: none): Messages starts from
+	// its summary. Entries keep the whole history.
+	Boundary *Boundary
+
+	pendingBoundary *Boundary // a compaction inside the turn not yet complete
 }
 
-// Messages are the conversation of the complete turns.
+// Messages are the conversation of the complete turns, from the last
+// compaction's summary when there was one.
 func (s *Session) Messages() []agent.Message {
-	out := make([]agent.Message, 0, len(s.Entries))
-	for _, e := range s.Entries {
+	entries := s.Entries
+	out := make([]agent.Message, 0, len(s.Entries)+1)
+	if b := s.Boundary; b != nil && b.From >= 0 && b.From <= len(entries) {
+		out = append(out, b.Summary)
+		entries = entries[b.From:]
+	}
+	for _, e := range entries {
 		out = append(out, e.Message)
 	}
 	return out
@@ -118,6 +151,17 @@ func (s *Session) FirstPrompt() string {
 		}
 	}
 	return ""
+}
+
+// Cost is what the session's complete turns cost (their turn_end lines'
+// cost_usd summed, over every run that appended to the file); unknown
+// says a turn's model had no known price.
+func (s *Session) Cost() (usd float64, unknown bool) {
+	for _, e := range s.Ends {
+		usd += e.CostUSD
+		unknown = unknown || e.CostUnknown
+	}
+	return usd, unknown
 }
 
 // LastModel is the model of the last complete turn, else the header's.
@@ -203,6 +247,7 @@ func (s *Session) take(b []byte, pending *[]Entry, pendingTurn *int) bool {
 		if l.Turn != *pendingTurn { // an unfinished turn's messages, left out
 			s.Dropped += len(*pending)
 			*pending, *pendingTurn = nil, l.Turn
+			s.pendingBoundary = nil
 		}
 		*pending = append(*pending, Entry{Turn: l.Turn, Message: *l.Message, Call: l.Call, Cut: l.Cut})
 	case TypeTurnEnd:
@@ -216,6 +261,18 @@ func (s *Session) take(b []byte, pending *[]Entry, pendingTurn *int) bool {
 		s.Entries = append(s.Entries, *pending...)
 		s.Ends = append(s.Ends, l)
 		*pending, *pendingTurn = nil, 0
+		if s.pendingBoundary != nil {
+			s.Boundary, s.pendingBoundary = s.pendingBoundary, nil
+		}
+	case TypeCompact:
+		if l.Message == nil || l.Kept < 0 {
+			return false
+		}
+		if len(*pending) > 0 && l.Turn == *pendingTurn { // inside a turn: holds once it completes
+			s.pendingBoundary = &Boundary{Summary: *l.Message, From: max(0, len(s.Entries)+len(*pending)-l.Kept)}
+		} else { // between turns (/compact)
+			s.Boundary = &Boundary{Summary: *l.Message, From: max(0, len(s.Entries)-l.Kept)}
+		}
 	case TypeCapped:
 		s.Capped = true
 	default:

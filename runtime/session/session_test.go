@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/luagent/luagent/runtime/agent"
+	"github.com/luagent/luagent/runtime/cost"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/secret"
@@ -424,6 +425,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(h + `{"type":"message","turn":1,"message":{"role":"user","parts":[{"type":"text","text":"hi"}]}}` + "\n" + `{"type":"turn_end","turn":1,"end":"answer"}` + "\n")
 	f.Add(h + `{"type":"message","turn":2,"message":{"role":"user"}}` + "\n" + `{"type":"turn_end","turn":1}` + "\n" + `{"type":"capped"}`)
 	f.Add(h + `{"type":"message","turn":-1,"call":{"result":{"content":[1]}}}` + "\n\n\x00")
+	f.Add(h + `{"type":"message","turn":1,"message":{"role":"user"}}` + "\n" + `{"type":"compact_boundary","turn":1,"kept":9,"message":{"role":"user"}}` + "\n" + `{"type":"turn_end","turn":1}` + "\n" + `{"type":"compact_boundary","turn":2,"kept":-1}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		s, err := Parse(strings.NewReader(in))
 		if err != nil {
@@ -432,7 +434,9 @@ func FuzzParse(f *testing.F) {
 		if !sessionid.Valid(s.ID) || s.Turns() > strings.Count(in, "\n")+1 {
 			t.Fatalf("parsed %+v", s)
 		}
-		_ = s.Messages()
+		if ms := s.Messages(); len(ms) > len(s.Entries)+1 {
+			t.Fatalf("%d messages of %d entries", len(ms), len(s.Entries))
+		}
 		_ = s.FirstPrompt()
 		_ = s.LastModel()
 	})
@@ -442,5 +446,46 @@ func TestEnvSecrets(t *testing.T) {
 	got := EnvSecrets([]string{"GITHUB_TOKEN=ghp_abcdef123", "PWD=/home/me/work", "OLDPWD=elsewhere-dir", "MY_API_KEY=/not/a/secret/path", "SHORT_KEY=abc", "HOME=/root", "PLAIN=visible-value", "DB_PASSWORD=hunter2hunter2", "XDG_SESSION_TYPE=wayland"})
 	if strings.Join(got, ",") != "ghp_abcdef123,hunter2hunter2" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// Each turn_end line keeps its ask's cost and each model's usage; the
+// session's cost is their sum, over the runs that appended to it.
+func TestSessionCost(t *testing.T) {
+	s := store(t)
+	w, err := s.Create(Header{Cwd: "/work", Model: "mock", Command: "ask"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prices := &cost.Table{}
+	prices.Set("mock", cost.Price{Input: 1e6, Output: 1e6}) // a dollar a token
+	a := agent.New(agent.Config{Model: llm.NewMock(""), Prices: prices})
+	a.SetRecorder(w)
+	ask(t, a, "hello there")
+	ask(t, a, "and again")
+	w.Close()
+	sess, err := s.Load(w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	usd, unknown := sess.Cost()
+	if usd != a.Costs().TotalUSD || usd == 0 || unknown {
+		t.Fatalf("session cost %v %v, agent's %v", usd, unknown, a.Costs().TotalUSD)
+	}
+	if mu := sess.Ends[0].ModelUsage["mock"]; mu.Requests != 1 || mu.CostUSD != sess.Ends[0].CostUSD {
+		t.Fatalf("turn 1 model usage %+v", sess.Ends[0].ModelUsage)
+	}
+	// An unpriced run appended: the cost is then partly unknown.
+	w2, _, err := s.Append(w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newAgent()
+	b.SetRecorder(w2)
+	ask(t, b, "third")
+	w2.Close()
+	sess, _ = s.Load(w.ID())
+	if usd2, unknown := sess.Cost(); usd2 != usd || !unknown {
+		t.Fatalf("after an unpriced turn: %v %v", usd2, unknown)
 	}
 }

@@ -183,6 +183,9 @@ func (s *Store) Fork(from *Session, h Header) (*Writer, error) {
 			}
 		}
 	}
+	if b := from.Boundary; b != nil { // the fork goes on from the same summary
+		w.writeLocked(Line{Type: TypeCompact, Turn: turn + 1, Message: &b.Summary, Kept: len(from.Entries) - b.From})
+	}
 	if from.LastTurn > turn {
 		turn = from.LastTurn
 	}

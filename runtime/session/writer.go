@@ -73,6 +73,14 @@ func (w *Writer) Message(m agent.Message, call *agent.ToolCallRecord) {
 	w.writeLocked(Line{Type: TypeMessage, Turn: w.turn, Message: &m, Call: call})
 }
 
+// Compacted records a compaction boundary (agent.CompactRecorder): a
+// resumed session goes on from summary and the kept messages before it.
+func (w *Writer) Compacted(summary agent.Message, kept int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writeLocked(Line{Type: TypeCompact, Turn: w.turn, Message: &summary, Kept: kept})
+}
+
 // End records the end of the running turn (an ask): the turn is complete.
 func (w *Writer) End(tr *agent.Transcript) {
 	w.mu.Lock()
@@ -81,6 +89,7 @@ func (w *Writer) End(tr *agent.Transcript) {
 	if tr != nil {
 		u := tr.Usage
 		l.End, l.Model, l.Error, l.ErrorKind, l.Usage, l.DurationNS = string(tr.End), tr.Model, tr.Error, tr.ErrorKind, &u, int64(tr.Duration)
+		l.CostUSD, l.CostUnknown, l.ModelUsage = tr.CostUSD, tr.Unpriced, tr.ModelUsage
 	}
 	w.writeLocked(l)
 	w.turn++

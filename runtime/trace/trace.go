@@ -38,7 +38,7 @@ const (
 	ToolCallStart   Kind = "tool_call_start"
 	ToolCallEnd     Kind = "tool_call_end"
 	EraChosen       Kind = "era_chosen"
-	Retry           Kind = "retry" // a request sent again (broken reply stream, stale tools/list)
+	Retry           Kind = "retry" // a request sent again (broken reply stream, stale tools/list; a model's 429/5xx or fallback: Method the model, Count the attempt, Duration the wait)
 
 	// An agent's loop (runtime/agent). Method is the model's name on model
 	// events; Tool is the name the model called; Count is the turn.
@@ -48,6 +48,7 @@ const (
 	AgentToolCall Kind = "agent_tool_call" // Tool, Server, Duration; Message: the error, if any
 	AgentEnd      Kind = "agent_end"       // Count: turns; Duration; Message: the end reason (answer, max_turns, ...)
 	Hook          Kind = "hook"            // Method: the event; Tool; Count: hooks run; Duration; Message: what they said
+	Compact       Kind = "compact"         // Method: the trigger; Count: messages summarised; Input, Output: tokens before, after; Duration; Message: what it did
 
 	// Span starts: each pairs with the end kind above it in a span
 	// (Span names both). AgentStart → AgentEnd, TurnStart → TurnEnd,
@@ -89,6 +90,9 @@ type Event struct {
 	Output   int           `json:"output_tokens,omitempty"` // on model responses
 	Command  string        `json:"command,omitempty"`       // program and arguments, never env values
 	EnvNames []string      `json:"env_names,omitempty"`     // names of env variables set for a process
+	// CostUSD is a model response's cost by its model's price (nil: no
+	// price known, or not a model response).
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // NewSpan returns a fresh span id: 16 hex digits, not secret (ids need to
@@ -215,6 +219,9 @@ func (h *Human) Emit(e Event) {
 	}
 	if e.Input != 0 || e.Output != 0 {
 		line += fmt.Sprintf(" tokens=%d+%d", e.Input, e.Output)
+	}
+	if e.CostUSD != nil {
+		line += fmt.Sprintf(" cost=$%.6f", *e.CostUSD)
 	}
 	if e.Message != "" {
 		line += ": " + e.Message

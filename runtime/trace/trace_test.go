@@ -35,3 +35,13 @@ func TestHumanShowsControls(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// A model response's cost is in its JSON line and its -v line.
+func TestModelResponseCost(t *testing.T) {
+	var jsonl, human bytes.Buffer
+	usd := 0.0123
+	trace.Emit(trace.Multi{trace.NewJSONL(&jsonl), trace.NewHuman(&human)}, trace.Event{Kind: trace.ModelResponse, Input: 10, Output: 2, CostUSD: &usd})
+	if !strings.Contains(jsonl.String(), `"cost_usd":0.0123`) || !strings.Contains(human.String(), "tokens=10+2 cost=$0.012300") {
+		t.Errorf("jsonl %s\nhuman %s", jsonl.String(), human.String())
+	}
+}

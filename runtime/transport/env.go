@@ -51,6 +51,8 @@ var withheld = struct {
 }{names: []string{
 	// The model providers' keys and endpoints (runtime/llm).
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
+	// A setting of the Anthropic provider (no cache breakpoints).
+	"DISABLE_PROMPT_CACHING",
 	// HTTP servers' static token and token file (mcp.connect env).
 	"MCP_ACCESS_TOKEN", "MCP_OAUTH_TOKEN_FILE",
 	// The key serve signs request state with.

@@ -7,13 +7,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/chat"
+	"github.com/luagent/luagent/runtime/cmdfile"
 	"github.com/luagent/luagent/runtime/errs"
 	rhub "github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -50,12 +53,21 @@ type ChatConfig struct {
 	// ModelGiven says --model was given: a resumed conversation then
 	// keeps it rather than the model it was saved with.
 	ModelGiven bool
+	// FallbackModels are --fallback-model's (none: the agent's own, or
+	// config.json's fallbackModels).
+	FallbackModels []string
 	// Servers are --server's: the catalog servers the agent is offered
 	// (and the only ones started); none: all.
 	Servers []string
 	Yes     bool
 	// CodeMode is --code-mode: the model gets run_lua instead of the tools.
 	CodeMode bool
+	// MaxTurns and MaxCost are --max-turns and --max-cost (0: the
+	// agent's own): each agent of the session gets them.
+	MaxTurns int
+	MaxCost  float64
+	// ContextWindow is --context-window (0: the agent's own).
+	ContextWindow int
 	// Resume is --resume's: a session id (or the start of one), "latest"
 	// (the latest session of this folder), or a conversation file saved
 	// before sessions ("" starts a new session). chat_session.go.
@@ -79,6 +91,14 @@ type ChatConfig struct {
 	// the session's header.
 	SessionSecrets []string
 	Version        string
+	// Commands loads the command files (runtime/cmdfile; nil: none),
+	// called once the project's trust is settled; CommandPrompt computes
+	// a .lua command's prompt (luabind/cmdlua). chat_files.go.
+	Commands func() *cmdfile.Set
+	// Agents loads the agent files (nil: none), offered to the agent as
+	// tools; read when Commands is.
+	Agents        func() *cmdfile.AgentSet
+	CommandPrompt func(ctx context.Context, c *cmdfile.Command, args string) (string, error)
 }
 
 // Exit codes Chat returns.
@@ -148,11 +168,18 @@ type chatTerm struct {
 	running map[string]int // servers with tool calls in flight (under mu)
 
 	memorySkipped atomic.Bool // the agent opted out of the project memory
+
+	files *cmdfile.Set   // the command files (chat_files.go)
+	rules approval.Rules // the chat's permission rules (nil: none)
 }
 
 func (t *chatTerm) newReader() LineReader {
 	return NewLineEditor(filepath.Join(t.cfg.Home, "chat_history"), func(line string, pos int) (string, []string, string) {
 		head, cands := chat.Complete(line[:pos], t.serverNames(), t.promptNames)
+		if head == "" && strings.HasPrefix(line[:pos], "/") && !strings.ContainsAny(line[:pos], " \t") {
+			cands = append(cands, t.fileNames(line[:pos])...)
+			sort.Strings(cands)
+		}
 		if len(cands) == 0 {
 			return line[:pos], nil, line[pos:]
 		}
@@ -207,7 +234,7 @@ func (t *chatTerm) fail(err error) {
 
 func (t *chatTerm) run(ctx context.Context) int {
 	defer t.rd.Close()
-	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, Elicit: t.elicit}
+	o := chat.BuildOptions{Name: "chat", AgentFile: t.cfg.AgentFile, Model: t.cfg.Model, FallbackModels: t.cfg.FallbackModels, Servers: t.cfg.Servers, Yes: t.cfg.Yes, CodeMode: t.cfg.CodeMode, ContextWindow: t.cfg.ContextWindow, Elicit: t.elicit}
 	o.Memory, o.MemorySkipped = t.cfg.Memory.Prompt(), func() { t.memorySkipped.Store(true) }
 	if t.cfg.AgentFile != "" {
 		if err := t.lua.LoadAgent(t.cfg.AgentFile); err != nil {
@@ -226,13 +253,18 @@ func (t *chatTerm) run(ctx context.Context) int {
 		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))
 		return exitError
 	}
+	t.rules = rules
+	t.loadFiles()
+	o.Subagents = t.loadAgents()
+	o.Warn = func(msg string) { fmt.Fprintf(t.errw, "luagent: %s\n", t.shown(msg)) } // an agent file that fails
 	ag, err := t.lua.Build(ctx, o)
 	if err != nil {
 		fmt.Fprintf(t.errw, "luagent: %s: %s\n", errs.KindOf(err), t.shown(err.Error()))
 		return exitError
 	}
 	hb := ag.Agent().Hub()
-	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, AgentFile: t.cfg.AgentFile, Lua: t.lua, Rules: rules})
+	t.s = chat.New(chat.Options{Agent: ag, UI: t, Hub: hb, Catalog: t.cfg.Catalog, AgentFile: t.cfg.AgentFile, Lua: t.lua, Rules: rules,
+		MaxTurns: t.cfg.MaxTurns, MaxCost: t.cfg.MaxCost})
 	w, err := t.openSession(prior, conv)
 	switch {
 	case err != nil && (prior != nil || conv != nil):
@@ -417,6 +449,10 @@ func (t *chatTerm) op(ctx context.Context, timeout time.Duration) (context.Conte
 
 // command runs a slash command; false ends the session.
 func (t *chatTerm) command(ctx context.Context, line string) bool {
+	if fc, args := t.fileCommand(line); fc != nil {
+		t.runFile(ctx, fc, args)
+		return true
+	}
 	c, err := chat.ParseCommand(line)
 	if err != nil {
 		t.fail(err)
@@ -427,12 +463,19 @@ func (t *chatTerm) command(ctx context.Context, line string) bool {
 		return false
 	case "memory":
 		t.showMemory()
+	case "cost":
+		t.say("%s", chat.CostReport(t.s.Agent().Agent().Costs()))
+	case "compact":
+		t.compact(ctx, c.Rest) // chat_context.go
+	case "context":
+		t.showContext()
 	case "help":
 		var b strings.Builder
 		b.WriteString("commands:\n")
 		for _, cmd := range chat.Commands {
 			fmt.Fprintf(&b, "  %-38s %s\n", cmd.Usage, cmd.Help)
 		}
+		t.fileHelp(&b)
 		b.WriteString("a plain line goes to the agent (//text sends /text); end a line with \\ to continue it on the next.\n")
 		b.WriteString("Ctrl-C cancels a running turn; at the prompt it clears the line, twice leaves. Ctrl-D leaves.")
 		t.say("%s", b.String())

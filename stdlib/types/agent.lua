@@ -84,7 +84,16 @@
 ---@field subagent? boolean the agent is a subagent: its answers fire SubagentStop instead of Stop
 ---@field max_turns? integer model calls per ask (default 20)
 ---@field token_budget? integer input + output tokens per ask (default: no bound)
+---@field price? {input?: number, output?: number, cached_input?: number, cache_write?: number} the model's price in USD per million tokens (over config.json's and the built-in list prices), for costs and max_cost
+---@field max_cost? number USD the agent's model requests may cost, summed over its asks (default: no bound); reaching it ends the ask with a "limit" error after the response that reached it; needs a known price (config.json's models.NAME.price, or a model luagent knows)
+---@field context_window? integer the model's context window in tokens (default: --context-window, else config.json's models.NAME.contextWindow, else a known model's; unknown: no automatic compaction)
+---@field compact_at? number the share of the window a request's input tokens reach for the next to compact first (default 0.8)
+---@field keep_turns? integer the last user turns a compaction keeps whole (default 2)
+---@field summarize? fun(messages: table[], focus: string): string writes the summary of the older turns (default: the model, asked to summarise)
+---@field compact? boolean false: never compact (not at the threshold, not after a context_length error)
+---@field tool_result_limit? integer bytes of a tool result the model gets at once; the rest it pages with read_tool_result (default 40960)
 ---@field timeout? number seconds per ask (default: none)
+---@field fallback_models? string[]|false models (what model takes) that answer, in order, a request the model could not: its retries spent on 429/5xx/overloaded, its endpoint down, or the conversation too long for it (default: config.json's fallbackModels when model is a name or left out; false: none)
 ---@field params? agent.Param[] parameters: --set NAME=VALUE, --set-json NAME=JSON, --params-file FILE (flags win), then the default; a missing required one is an error naming it
 ---@field bindings? agent.Binding[] pinned tool arguments: left out of the schema the model sees; the bound value wins
 ---@field agents? agent.Agent[] other agents offered as tools (name slugged, input {prompt}), asked in a fresh conversation in this process
@@ -142,9 +151,14 @@
 ---@field structuredContent? table
 ---@field isError? boolean
 
+---Tokens: input_tokens counts the whole prompt; the cache fields (absent
+---when 0) are the parts of it read from and written to the provider's
+---prompt cache.
 ---@class agent.Usage
 ---@field input_tokens integer
 ---@field output_tokens integer
+---@field cache_read_input_tokens? integer
+---@field cache_creation_input_tokens? integer
 
 ---A model request: a Lua model's argument, before_model's.
 ---@class agent.Request
@@ -206,17 +220,20 @@
 ---@field model string
 ---@field start string RFC 3339
 ---@field duration_ns integer
----@field ["end"] "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook"
+---@field ["end"] "answer"|"max_turns"|"budget"|"max_cost"|"timeout"|"cancelled"|"error"|"hook"
 ---@field error? string why it ended, when not with an answer
 ---@field error_kind? luagent.ErrorKind
 ---@field messages agent.Message[] the messages this ask added
 ---@field turns agent.Turn[]
 ---@field tool_calls agent.ToolCallRecord[]
 ---@field usage agent.Usage
+---@field cost_usd number what this ask's requests cost, by the models' prices (stdlib/doc/cli.md "Costs and limits")
+---@field cost_unknown? boolean a model had no known price: cost_usd counts only the priced requests
+---@field model_usage? table<string, {input_tokens: integer, output_tokens: integer, cache_read_input_tokens?: integer, cache_creation_input_tokens?: integer, requests: integer, cost_usd: number, unpriced?: boolean}> each model's tokens and cost
 
 ---One thing the loop did, as on_event sees it.
 ---@class agent.Event
----@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"end"
+---@field type "text"|"tool_start"|"approval"|"tool_progress"|"tool_end"|"hook"|"retry"|"compact"|"end"
 ---@field turn integer the 1-based model turn
 ---@field text? string a delta of the model's text (text)
 ---@field call? agent.Call (tool_start, approval, tool_progress, tool_end)
@@ -224,11 +241,15 @@
 ---@field reason? string (approval)
 ---@field progress? number (tool_progress)
 ---@field total? number (tool_progress)
----@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user)
+---@field message? string (tool_progress; hook: a hook's error, systemMessage or stopReason for the user; compact: what it did; retry: the status line, "↻ provider overloaded (529), retry 2/4 in 3.2s")
+---@field retry? {type: "retry"|"fallback", model: string, kind: luagent.ErrorKind, error: string, status?: integer, attempt?: integer, max_retries?: integer, wait?: number, to?: string} (retry) the model provider failed: a retry after wait seconds, or a fallback to the model to
+---@field trigger? "auto"|"manual" (compact)
+---@field pre_tokens? integer the last request's input tokens before (compact)
+---@field post_tokens? integer the estimated tokens after (compact)
 ---@field result? agent.Result (tool_end)
 ---@field duration? number seconds (tool_end)
 ---@field error? {kind: luagent.ErrorKind, message: string} why the call failed, or the ask ended
----@field ["end"]? "answer"|"max_turns"|"budget"|"timeout"|"cancelled"|"error"|"hook" (end)
+---@field ["end"]? "answer"|"max_turns"|"budget"|"max_cost"|"timeout"|"cancelled"|"error"|"hook" (end)
 
 ---A model spelled out, as config.json's "models" entries are.
 ---@class agent.ModelConfig
@@ -287,6 +308,20 @@ function Agent:ask_fresh(prompt, opts) end
 ---Forgets the conversation.
 function Agent:reset() end
 
+---Compact the conversation now: the older turns replaced by a summary (PreCompact hooks first, trigger "manual").
+---@param focus? string what the summary is to keep
+---@return {summarized: integer, kept: integer, before: integer, after: integer, summary: string}
+function Agent:compact(focus) end
+
+---Keep text verbatim through every compaction.
+---@param text string
+function Agent:pin(text) end
+
+---Where the next request's tokens go (estimates: bytes/4).
+---@param memory? string the project memory text, shown on its own
+---@return {window: integer, last_input: integer, compactions: integer, pinned: integer, parts: {name: string, tokens: integer}[], text: string}
+function Agent:context(memory) end
+
 ---Adds a handler of a lifecycle event after the agent's others (a:with keeps it).
 ---@param event "SessionStart"|"UserPromptSubmit"|"PreToolUse"|"PermissionRequest"|"PostToolUse"|"Notification"|"PreCompact"|"Stop"|"SubagentStop"|"SessionEnd"
 ---@param fn agent.HookHandler
@@ -296,6 +331,13 @@ function Agent:on(event, fn) end
 ---The conversation so far.
 ---@return agent.Message[]
 function Agent:messages() end
+
+---What the agent's model requests cost so far, summed over its asks:
+---total_cost_usd, unpriced (a model had no known price), and models by
+---name ({input_tokens, output_tokens, cache_read_input_tokens,
+---cache_creation_input_tokens, requests, cost_usd, unpriced}).
+---@return {total_cost_usd: number, unpriced?: boolean, models: table<string, table>}
+function Agent:costs() end
 
 ---The session the agent's asks are saved in: {id, path} (the id as
 ---luagent sessions list shows it, the path of its file), or nil when
@@ -412,6 +454,26 @@ function agent.server_of(v, version) end
 ---@param opts? {name?: string, version?: string}
 ---@return mcp.Server
 function agent.serve_files(paths, opts) end
+
+---The agents of agent files (.luagent/agents/NAME.md, ~/.luagent/agents/;
+---what luagent ask and chat load), for agent.new's agents: each spec's
+---system (the file's body) is the system prompt, its model or else model
+---(the main agent's) answers, tools = {...} (server__tool, server__*)
+---limits its calls and servers to those, {} gives it no hub; lua = true
+---runs path, which returns agent.new{...}. Each is a subagent (SubagentStop).
+---@param list {name: string, description?: string, system?: string, model?: any, servers?: string[], tools?: string[], path: string, lua?: boolean}[]
+---A file whose agent cannot be made, or whose name another has, is passed
+---to warn and left out (without warn its error is raised).
+---@param model? any the main agent's model
+---@param warn? fun(msg: string)
+---@return agent.Agent[]
+function agent.file_agents(list, model, warn) end
+
+---One agent file's agent (agent.file_agents).
+---@param d table
+---@param model? any
+---@return agent.Agent
+function agent.file_agent(d, model) end
 
 ---A name as a tool may have it: each run of characters other than letters,
 ---digits, _ and - becomes _ (at most 64; "agent" when nothing is left).

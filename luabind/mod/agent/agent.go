@@ -23,6 +23,7 @@ import (
 	"github.com/luagent/luagent/luabind/value"
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/approval"
+	"github.com/luagent/luagent/runtime/cost"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/hub"
@@ -40,6 +41,10 @@ type Config struct {
 	// its default ("model"), read when a model is named or left out; nil
 	// means none.
 	Models func() (models map[string]llm.ModelConfig, def string, err error)
+	// FallbackModels returns the catalog's "fallbackModels": what an
+	// agent.new without fallback_models whose model is named (or left
+	// out) falls back to (nil: none).
+	FallbackModels func() []string
 	// Home is luagent's folder: the user's skills are in Home/skills (""
 	// for none).
 	Home string
@@ -62,6 +67,11 @@ type Config struct {
 	// Hooks returns the command hooks every agent runs (the catalog's
 	// "hooks"; nil: none), read when an agent is made.
 	Hooks func() hooks.Config
+	// ContextWindow is the window of an agent.new without context_window,
+	// by its model's name (a spec or a configured name): the host's
+	// --context-window, else the catalog's models.NAME.contextWindow, else
+	// a known model's (nil, or 0: the model's known window, if any).
+	ContextWindow func(spec string) int
 }
 
 type module struct {
@@ -138,6 +148,9 @@ func (m *module) newAgent(L *lua.LState) int {
 	if err != nil {
 		fail(err)
 	}
+	if model, err = m.withFallbacks(L, model, opts); err != nil {
+		fail(err)
+	}
 	la := &luaAgent{}
 	cfg := ragent.Config{
 		Name:        optString(opts, "name"),
@@ -145,6 +158,8 @@ func (m *module) newAgent(L *lua.LState) int {
 		System:      optString(opts, "system"),
 		MaxTurns:    int(optNumber(opts, "max_turns")),
 		TokenBudget: int(optNumber(opts, "token_budget")),
+		MaxCost:     optNumber(opts, "max_cost"),
+		Prices:      m.prices(),
 		Timeout:     time.Duration(optNumber(opts, "timeout") * float64(time.Second)),
 		Yes:         lua.LVAsBool(opts.RawGetString("yes")),
 		Trace:       m.cfg.Trace,
@@ -156,6 +171,20 @@ func (m *module) newAgent(L *lua.LState) int {
 				sink(e)
 			}
 		},
+	}
+	if cfg.MaxCost < 0 || cfg.MaxCost != cfg.MaxCost {
+		fail(errs.New(errs.Invalid, "agent.new", "max_cost must be a number of USD above 0 (leave it out for no bound)"))
+	}
+	if t, ok := opts.RawGetString("price").(*lua.LTable); ok {
+		// price = {input=, output=, cached_input=, cache_write=}: the
+		// agent's model's price in USD per million tokens (a Lua
+		// function model, a server luagent has no list price for).
+		p := cost.Price{Input: optNumber(t, "input"), Output: optNumber(t, "output"),
+			CachedInput: optNumber(t, "cached_input"), CacheWrite: optNumber(t, "cache_write")}
+		if err := p.Check(); err != nil {
+			fail(errs.New(errs.Invalid, "agent.new", "price: "+err.Error()))
+		}
+		cfg.Prices.Set(model.Name(), p)
 	}
 	switch h := opts.RawGetString("hub").(type) {
 	case *lua.LUserData:
@@ -214,6 +243,9 @@ func (m *module) newAgent(L *lua.LState) int {
 	if cfg.ToolSearch, cfg.MetaToolThreshold, err = m.toolSearch(opts); err != nil {
 		fail(err)
 	}
+	if err := m.contextOptions(opts, &cfg); err != nil { // context.go
+		fail(err)
+	}
 	n := int(optNumber(opts, "max_concurrent"))
 	if n <= 0 {
 		n = DefaultMaxConcurrent
@@ -231,6 +263,28 @@ func (m *module) newAgent(L *lua.LState) int {
 	ud.Metatable = m.agentMT(L)
 	L.Push(ud)
 	return 1
+}
+
+// prices are the configured models' prices by name (config.json's
+// models.NAME.price, else the list price of the provider's model the
+// name stands for) over the built-in table of runtime/cost.
+func (m *module) prices() *cost.Table {
+	t := &cost.Table{}
+	if m.cfg.Models == nil {
+		return t
+	}
+	models, _, err := m.cfg.Models()
+	if err != nil {
+		return t // the model's own resolution says what is wrong
+	}
+	for name, mc := range models {
+		if mc.Price != nil {
+			t.Set(name, *mc.Price)
+		} else if p, ok := cost.Lookup(mc.Model); ok && mc.Provider != llm.ProviderOllama && mc.BaseURL == "" {
+			t.Set(name, p)
+		}
+	}
+	return t
 }
 
 // toolSearch is the agent's tool search mode and threshold: tool_search
@@ -275,12 +329,24 @@ func (m *module) agentMT(L *lua.LState) *lua.LTable {
 	methods.RawSetString("ask", m.lp.Async("agent:ask", m.ask))
 	methods.RawSetString("ask_fresh", m.lp.Async("agent:ask_fresh", m.askFresh))
 	methods.RawSetString("sample", m.lp.Async("agent:sample", m.sample))
+	methods.RawSetString("compact", m.lp.Async("agent:compact", m.compactNow)) // context.go
+	methods.RawSetString("pin", L.NewFunction(m.pin))
+	methods.RawSetString("context", L.NewFunction(m.contextReport))
 	methods.RawSetString("on", L.NewFunction(m.on))           // hooks.go
 	methods.RawSetString("record", L.NewFunction(m.record))   // session.go
 	methods.RawSetString("session", L.NewFunction(m.session)) // session.go
 	methods.RawSetString("reset", L.NewFunction(func(L *lua.LState) int {
 		m.checkAgent(L).a.Reset()
 		return 0
+	}))
+	methods.RawSetString("costs", L.NewFunction(func(L *lua.LState) int {
+		raw, _ := json.Marshal(m.checkAgent(L).a.Costs())
+		v, err := value.Decode(L, raw)
+		if err != nil {
+			L.RaiseError("%s", err.Error())
+		}
+		L.Push(v)
+		return 1
 	}))
 	methods.RawSetString("messages", L.NewFunction(func(L *lua.LState) int {
 		var msgs []ragent.Message
@@ -356,8 +422,25 @@ func eventJSON(e ragent.Event) json.RawMessage {
 		out["decision"] = string(e.Decision)
 		out["reason"] = e.Reason
 	}
-	if e.Type == ragent.EventHook { // a hook's message for the user
+	if e.Type == ragent.EventHook || e.Type == ragent.EventCompact { // a hook's message for the user; what a compaction did
 		out["message"] = e.Message
+	}
+	if e.Type == ragent.EventRetry && e.Notice != nil { // the provider failing: a retry or a fallback
+		n := e.Notice
+		out["message"] = e.Message
+		r := map[string]any{"type": n.Type, "model": n.Model, "kind": n.Kind.String(), "error": n.Message}
+		if n.Type == llm.NoticeFallback {
+			r["to"] = n.To
+		} else {
+			r["attempt"], r["max_retries"], r["wait"] = n.Attempt, n.MaxRetries, n.Wait.Seconds()
+		}
+		if n.Status > 0 {
+			r["status"] = n.Status
+		}
+		out["retry"] = r
+	}
+	if c := e.Compaction; c != nil {
+		out["trigger"], out["pre_tokens"], out["post_tokens"] = c.Trigger, c.PreTokens, c.PostTokens
 	}
 	if e.Type == ragent.EventToolProgress {
 		out["progress"] = e.Progress

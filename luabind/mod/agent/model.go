@@ -47,11 +47,8 @@ type respJSON struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	} `json:"tool_calls"`
-	StopReason string `json:"stop_reason,omitempty"`
-	Usage      struct {
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
-	} `json:"usage"`
+	StopReason string       `json:"stop_reason,omitempty"`
+	Usage      ragent.Usage `json:"usage"`
 }
 
 func requestJSON(r *llm.Request) json.RawMessage {
@@ -69,7 +66,8 @@ func requestJSON(r *llm.Request) json.RawMessage {
 
 func (r *respJSON) response() *llm.Response {
 	out := &llm.Response{StopReason: r.StopReason,
-		Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}}
+		Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
+			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens}}
 	out.Message.Role = llm.RoleAssistant
 	if r.Text != "" {
 		out.Message.Parts = []llm.Part{llm.Text(r.Text)}
@@ -163,6 +161,50 @@ func (m *module) resolveModel(L *lua.LState, v lua.LValue) (llm.Model, error) {
 		return m.resolveModel(L, lua.LString("mock"))
 	}
 	return nil, errs.Errorf(errs.Invalid, "agent.new", "model must be a name, a function, agent.model(...) or {provider = ..., model = ...}, not %s", v.Type())
+}
+
+// withFallbacks wraps model in llm.WithFallback with the models of
+// opts.fallback_models (each what model= takes), or, when it is nil and
+// the model is named or left out, the catalog's fallbackModels;
+// fallback_models = false or {} is none.
+func (m *module) withFallbacks(L *lua.LState, model llm.Model, opts *lua.LTable) (llm.Model, error) {
+	var vs []lua.LValue
+	switch fb := opts.RawGetString("fallback_models").(type) {
+	case *lua.LTable:
+		for i := 1; i <= fb.Len(); i++ {
+			vs = append(vs, fb.RawGetInt(i))
+		}
+	case lua.LBool:
+		if fb {
+			return nil, errs.New(errs.Invalid, "agent.new", "fallback_models must be a list of models ({\"anthropic:claude-haiku-4-5\", ...}) or false")
+		}
+	case *lua.LNilType:
+		switch opts.RawGetString("model").(type) {
+		case lua.LString, *lua.LNilType:
+			if m.cfg.FallbackModels != nil {
+				for _, name := range m.cfg.FallbackModels() {
+					vs = append(vs, lua.LString(name))
+				}
+			}
+		}
+	default:
+		return nil, errs.Errorf(errs.Invalid, "agent.new", "fallback_models must be a list of models, not %s", fb.Type())
+	}
+	if len(vs) == 0 {
+		return model, nil
+	}
+	models := []llm.Model{model}
+	for _, v := range vs {
+		if v == lua.LNil {
+			continue
+		}
+		fm, err := m.resolveModel(L, v)
+		if err != nil {
+			return nil, err
+		}
+		models = append(models, fm)
+	}
+	return llm.WithFallback(models...), nil
 }
 
 func (m *module) lookup(name string) (string, bool) {
@@ -277,7 +319,8 @@ func respOut(r *llm.Response) json.RawMessage {
 		}
 	}
 	out := map[string]any{"text": text.String(), "stop_reason": r.StopReason,
-		"usage": map[string]int{"input_tokens": r.Usage.InputTokens, "output_tokens": r.Usage.OutputTokens}}
+		"usage": ragent.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
+			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens}}
 	calls := []ragent.ToolCall{}
 	for _, tc := range r.Message.ToolCalls {
 		calls = append(calls, ragent.ToolCall(tc))

@@ -295,3 +295,43 @@ test("a:with: a new agent with options changed", function()
   expect.eq(tr.tool_calls[1].decision, "allow")
   expect.eq(n, 1)
 end)
+
+test("max_cost stops after the response that reaches it; the transcript keeps the cost", function()
+  local a = agent.new{ hub = false, max_cost = 0.5, price = { input = 0, output = 100000 },
+    model = function() return { tool_calls = { { name = "again" } }, usage = { input_tokens = 10, output_tokens = 2 } } end,
+    tools = { { name = "again", annotations = { readOnlyHint = true }, handler = function() return "more" end } } }
+  local ok, err = task.pcall(a.ask, a, "spend")
+  expect.falsy(ok)
+  expect.eq(err.kind, "limit")
+  expect.eq(err.transcript["end"], "max_cost")
+  expect.eq(#err.transcript.turns, 3) -- 0.2 a turn: 0.6 >= 0.5 after the third
+  expect.truthy(math.abs(err.transcript.cost_usd - 0.6) < 1e-9)
+  local c = a:costs()
+  expect.truthy(math.abs(c.total_cost_usd - 0.6) < 1e-9)
+  expect.eq(c.models.lua.requests, 3)
+  expect.error(function() agent.new{ hub = false, model = "mock", max_cost = -1 } end)
+end)
+
+test("a model with no known price: cost unknown, and max_cost refuses to run", function()
+  local _, tr = agent.new{ hub = false, model = "mock" }:ask("hello")
+  expect.eq(tr.cost_unknown, true)
+  local ok, err = task.pcall(function() return agent.new{ hub = false, model = "mock", max_cost = 1 }:ask("hello") end)
+  expect.falsy(ok)
+  expect.eq(err.kind, "invalid")
+end)
+
+test("a subagent's requests count in its parent's cost (agents = {})", function()
+  local inner = agent.new{ name = "helper", hub = false, price = { output = 100000 }, -- 0.1 a token
+    model = function() return { text = "done", usage = { input_tokens = 1, output_tokens = 2 } } end }
+  local n = 0
+  local outer = agent.new{ name = "boss", hub = false, price = { output = 10000 }, agents = { inner }, -- 0.01 a token
+    model = function()
+      n = n + 1
+      if n == 1 then return { tool_calls = { { name = "helper", arguments = { prompt = "help" } } }, usage = { output_tokens = 1 } } end
+      return { text = "ok", usage = { output_tokens = 1 } }
+    end }
+  local _, tr = outer:ask("go")
+  expect.eq(tr.tool_calls[1].name, "helper")
+  expect.truthy(math.abs(tr.cost_usd - (0.02 + 0.2)) < 1e-9)
+  expect.truthy(math.abs(outer:costs().total_cost_usd - 0.22) < 1e-9)
+end)

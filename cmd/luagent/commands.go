@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/luagent/luagent/luabind/cmdlua"
+	"github.com/luagent/luagent/luabind/host"
+	"github.com/luagent/luagent/runtime/cmdfile"
+	"github.com/luagent/luagent/runtime/project"
+	"github.com/luagent/luagent/runtime/visible"
+)
+
+// fileOptions are where ask and chat find command and agent files: the
+// project's folder (runtime/project.Root, else the working folder) and
+// $LUAGENT_HOME, and whether the project's folder is trusted.
+func fileOptions() cmdfile.Options {
+	home := host.Home()
+	cwd, err := os.Getwd()
+	if err != nil {
+		return cmdfile.Options{Home: home}
+	}
+	root := project.Root(cwd)
+	if root == "" {
+		root = cwd
+	}
+	return cmdfile.Options{Home: home, ProjectDir: root, Trusted: project.Trusted(home, root)}
+}
+
+// slashName matches a command's name as typed: /review, /frontend:test.
+var slashName = regexp.MustCompile(`^/([A-Za-z0-9][A-Za-z0-9_.:-]*)$`)
+
+// askSlash is `luagent ask "/NAME args"`: the command file's prompt, its
+// model (unless --model) and its allowed-tools (allow rules for this run,
+// their source the file). A
+// prompt is a command when its first word is / and a name: "/tmp/x
+// explain" (a path: a second /) and "//text" (the slash doubled: sent as
+// "/text") are prompts; so is "/word ..." when no command has that name
+// and /word is a file or folder. Otherwise an unknown /word is a usage
+// error (exit 2) saying how to see the commands.
+func askSlash(a *askOptions, prompt string, stderr io.Writer) (string, int, bool) {
+	if strings.HasPrefix(prompt, "//") {
+		return prompt[1:], 0, true
+	}
+	first, args, _ := strings.Cut(prompt, " ")
+	if i := strings.IndexAny(first, "\n\t"); i >= 0 {
+		first, args = first[:i], prompt[i+1:]
+	}
+	m := slashName.FindStringSubmatch(first)
+	if m == nil {
+		return prompt, 0, true
+	}
+	set := cmdfile.LoadCommands(fileOptions())
+	for _, p := range set.Problems {
+		fmt.Fprintln(stderr, "luagent: "+visible.Text(p))
+	}
+	c := set.Find(m[1])
+	if c == nil || c.Lua {
+		for _, n := range set.Notes { // an untrusted project's .lua files
+			fmt.Fprintln(stderr, "luagent: "+visible.Text(n))
+		}
+	}
+	if c == nil {
+		if _, err := os.Stat(first); err == nil {
+			return prompt, 0, true // a path: the prompt is about it
+		}
+		fmt.Fprintf(stderr, "luagent: unknown command /%s: %s; a prompt starting with / is written //...\n", visible.Text(m[1]), commandsHint(set))
+		return "", host.ExitUsage, false
+	}
+	out, err := cmdlua.Prompt(context.Background(), c, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "luagent: /%s: %s\n", m[1], visible.Text(errText(err)))
+		return "", host.ExitError, false
+	}
+	if spec := cmdfile.ModelSpec(c.Model); spec != "" && a.model == "" {
+		a.model = spec
+	}
+	grants, skipped := c.Grants()
+	if c.Untrusted && len(c.AllowedTools) > 0 {
+		fmt.Fprintf(stderr, "luagent: %s: allowed-tools grant nothing: the project folder is not trusted (luagent trust %s)\n", visible.Text(c.Path), visible.Text(filepath.Dir(filepath.Dir(filepath.Dir(c.Path)))))
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(stderr, "luagent: %s: allowed-tools %s name no luagent tool; skipped\n", visible.Text(c.Path), visible.Text(strings.Join(skipped, ", ")))
+	}
+	a.grants, a.grantSource = grants, c.Path
+	return out, 0, true
+}
+
+// commandsHint says which commands there are and where they live.
+func commandsHint(set *cmdfile.Set) string {
+	names := set.Names()
+	if len(names) == 0 {
+		return "no command files here; write .luagent/commands/NAME.md (or ~/.luagent/commands/NAME.md)"
+	}
+	if len(names) > 12 {
+		names = append(names[:12], "...")
+	}
+	return "the commands are /" + strings.Join(names, ", /") + " (luagent chat's /help describes them)"
+}
+
+// errText is an error's message without cmdlua's "commands: " prefix.
+func errText(err error) string {
+	return strings.TrimPrefix(err.Error(), "commands: ")
+}
+
+// fileAgents are the agent files (.luagent/agents/, $LUAGENT_HOME/agents/)
+// for ask, what could not be read or was skipped said in one line each.
+func fileAgents(stderr io.Writer, shown func(string) string) []*cmdfile.Agent {
+	set := cmdfile.LoadAgents(fileOptions())
+	for _, p := range append(set.Problems, set.Notes...) {
+		fmt.Fprintln(stderr, "luagent: "+shown(p))
+	}
+	return set.Agents
+}
+
+// slashPrompt is a stream-json input message's prompt: "/NAME args" of
+// a command file expanded (its model and allowed-tools are for a whole
+// run and do not apply to one message); any other text as it is, an
+// unknown /word included.
+func slashPrompt(ctx context.Context, text string) (string, error) {
+	first, args, _ := strings.Cut(strings.TrimLeft(text, " "), " ")
+	m := slashName.FindStringSubmatch(first)
+	if m == nil {
+		return text, nil
+	}
+	c := cmdfile.LoadCommands(fileOptions()).Find(m[1])
+	if c == nil {
+		return text, nil
+	}
+	return cmdlua.Prompt(ctx, c, args)
+}
