@@ -41,6 +41,10 @@ var version = "0.1.0-dev"
 
 func main() {
 	earlyOneP(os.Args[1:])
+	// Nothing reads a heap profile but LUAGENT_ALLOCPROFILE below: without
+	// it, no allocation is sampled (a sample unwinds the stack, reading
+	// pages of the binary's tables a server never needs otherwise).
+	runtime.MemProfileRate = 0
 	// luagent started again as the guard of the servers it starts (see
 	// runtime/transport): that is all this process does.
 	transport.RunGuardIfAsked()
