@@ -32,7 +32,7 @@ func cachedServer(t testing.TB, name, gate, variant string) *catalog.Server {
 	bin := testkit.Build(t, "cmd/luagent")
 	script, _ := filepath.Abs("testdata/cached.lua")
 	return &catalog.Server{Name: name, Enabled: true, Command: "sh",
-		Args: []string{"-c", `cat "$GATE" >/dev/null; if [ "$VARIANT" = x ]; then echo "cached: failing on purpose" >&2; exit 7; fi; exec "$0" serve "$1"`, bin, script},
+		Args:           []string{"-c", `cat "$GATE" >/dev/null; if [ "$VARIANT" = x ]; then echo "cached: failing on purpose" >&2; exit 7; fi; exec "$0" serve "$1"`, bin, script},
 		Env:            map[string]catalog.EnvValue{"GATE": {Value: gate}, "VARIANT": {Value: variant}},
 		StartupTimeout: 30 * time.Second}
 }
