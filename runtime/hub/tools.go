@@ -215,6 +215,18 @@ func (h *Hub) Tool(qualified string) (Tool, bool) {
 	return r.s.tool(r.i), true
 }
 
+// Peek is Tool without handing the tool out: the caller's later calls
+// are still checked against the definition it saw before.
+func (h *Hub) Peek(qualified string) (Tool, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, ok := h.names[qualified]
+	if !ok {
+		return Tool{}, false
+	}
+	return r.s.tool(r.i), true
+}
+
 // toolsChanged marks a server's list stale and refreshes it in the
 // background (called on the client's reader goroutine: never blocks).
 func (h *Hub) toolsChanged(name string) {
