@@ -44,6 +44,7 @@ trap cleanup EXIT
 trap 'echo "bench-lean.sh: interrupted" >&2; exit 130' INT TERM
 
 go build -o "$work/fakeopenai" ./scripts/bench/fakeopenai
+go build -o "$work/measure" ./scripts/bench/measure
 mkfifo "$work/model.in" "$work/model.url"
 touch "$work/model.log"
 "$work/fakeopenai" -delay 1s -lifetime 60m -log "$work/model.log" <"$work/model.in" >"$work/model.url" &
@@ -64,6 +65,14 @@ now() { date +%s%N; }
 
 run_job() { # ROUND JOB
 	local r=$1 job=$2 prompt=notool want=1 start end
+	if [ "$job" = bare ]; then # the slow server's own start, as a minimal client sees it
+		: >"$work/run.tsv"
+		"$work/measure" mcp -n 1 -call echo -args '{"message":"hi"}' -timeout 90s -o "$work/run.tsv" -- sh -c "$slow"
+		local s c e tools
+		IFS=$'\t' read -r s c e tools <"$work/run.tsv"
+		printf '%s\t%s\t%s\n' "$r" bare "$((s / 1000000))" >>"$results"
+		return
+	fi
 	case $job in *-tool) prompt="echo hi" want=2 ;; esac
 	case $job in *-cold) rm -rf "$LUAGENT_HOME/cache" ;; esac
 	local before
@@ -82,7 +91,7 @@ run_job() { # ROUND JOB
 	printf '%s\t%s\t%s\n' "$r" "$job" "$(((end - start) / 1000000))" >>"$results"
 }
 
-jobs=(luagent-notool luagent-tool luagent-notool-cold)
+jobs=(bare luagent-notool luagent-tool luagent-notool-cold)
 [ -n "$mcphost" ] && jobs+=(mcphost-notool mcphost-tool)
 run_job 0 luagent-notool # warms the cache (and the page cache)
 : >"$results"
@@ -110,10 +119,26 @@ awk -F'\t' '
 		for (i = 2; i <= m; i++) { x = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
 		return sprintf("%d [%d–%d]", m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2, a[1], a[m])
 	}
-	{ add($2, $3) }
+	{ add($2, $3); v[$1, $2] = $3; rounds[$1] = 1 }
 	END {
+		# Per round, against the ideal of that round: the model alone (1000)
+		# for a turn without tools; max(the server start alone, 1000) + 1000
+		# for a turn that calls it.
+		for (r in rounds) {
+			if (!((r, "bare") in v)) continue
+			b = v[r, "bare"]; ideal = (b > 1000 ? b : 1000) + 1000
+			add("ideal-tool", ideal)
+			if ((r, "luagent-tool") in v) add("luagent-tool-over", v[r, "luagent-tool"] - ideal)
+			if ((r, "mcphost-tool") in v) add("mcphost-tool-over", v[r, "mcphost-tool"] - ideal)
+			if ((r, "luagent-notool") in v) add("luagent-notool-over", v[r, "luagent-notool"] - 1000)
+			if ((r, "luagent-notool-cold") in v) add("luagent-notool-cold-over", v[r, "luagent-notool-cold"] - 1000)
+			if ((r, "mcphost-notool") in v) add("mcphost-notool-over", v[r, "mcphost-notool"] - 1000)
+		}
+		printf "the slow server alone (sleep 3 + server-everything to initialize, a minimal client): %s ms\n\n", cell("bare")
 		print "| turn | ideal | luagent (cache warm) | luagent (first run, no cache) | mcphost |"
 		print "|---|---:|---:|---:|---:|"
-		printf "| no tool call (1 model request) | ≈ 1000 | %s | %s | %s |\n", cell("luagent-notool"), cell("luagent-notool-cold"), cell("mcphost-notool")
-		printf "| calls the slow server (2 model requests) | ≈ 3000+1000 | %s | - | %s |\n", cell("luagent-tool"), cell("mcphost-tool")
+		printf "| no tool call (1 model request), wall | 1000 | %s | %s | %s |\n", cell("luagent-notool"), cell("luagent-notool-cold"), cell("mcphost-notool")
+		printf "| … over the ideal | 0 | %s | %s | %s |\n", cell("luagent-notool-over"), cell("luagent-notool-cold-over"), cell("mcphost-notool-over")
+		printf "| calls the slow server (2 model requests), wall | %s | %s | - | %s |\n", cell("ideal-tool"), cell("luagent-tool"), cell("mcphost-tool")
+		printf "| … over the ideal, max(server start, 1000) + 1000 | 0 | %s | - | %s |\n", cell("luagent-tool-over"), cell("mcphost-tool-over")
 	}' "$results"
