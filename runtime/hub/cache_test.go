@@ -107,6 +107,16 @@ func TestCacheOffersToolsWhileStarting(t *testing.T) {
 	if ins := slow.Instructions()["c"]; ins != "Cached echoes (a)." {
 		t.Errorf("cached instructions %q", ins)
 	}
+	if !slow.OffersResources("c") {
+		t.Error("c's cached resources are not offered")
+	}
+	items, err := slow.Resources(ctx, "")
+	if err != nil || !slices.ContainsFunc(items, func(it Item) bool { return it.Server == "c" && strings.Contains(string(it.Raw), "cached://note") }) {
+		t.Errorf("cached resources: %d items, %v", len(items), err)
+	}
+	if items, err := slow.Prompts(ctx, "c"); err != nil || len(items) != 1 || !strings.Contains(string(items[0].Raw), `"hello"`) {
+		t.Errorf("cached prompts: %v %v", items, err)
+	}
 	done := make(chan error, 1)
 	go func() {
 		r, err := slow.Call(ctx, "c__echo", json.RawMessage(`{"message":"x"}`), CallOptions{})
@@ -119,9 +129,20 @@ func TestCacheOffersToolsWhileStarting(t *testing.T) {
 	if r, err := slow.Call(ctx, "alpha__echo", json.RawMessage(`{"message":"y"}`), CallOptions{}); err != nil || r.Text() != "y" {
 		t.Fatalf("alpha while c starts: %v %v", r, err)
 	}
+	read := make(chan error, 1)
+	go func() { // a read of a cached server's resource waits for it too
+		r, err := slow.Read(ctx, "c", "cached://note")
+		if err == nil && !strings.Contains(string(r), "note a") {
+			err = errors.New("read " + string(r))
+		}
+		read <- err
+	}()
 	g.open(t)
 	if err := <-done; err != nil {
 		t.Fatalf("the call that waited for c: %v", err)
+	}
+	if err := <-read; err != nil {
+		t.Fatalf("the read that waited for c: %v", err)
 	}
 	if got := byName(slow.Status())["c"].Status; got != Ready {
 		t.Errorf("c is %s after answering", got)
@@ -168,7 +189,7 @@ func TestCacheChangedContract(t *testing.T) {
 		t.Fatalf("after rediscovery: %v %v", r, err)
 	}
 	e, ok := servercache.Load(dir, servercache.Key(cfg))
-	if !ok || e.Server.Version != "2.0.0" || len(e.Tools) != 2 {
+	if !ok || e.Server.Version != "2.0.0" || len(e.Tools) != 2 || len(e.Prompts) != 1 || len(e.Resources) != 1 {
 		t.Fatalf("cache after the change: %+v %v", e.Server, ok)
 	}
 }

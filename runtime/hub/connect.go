@@ -62,6 +62,7 @@ func (h *Hub) loadCacheLocked(s *server) bool {
 	tools, _ := e.Decode()
 	s.setTools(tools)
 	s.cached, s.cachedIns, s.removed = true, e.Instructions, nil
+	s.cachedLists = &e
 	return true
 }
 
@@ -80,11 +81,23 @@ func (h *Hub) primeLocked(s *server) bool {
 
 // saveCache keeps a server's fresh list for its next start (best effort:
 // a cache that cannot be written is logged and the run goes on).
-func (h *Hub) saveCache(cfg *catalog.Server, info mcp.Info, tools []mcp.Tool) {
+func (h *Hub) saveCache(ctx context.Context, cfg *catalog.Server, c *mcp.Client, tools []mcp.Tool) {
 	if h.opts.CacheDir == "" {
 		return
 	}
+	info := c.Info()
 	e := servercache.Entry{Server: info.ServerInfo, Instructions: info.Instructions, Tools: make([]json.RawMessage, 0, len(tools))}
+	// Its prompts and resources too, when it declares them (a list that
+	// fails is left out: the cache is an optimisation).
+	if info.Capabilities.Prompts != nil {
+		e.HasPrompts = true
+		e.Prompts, _ = c.Prompts(ctx)
+	}
+	if info.Capabilities.Resources != nil {
+		e.HasResources = true
+		e.Resources, _ = c.Resources(ctx)
+		e.Templates, _ = c.Templates(ctx)
+	}
 	for _, t := range tools {
 		raw := t.Raw
 		if len(raw) == 0 {
@@ -128,7 +141,7 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 		err = startupTimeoutError(cfg, step, err)
 	}
 	if err == nil {
-		h.saveCache(cfg, c.Info(), tools)
+		h.saveCache(ctx, cfg, c, tools)
 	}
 
 	h.mu.Lock()

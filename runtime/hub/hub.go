@@ -29,6 +29,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth/store"
+	"github.com/luagent/luagent/runtime/servercache"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -180,6 +181,7 @@ type server struct {
 	// list dropped (for Call's error).
 	cached, idle bool
 	cachedIns    string
+	cachedLists  *servercache.Entry // its prompts and resources (cached)
 	removed      map[string]bool
 	// withdrawn are the cached tools of a start that failed.
 	withdrawn map[string]bool

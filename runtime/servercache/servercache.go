@@ -1,5 +1,6 @@
 // Package servercache keeps what each MCP server listed at its last
-// successful start — its tools, its name and version, its instructions —
+// successful start — its tools, prompts and resources, its name and
+// version, its instructions —
 // so that a run can offer a server's tools before the server has finished
 // starting (runtime/hub). One private file per server under
 // $LUAGENT_HOME/cache/servers/, named by Key: a hash of what defines the
@@ -46,6 +47,14 @@ type Entry struct {
 	Instructions string `json:"instructions,omitempty"`
 	// Tools are the tool objects as the server listed them.
 	Tools []json.RawMessage `json:"tools"`
+	// Prompts, Resources and Templates are its prompt, resource and
+	// resource template objects, for a server that declared the prompts
+	// or resources capability (Prompts, Resources say which).
+	HasPrompts   bool              `json:"hasPrompts,omitempty"`
+	HasResources bool              `json:"hasResources,omitempty"`
+	Prompts      []json.RawMessage `json:"prompts,omitempty"`
+	Resources    []json.RawMessage `json:"resources,omitempty"`
+	Templates    []json.RawMessage `json:"resourceTemplates,omitempty"`
 	// Saved is when the entry was written.
 	Saved time.Time `json:"saved"`
 }
