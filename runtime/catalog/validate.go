@@ -201,6 +201,9 @@ func (s *Server) validate(p *problems) {
 	default:
 		at("protocol", fmt.Sprintf(`must be "auto", "legacy" or "modern", not %q`, s.Protocol))
 	}
+	if s.Startup != "" && s.Startup != StartupEager && s.Startup != StartupLazy {
+		at("startup", fmt.Sprintf("must be %q or %q (or left out: eager), not %q", StartupEager, StartupLazy, s.Startup))
+	}
 	if s.LogLevel != "" && !slices.Contains(logLevels, s.LogLevel) {
 		at("logLevel", fmt.Sprintf("must be one of %s (or left out), not %q", strings.Join(logLevels, ", "), s.LogLevel))
 	}
