@@ -439,6 +439,9 @@ func TestACPClientTools(t *testing.T) {
 	if len(p.asked) != 2 || !strings.Contains(kinds(us), "tool_call_update:failed") {
 		t.Errorf("run_command: asked %d, %s", len(p.asked), kinds(us))
 	}
+	if !strings.Contains(fmt.Sprint(us), "terminalId:t1") {
+		t.Errorf("no terminal in the tool call: %v", us)
+	}
 	if got := strings.Join(p.calls, " "); !strings.Contains(got, "terminal/create terminal/wait_for_exit terminal/output terminal/release") {
 		t.Errorf("requests: %s", got)
 	}
