@@ -121,7 +121,9 @@ func (p *acpPeer) next() map[string]any {
 				p.send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": res})
 			}
 		}
-		if m["method"] == "session/request_permission" {
+		if m["method"] == "session/request_permission" && p.choice == "hold" {
+			p.asked = append(p.asked, m)
+		} else if m["method"] == "session/request_permission" {
 			p.asked = append(p.asked, m)
 			outcome := map[string]any{"outcome": "selected", "optionId": p.choice}
 			if p.choice == "" {
@@ -569,5 +571,33 @@ func TestACPElicitation(t *testing.T) {
 				t.Errorf("elicitation/create: %v", asked)
 			}
 		})
+	}
+}
+
+// A cancel while the editor is asked about a call: the turn ends
+// cancelled, the call does not run, a late answer is ignored, and the
+// session goes on.
+func TestACPCancelDuringPermission(t *testing.T) {
+	home, notes := askHome(t)
+	p := startACP(t, home)
+	p.initialize(map[string]any{})
+	sid := p.newSession(t.TempDir())
+	p.choice = "hold"
+	id := p.prompt(sid, "call write with text=never")
+	for len(p.asked) == 0 {
+		p.next()
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+	r, _ := p.result(id)
+	if r["stopReason"] != "cancelled" {
+		t.Errorf("stopReason: %v", r)
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "id": p.asked[0]["id"], "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	p.choice = "allow_once"
+	if r, _ := p.result(p.prompt(sid, "call echo with message=after")); r["stopReason"] != "end_turn" {
+		t.Errorf("after: %v", r)
+	}
+	if b, _ := os.ReadFile(notes); len(b) != 0 {
+		t.Errorf("the cancelled call ran: %q", b)
 	}
 }
