@@ -601,3 +601,32 @@ func TestACPCancelDuringPermission(t *testing.T) {
 		t.Errorf("the cancelled call ran: %q", b)
 	}
 }
+
+// Two sessions run at once: one waiting in its turn does not hold up the
+// other's.
+func TestACPSessionsRunTogether(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "two.lua", `return agent.new{ hub = false, model = function(req)
+  local last = req.messages[#req.messages]
+  local text = last.parts and last.parts[1] and last.parts[1].text or ""
+  if text:find("wait", 1, true) then io.stderr:write("thinking\n"); task.sleep(30) end
+  return { text = "answer to " .. text }
+end }`)
+	p := startACP(t, t.TempDir(), "--agent", file)
+	p.initialize(map[string]any{})
+	a, b := p.newSession(t.TempDir()), p.newSession(t.TempDir())
+	if a == b {
+		t.Fatalf("one id for two sessions: %s", a)
+	}
+	slow := p.prompt(a, "wait")
+	if !p.errw.waitFor("thinking") {
+		t.Fatal("the slow turn did not start")
+	}
+	r, before := p.result(p.prompt(b, "quick"))
+	if r["stopReason"] != "end_turn" || chunkText(updates(before), "agent_message_chunk") != "answer to quick" {
+		t.Errorf("the other session: %v %v", r, updates(before))
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": a}})
+	if r, _ := p.result(slow); r["stopReason"] != "cancelled" {
+		t.Errorf("the slow one: %v", r)
+	}
+}
