@@ -664,3 +664,37 @@ func TestACPSlashCommands(t *testing.T) {
 		t.Errorf("/review: %q", txt)
 	}
 }
+
+// Without elicitation/create, a question with nothing to fill in is a
+// permission question.
+func TestACPElicitationAsPermission(t *testing.T) {
+	home := t.TempDir()
+	srv := writeFile(t, home, "ok.lua", `
+local s = mcp.server{ name = "ok", version = "1.0.0" }
+s:tool{ name = "proceed", description = "Ask before going on", input = {}, annotations = { readOnlyHint = true },
+  handler = function(a, ctx)
+    return "answer " .. json.encode(ctx:elicit{ message = "Go on?", schema = { type = "object", properties = {} } })
+  end }
+return s
+`)
+	cfg, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{"ok": map[string]any{"command": bin, "args": []string{"serve", srv}}}})
+	writeFile(t, home, "config.json", string(cfg))
+	for _, tc := range []struct{ choice, want string }{
+		{"accept", `answer {"action":"accept"`},
+		{"decline", `answer {"action":"decline"}`},
+	} {
+		t.Run(tc.choice, func(t *testing.T) {
+			p := startACP(t, home)
+			p.choice = tc.choice
+			p.initialize(map[string]any{})
+			sid := p.newSession(t.TempDir())
+			_, before := p.result(p.prompt(sid, "call proceed"))
+			if txt := chunkText(updates(before), "agent_message_chunk"); !strings.Contains(strings.ReplaceAll(txt, `\"`, `"`), tc.want) {
+				t.Errorf("answer: %q", txt)
+			}
+			if len(p.asked) != 1 || !strings.Contains(fmt.Sprint(p.asked[0]), "ok asks: Go on?") {
+				t.Errorf("asked: %v", p.asked)
+			}
+		})
+	}
+}
