@@ -32,8 +32,14 @@ type acpPeer struct {
 
 func startACP(t *testing.T, home string, args ...string) *acpPeer {
 	t.Helper()
+	return startACPEnv(t, home, nil, args...)
+}
+
+// startACPEnv is startACP with env added to the environment.
+func startACPEnv(t *testing.T, home string, env []string, args ...string) *acpPeer {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"acp"}, args...)...)
-	cmd.Env = append(os.Environ(), "LUAGENT_HOME="+home, "LUAGENT_MODEL=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=")
+	cmd.Env = append(append(os.Environ(), "LUAGENT_HOME="+home, "LUAGENT_MODEL=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY="), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -696,5 +702,23 @@ return s
 				t.Errorf("asked: %v", p.asked)
 			}
 		})
+	}
+}
+
+// A failed turn is a JSON-RPC error saying why in one line, the
+// providers' keys masked.
+func TestACPTurnErrorMasked(t *testing.T) {
+	const key = "sk-acp-secret-0123456789"
+	file := writeFile(t, t.TempDir(), "bad.lua", `return agent.new{ hub = false, model = function()
+  error({ kind = "runtime", message = "the model broke with " .. os.getenv("OPENAI_API_KEY") }, 0)
+end }`)
+	p := startACPEnv(t, t.TempDir(), []string{"OPENAI_API_KEY=" + key}, "--agent", file)
+	p.initialize(map[string]any{})
+	sid := p.newSession(t.TempDir())
+	m, _ := p.response(p.prompt(sid, "hi"))
+	e, _ := m["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if e == nil || e["code"] != float64(-32603) || !strings.Contains(msg, "the model broke with") || strings.Contains(msg, key) {
+		t.Errorf("error: %v", m)
 	}
 }
