@@ -158,7 +158,7 @@ func TestReplay(t *testing.T) {
 		{Role: "assistant", Parts: []ragent.Part{{Type: "text", Text: "done"}}},
 	}
 	var got []string
-	Replay(msgs, "/w", func(u Update) {
+	Replay(msgs, "/w", nil, func(u Update) {
 		s := u.SessionUpdate
 		if u.ToolCall != nil {
 			s += ":" + string(u.ToolCall.Status) + ":" + string(u.ToolCall.Kind)
@@ -180,5 +180,27 @@ func TestToolCallDiff(t *testing.T) {
 	b, _ := json.Marshal(ToolCallOf(c, "/w", StatusPending).Content)
 	if string(b) != `[{"type":"diff","path":"/w/a.txt","newText":""}]` {
 		t.Errorf("%s", b)
+	}
+}
+
+// A model that numbers its calls from 1 each turn gets ids unique in the
+// session; its updates and replays follow the renamed call.
+func TestIDs(t *testing.T) {
+	ids := &IDs{}
+	var got []string
+	for turn := 0; turn < 3; turn++ {
+		tr := &Turn{IDs: ids, Update: func(u Update) { got = append(got, u.ToolCall.ToolCallID) }}
+		c := &ragent.Call{ID: "call_1", Name: "x"}
+		res := ragent.TextResult("ok", false)
+		tr.Event(ragent.Event{Type: ragent.EventToolStart, Call: c})
+		tr.Event(ragent.Event{Type: ragent.EventApproval, Call: c, Decision: ragent.Allow})
+		tr.Event(ragent.Event{Type: ragent.EventToolEnd, Call: c, Result: &res})
+	}
+	if strings.Join(got, " ") != "call_1 call_1 call_1 call_1#2 call_1#2 call_1#2 call_1#3 call_1#3 call_1#3" {
+		t.Errorf("ids: %v", got)
+	}
+	var nilIDs *IDs
+	if nilIDs.Start("a") != "a" || nilIDs.Of("a") != "a" {
+		t.Error("nil IDs")
 	}
 }
