@@ -112,6 +112,9 @@ func TitleOf(c ragent.Call) string {
 	if c.Annotations != nil && c.Annotations.Title != "" {
 		name = c.Annotations.Title
 	}
+	if name == "" {
+		name = "tool"
+	}
 	if c.Server != "" {
 		return c.Server + ": " + name
 	}
@@ -226,8 +229,8 @@ func (t *Turn) Event(e ragent.Event) {
 		tc.ToolCallID = t.IDs.Start(e.Call.ID)
 		t.Update(Update{SessionUpdate: UpdateToolCall, ToolCall: tc})
 	case ragent.EventApproval:
-		if e.Call == nil {
-			return
+		if e.Call == nil || !t.calls[e.Call.ID] {
+			return // not a tool call of this turn's (a server's sampling request)
 		}
 		if e.Decision == ragent.Deny {
 			t.Update(Update{SessionUpdate: UpdateToolCallUpd, ToolCall: &ToolCall{ToolCallID: t.IDs.Of(e.Call.ID), Status: StatusFailed,
@@ -239,7 +242,13 @@ func (t *Turn) Event(e ragent.Event) {
 		if e.Call == nil {
 			return
 		}
+		kind := UpdateToolCallUpd
 		tc := &ToolCall{ToolCallID: t.IDs.Of(e.Call.ID), Status: StatusCompleted, Content: ResultContent(e.Result)}
+		if !t.calls[e.Call.ID] { // not announced: the whole call, ended
+			kind = UpdateToolCall
+			tc = ToolCallOf(*e.Call, t.Cwd, StatusCompleted)
+			tc.ToolCallID, tc.Content = t.IDs.Start(e.Call.ID), ResultContent(e.Result)
+		}
 		switch {
 		case e.Err != nil:
 			tc.Status = StatusFailed
@@ -250,7 +259,7 @@ func (t *Turn) Event(e ragent.Event) {
 		if e.Result != nil && len(e.Result.StructuredContent) > 0 {
 			tc.RawOutput = e.Result.StructuredContent
 		}
-		t.Update(Update{SessionUpdate: UpdateToolCallUpd, ToolCall: tc})
+		t.Update(Update{SessionUpdate: kind, ToolCall: tc})
 	case ragent.EventResponse:
 		t.stop = e.StopReason
 	case ragent.EventEnd:

@@ -127,7 +127,8 @@ func TestTurnEvents(t *testing.T) {
 		{Type: ragent.EventToolEnd, Call: call, Result: &res},
 		{Type: ragent.EventToolStart, Call: &ragent.Call{ID: "c2", Name: "x"}},
 		{Type: ragent.EventApproval, Call: &ragent.Call{ID: "c2", Name: "x"}, Decision: ragent.Deny, Reason: "rejected in the editor"},
-		{Type: ragent.EventToolEnd, Call: &ragent.Call{ID: "c3"}, Err: errors.New("boom")},
+		{Type: ragent.EventApproval, Call: &ragent.Call{Kind: "sampling"}, Decision: ragent.Allow}, // not a call of the turn's: nothing
+		{Type: ragent.EventToolEnd, Call: &ragent.Call{ID: "c3"}, Err: errors.New("boom")},         // not announced: the whole call
 	} {
 		tr.Event(e)
 	}
@@ -138,7 +139,7 @@ func TestTurnEvents(t *testing.T) {
 		`{"content":[{"content":{"type":"text","text":"ok"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c1"}`,
 		`{"kind":"other","sessionUpdate":"tool_call","status":"pending","title":"x","toolCallId":"c2"}`,
 		`{"content":[{"content":{"type":"text","text":"denied: rejected in the editor"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"failed","toolCallId":"c2"}`,
-		`{"content":[{"content":{"type":"text","text":"boom"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"failed","toolCallId":"c3"}`,
+		`{"content":[{"content":{"type":"text","text":"boom"},"type":"content"}],"kind":"other","sessionUpdate":"tool_call","status":"failed","title":"tool","toolCallId":"c3"}`,
 	}
 	same := len(got) == len(want)
 	for i := 0; same && i < len(got); i++ {
