@@ -215,3 +215,215 @@ func TestACPDriverFakeAgent(t *testing.T) {
 		t.Errorf("the agent: alive %v, exit %+v", tr.AliveAtEnd, tr.Exit)
 	}
 }
+
+// acpEnv is a fresh LUAGENT_HOME (and no LUA_PATH) for one luagent acp.
+func acpEnv(home string) []string {
+	return []string{"LUAGENT_HOME=" + home, "LUA_PATH=", "LUAGENT_MODEL="}
+}
+
+// acpServers is the session/new mcpServers value naming the Go SDK test
+// server (tools echo, add, slow, ...) over stdio, as "t".
+func acpServers(t *testing.T) string {
+	cmd, args := testkit.GoSDKServer(t, "legacy")
+	b, _ := json.Marshal([]map[string]any{{"name": "t", "command": cmd, "args": args, "env": []any{}}})
+	return string(b)
+}
+
+// toolCalls returns the op's tool_call updates and the last status each
+// tool call reached.
+func (o acpOp) toolCalls() (calls []acpUpdate, last map[string]string) {
+	last = map[string]string{}
+	for _, u := range o.Updates {
+		switch u.SessionUpdate {
+		case "tool_call":
+			calls = append(calls, u)
+			last[u.ToolCallID] = u.Status
+		case "tool_call_update":
+			if u.Status != "" {
+				last[u.ToolCallID] = u.Status
+			}
+		}
+	}
+	return calls, last
+}
+
+// `luagent acp` driven by the ACP TypeScript SDK's client through one
+// scripted session with the mock model: initialize, session/new with a
+// client-passed MCP server, a prompt answered in text chunks, tool calls
+// that ask permission (allowed once, allowed always, then asked no more,
+// rejected), and a prompt cancelled while its slow tool runs.
+func TestACPSDKScriptedSession(t *testing.T) {
+	home := t.TempDir()
+	ops := `[{"op":"initialize"},
+{"op":"new","as":"s1","mcpServers":` + acpServers(t) + `},
+{"op":"prompt","session":"s1","text":"hello there"},
+{"op":"prompt","session":"s1","text":"call echo with message=once","permissions":["allow_once"]},
+{"op":"prompt","session":"s1","text":"call echo with message=always","permissions":["allow_always"]},
+{"op":"prompt","session":"s1","text":"call echo with message=again"},
+{"op":"prompt","session":"s1","text":"call echo with message=no","permissions":["reject_once"]},
+{"op":"prompt","session":"s1","text":"call slow with seconds=60","permissions":["allow_once"],"cancelOn":"in_progress"},
+{"op":"prompt","session":"s1","text":"call echo with message=after"}]`
+	tr := driveACP(t, "", ops, acpEnv(home), bin, "acp", "--model", "mock")
+	for i, o := range tr.Ops {
+		if !o.OK {
+			t.Errorf("op %d %s failed: %+v", i, o.Op, o.Error)
+		}
+	}
+	var init struct {
+		ProtocolVersion   int `json:"protocolVersion"`
+		AgentCapabilities struct {
+			LoadSession        bool `json:"loadSession"`
+			PromptCapabilities struct {
+				EmbeddedContext bool `json:"embeddedContext"`
+			} `json:"promptCapabilities"`
+			MCPCapabilities struct {
+				HTTP bool `json:"http"`
+			} `json:"mcpCapabilities"`
+		} `json:"agentCapabilities"`
+	}
+	json.Unmarshal(tr.op(t, 0).Result, &init)
+	if init.ProtocolVersion != 1 || !init.AgentCapabilities.LoadSession || !init.AgentCapabilities.MCPCapabilities.HTTP {
+		t.Errorf("initialize: %s", tr.op(t, 0).Result)
+	}
+	if o := tr.op(t, 2); o.stopReason() != "end_turn" || !strings.Contains(o.Text, "hello there") || len(o.Permissions) != 0 {
+		t.Errorf("text prompt: %+v", o)
+	}
+	// allow once: asked with the three options, the call completes and
+	// the model quotes its result.
+	o := tr.op(t, 3)
+	calls, last := o.toolCalls()
+	if len(o.Permissions) != 1 || len(calls) != 1 || last[calls[0].ToolCallID] != "completed" || !strings.Contains(o.Text, "once") {
+		t.Errorf("allow once: %s\n%+v", strings.Join(o.kinds(), " "), o)
+	} else {
+		kinds := map[string]bool{}
+		for _, opt := range o.Permissions[0].Options {
+			kinds[opt.Kind] = true
+		}
+		if !kinds["allow_once"] || !kinds["allow_always"] || !kinds["reject_once"] {
+			t.Errorf("permission options: %+v", o.Permissions[0].Options)
+		}
+		if calls[0].Title == "" || calls[0].Kind == "" || o.Permissions[0].ToolCall.ToolCallID != calls[0].ToolCallID {
+			t.Errorf("tool call: %+v, permission %+v", calls[0], o.Permissions[0].ToolCall)
+		}
+	}
+	// allow always: asked once, then the same tool runs unasked.
+	for i, asked := range map[int]int{4: 1, 5: 0} {
+		o := tr.op(t, i)
+		calls, last := o.toolCalls()
+		if len(o.Permissions) != asked || len(calls) != 1 || last[calls[0].ToolCallID] != "completed" {
+			t.Errorf("op %d (allow always): asked %d times, want %d: %s", i, len(o.Permissions), asked, strings.Join(o.kinds(), " "))
+		}
+	}
+	// reject: the call fails and the turn still ends normally.
+	o = tr.op(t, 6)
+	calls, last = o.toolCalls()
+	if len(o.Permissions) != 1 || len(calls) != 1 || last[calls[0].ToolCallID] != "failed" || o.stopReason() != "end_turn" {
+		t.Errorf("reject: %s\n%+v", strings.Join(o.kinds(), " "), o)
+	}
+	// cancel while the slow tool runs: stopReason cancelled, the call
+	// does not end completed.
+	o = tr.op(t, 7)
+	calls, last = o.toolCalls()
+	if !o.CancelSent || o.stopReason() != "cancelled" || len(calls) != 1 || last[calls[0].ToolCallID] == "completed" {
+		t.Errorf("cancel: sent %v, %s\n%+v", o.CancelSent, strings.Join(o.kinds(), " "), o)
+	}
+	// the session goes on after the cancel (echo is allowed always now).
+	if o := tr.op(t, 8); o.stopReason() != "end_turn" || !strings.Contains(o.Text, "after") {
+		t.Errorf("after the cancel: %+v", o)
+	}
+	if !tr.AliveAtEnd || tr.Exit.Code == nil || *tr.Exit.Code != 0 {
+		t.Errorf("luagent acp: alive %v, exit %+v\n%s", tr.AliveAtEnd, tr.Exit, tr.stderr)
+	}
+}
+
+// session/load in a new luagent acp process resumes a saved session: its
+// history comes back as session/update notifications (the user's words,
+// the answer, the tool call) before the load answers, and the next prompt
+// continues it.
+func TestACPSDKLoadSession(t *testing.T) {
+	home := t.TempDir()
+	root := t.TempDir()
+	servers := acpServers(t)
+	first := driveACP(t, root, `[{"op":"initialize"},{"op":"new","as":"s1","mcpServers":`+servers+`},
+{"op":"prompt","session":"s1","text":"call echo with message=remembered","permissions":["allow_once"]}]`,
+		acpEnv(home), bin, "acp", "--model", "mock")
+	var created struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(first.op(t, 1).Result, &created)
+	if created.SessionID == "" || first.op(t, 2).stopReason() != "end_turn" {
+		t.Fatalf("first run: %+v\n%s", first.Ops, first.stderr)
+	}
+	ops := `[{"op":"initialize"},
+{"op":"load","sessionId":"` + created.SessionID + `","as":"s1","mcpServers":` + servers + `},
+{"op":"prompt","session":"s1","text":"hello again"}]`
+	tr := driveACP(t, root, ops, acpEnv(home), bin, "acp", "--model", "mock")
+	load := tr.op(t, 1)
+	if !load.OK {
+		t.Fatalf("session/load: %+v\n%s", load.Error, tr.stderr)
+	}
+	kinds := strings.Join(load.kinds(), " ")
+	var user string
+	for _, u := range load.Updates {
+		if u.SessionUpdate == "user_message_chunk" {
+			user += string(u.Content)
+		}
+	}
+	if !strings.Contains(user, "remembered") || !strings.Contains(kinds, "tool_call") || !strings.Contains(load.Text, "remembered") {
+		t.Errorf("replayed: %s\nuser %s\ntext %q", kinds, user, load.Text)
+	}
+	if o := tr.op(t, 2); !o.OK || o.stopReason() != "end_turn" || !strings.Contains(o.Text, "hello again") {
+		t.Errorf("prompt after load: %+v", o)
+	}
+	if len(tr.Stray) != 0 {
+		t.Errorf("updates outside any request: %s", tr.Stray)
+	}
+}
+
+// Bad input gets clear JSON-RPC errors through the SDK and luagent acp
+// keeps serving: an unknown session id, a prompt while one runs (held at
+// its permission question), a line that is not JSON, a prompt without its
+// prompt, an unknown method; afterwards the held prompt still completes
+// and a new prompt works.
+func TestACPSDKBadInput(t *testing.T) {
+	home := t.TempDir()
+	ops := `[{"op":"initialize"},
+{"op":"new","as":"s1","mcpServers":` + acpServers(t) + `},
+{"op":"prompt","session":"nope-no-such-session","text":"hello"},
+{"op":"prompt","session":"s1","text":"call echo with message=held","background":true,"until":"permission","permissions":["hold"],"as":"held"},
+{"op":"prompt","session":"s1","text":"a second prompt"},
+{"op":"raw","line":"{this is not json"},
+{"op":"raw","line":{"jsonrpc":"2.0","id":"raw-1","method":"session/prompt","params":{"sessionId":"$s1"}}},
+{"op":"raw","line":{"jsonrpc":"2.0","id":"raw-2","method":"no/such/method","params":{}}},
+{"op":"answer","choice":"allow_once"},
+{"op":"await"},
+{"op":"prompt","session":"s1","text":"still here"}]`
+	tr := driveACP(t, "", ops, acpEnv(home), bin, "acp", "--model", "mock")
+	if o := tr.op(t, 2); o.OK || o.Error == nil || (o.Error.Code != -32602 && o.Error.Code != -32002) || !strings.Contains(o.Error.Message+string(o.Error.Data), "nope-no-such-session") {
+		t.Errorf("unknown session: %+v", o.Error)
+	}
+	if o := tr.op(t, 3); !o.OK || o.stopReason() != "end_turn" || len(o.Permissions) != 1 || !o.Permissions[0].Held || !strings.Contains(o.Text, "held") {
+		t.Errorf("the held prompt: %+v", o)
+	}
+	if o := tr.op(t, 4); o.OK || o.Error == nil || o.Error.Code != -32600 || !strings.Contains(o.Error.Message, "already") {
+		t.Errorf("prompt during a prompt: %+v", o.Error)
+	}
+	if len(tr.Raw) != 3 {
+		t.Fatalf("raw replies: %+v\n%s", tr.Raw, tr.stderr)
+	}
+	for i, want := range []struct {
+		id   string
+		code int
+	}{{"null", -32700}, {`"raw-1"`, -32602}, {`"raw-2"`, -32601}} {
+		r := tr.Raw[i]
+		if string(r.ID) != want.id || r.Error == nil || r.Error.Code != want.code || r.Error.Message == "" {
+			t.Errorf("raw reply %d: id %s, error %+v; want id %s, code %d", i, r.ID, r.Error, want.id, want.code)
+		}
+	}
+	if o := tr.op(t, 10); !o.OK || o.stopReason() != "end_turn" || !strings.Contains(o.Text, "still here") {
+		t.Errorf("after the bad input: %+v", o)
+	}
+	if !tr.AliveAtEnd || tr.Exit.Code == nil || *tr.Exit.Code != 0 {
+		t.Errorf("luagent acp: alive %v, exit %+v\n%s", tr.AliveAtEnd, tr.Exit, tr.stderr)
+	}
+}
