@@ -170,7 +170,10 @@ func TestACPDriverFakeAgent(t *testing.T) {
 {"op":"raw","line":"{this is not json"},
 {"op":"raw","line":{"jsonrpc":"2.0","id":"raw-1","method":"session/prompt","params":{"sessionId":"$s1"}}},
 {"op":"load","session":"s1"},
-{"op":"prompt","session":"s1","text":"hello"}]`
+{"op":"prompt","session":"s1","text":"hello"},
+{"op":"writeFile","path":"notes.txt","content":"one\ntwo\nthree\n"},
+{"op":"prompt","session":"s1","text":"read"},
+{"op":"prompt","session":"s1","text":"term"}]`
 	tr := driveACP(t, "", ops, nil, node, fake)
 	for i, o := range tr.Ops {
 		want := !(i == 8 || i == 11)
@@ -190,7 +193,7 @@ func TestACPDriverFakeAgent(t *testing.T) {
 			t.Errorf("op %d: permissions %+v", i, o.Permissions)
 		}
 	}
-	if len(tr.FS) != 3 || tr.FS[0].Method != "fs/write_text_file" { // allow_once, allow_always, the held one
+	if len(tr.FS) != 5 || tr.FS[0].Method != "fs/write_text_file" || tr.FS[4].Path != "/etc/hostname" { // allow_once, allow_always, the held one; two reads
 		t.Errorf("fs: %+v", tr.FS)
 	}
 	if o := tr.op(t, 6); o.stopReason() != "cancelled" || !o.CancelSent {
@@ -210,6 +213,12 @@ func TestACPDriverFakeAgent(t *testing.T) {
 	}
 	if o := tr.op(t, 14); len(o.Updates) < 10 || !strings.Contains(o.Text, "Hello, world") {
 		t.Errorf("load: %+v", o)
+	}
+	if o := tr.op(t, 17); o.Text != "read: two outside: -32602" {
+		t.Errorf("fs/read_text_file: %q", o.Text)
+	}
+	if o := tr.op(t, 18); o.Text != "terminal: from-terminal exit 3" {
+		t.Errorf("terminal: %q", o.Text)
 	}
 	if !tr.AliveAtEnd || tr.Exit.Code == nil || *tr.Exit.Code != 0 {
 		t.Errorf("the agent: alive %v, exit %+v", tr.AliveAtEnd, tr.Exit)

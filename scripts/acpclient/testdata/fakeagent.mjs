@@ -4,6 +4,9 @@
 //   "tool"       a tool_call, a permission request; completed when allowed
 //                (an fs/write_text_file through the client), failed when rejected
 //   "slow"       a tool_call in_progress that runs until session/cancel
+//   "read"       fs/read_text_file of notes.txt's line 2, then of a file
+//                outside the client's folder
+//   "term"       a command in a client terminal
 //   anything     echoed
 // session/load of a session this process made replays its chunks.
 import { Readable, Writable } from "node:stream";
@@ -78,6 +81,22 @@ const app = acp.agent({ name: "fakeagent" })
 					await say({ sessionUpdate: "tool_call_update", toolCallId, status: "completed", content: [{ type: "content", content: { type: "text", text: "written" } }] });
 				}
 				await text("done");
+			} else if (words === "read") {
+				// line 2 of notes.txt, then a file outside the client's folder
+				const r = await client.request(acp.methods.client.fs.readTextFile, { sessionId: params.sessionId, path: `${s.cwd}/notes.txt`, line: 2, limit: 1 });
+				await text(`read: ${r.content}`);
+				try {
+					await client.request(acp.methods.client.fs.readTextFile, { sessionId: params.sessionId, path: "/etc/hostname" });
+					await text(" outside: read");
+				} catch (e) {
+					await text(` outside: ${e.code}`);
+				}
+			} else if (words === "term") {
+				const term = await client.createTerminal({ sessionId: params.sessionId, command: "sh", args: ["-c", "echo from-terminal; exit 3"] });
+				const exit = await term.waitForExit();
+				const out = await term.currentOutput();
+				await term.release();
+				await text(`terminal: ${out.output.trim()} exit ${exit.exitCode}`);
 			} else if (words === "slow") {
 				await say({ sessionUpdate: "tool_call", toolCallId: "slow-1", title: "Wait", kind: "execute", status: "in_progress" });
 				await cancelP;
