@@ -26,12 +26,12 @@ type acpError struct {
 }
 
 type acpUpdate struct {
-	SessionUpdate string `json:"sessionUpdate"`
-	Content       json.RawMessage
-	ToolCallID    string `json:"toolCallId"`
-	Title         string `json:"title"`
-	Kind          string `json:"kind"`
-	Status        string `json:"status"`
+	SessionUpdate string          `json:"sessionUpdate"`
+	Content       json.RawMessage `json:"content"`
+	ToolCallID    string          `json:"toolCallId"`
+	Title         string          `json:"title"`
+	Kind          string          `json:"kind"`
+	Status        string          `json:"status"`
 	Locations     []struct {
 		Path string `json:"path"`
 	} `json:"locations"`
@@ -62,6 +62,12 @@ type acpOp struct {
 	Text        string          `json:"text"`
 	Permissions []acpPermission `json:"permissions"`
 	CancelSent  bool            `json:"cancelSent"`
+}
+
+// String shows the op as JSON, for failure messages.
+func (o acpOp) String() string {
+	b, _ := json.Marshal(o)
+	return string(b)
 }
 
 // stopReason is a prompt op's stopReason ("" when it failed).
@@ -97,6 +103,10 @@ type acpTranscript struct {
 		Method string `json:"method"`
 		Path   string `json:"path"`
 	} `json:"fs"`
+	Terminals []struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	} `json:"terminals"`
 	Stray      []json.RawMessage `json:"stray"`
 	TimedOut   bool              `json:"timedOut"`
 	AliveAtEnd bool              `json:"aliveAtEnd"`
@@ -182,7 +192,7 @@ func TestACPDriverFakeAgent(t *testing.T) {
 		}
 	}
 	if o := tr.op(t, 2); o.Text != "Hello, world" || o.stopReason() != "end_turn" {
-		t.Errorf("hello: %+v", o)
+		t.Errorf("hello: %s", o)
 	}
 	for i, want := range map[int]string{3: "completed", 4: "completed", 5: "failed"} {
 		o := tr.op(t, i)
@@ -197,22 +207,22 @@ func TestACPDriverFakeAgent(t *testing.T) {
 		t.Errorf("fs: %+v", tr.FS)
 	}
 	if o := tr.op(t, 6); o.stopReason() != "cancelled" || !o.CancelSent {
-		t.Errorf("cancel: %+v", o)
+		t.Errorf("cancel: %s", o)
 	}
 	if o := tr.op(t, 7); o.stopReason() != "end_turn" || len(o.Permissions) != 1 || !o.Permissions[0].Held {
-		t.Errorf("held: %+v", o)
+		t.Errorf("held: %s", o)
 	}
 	if o := tr.op(t, 8); o.Error == nil || o.Error.Code != -32600 {
-		t.Errorf("prompt during a prompt: %+v", o)
+		t.Errorf("prompt during a prompt: %s", o)
 	}
 	if o := tr.op(t, 11); o.Error == nil || o.Error.Code != -32002 {
-		t.Errorf("unknown session: %+v", o)
+		t.Errorf("unknown session: %s", o)
 	}
 	if len(tr.Raw) != 2 || tr.Raw[0].Error.Code != -32700 || string(tr.Raw[0].ID) != "null" || tr.Raw[1].Error.Code != -32602 {
 		t.Errorf("raw: %+v", tr.Raw)
 	}
 	if o := tr.op(t, 14); len(o.Updates) < 10 || !strings.Contains(o.Text, "Hello, world") {
-		t.Errorf("load: %+v", o)
+		t.Errorf("load: %s", o)
 	}
 	if o := tr.op(t, 17); o.Text != "read: two outside: -32602" {
 		t.Errorf("fs/read_text_file: %q", o.Text)
@@ -269,9 +279,11 @@ func TestACPSDKScriptedSession(t *testing.T) {
 {"op":"prompt","session":"s1","text":"call echo with message=once","permissions":["allow_once"]},
 {"op":"prompt","session":"s1","text":"call echo with message=always","permissions":["allow_always"]},
 {"op":"prompt","session":"s1","text":"call echo with message=again"},
-{"op":"prompt","session":"s1","text":"call echo with message=no","permissions":["reject_once"]},
+{"op":"prompt","session":"s1","text":"add a=2 b=3","permissions":["reject_once"]},
 {"op":"prompt","session":"s1","text":"call slow with seconds=60","permissions":["allow_once"],"cancelOn":"in_progress"},
-{"op":"prompt","session":"s1","text":"call echo with message=after"}]`
+{"op":"prompt","session":"s1","text":"call echo with message=after"},
+{"op":"setMode","session":"s1","modeId":"bypassPermissions"},
+{"op":"prompt","session":"s1","text":"add a=2 b=3"}]`
 	tr := driveACP(t, "", ops, acpEnv(home), bin, "acp", "--model", "mock")
 	for i, o := range tr.Ops {
 		if !o.OK {
@@ -294,15 +306,20 @@ func TestACPSDKScriptedSession(t *testing.T) {
 	if init.ProtocolVersion != 1 || !init.AgentCapabilities.LoadSession || !init.AgentCapabilities.MCPCapabilities.HTTP {
 		t.Errorf("initialize: %s", tr.op(t, 0).Result)
 	}
-	if o := tr.op(t, 2); o.stopReason() != "end_turn" || !strings.Contains(o.Text, "hello there") || len(o.Permissions) != 0 {
-		t.Errorf("text prompt: %+v", o)
+	// With tools offered the mock model always calls one: here a
+	// read-only meta-tool, which runs unasked, then it answers in text.
+	o := tr.op(t, 2)
+	calls, last := o.toolCalls()
+	if o.stopReason() != "end_turn" || !strings.Contains(o.Text, "The tool returned") || len(o.Permissions) != 0 ||
+		len(calls) != 1 || calls[0].Kind != "read" || last[calls[0].ToolCallID] != "completed" {
+		t.Errorf("a prompt calling a read-only tool: %s", o)
 	}
 	// allow once: asked with the three options, the call completes and
 	// the model quotes its result.
-	o := tr.op(t, 3)
-	calls, last := o.toolCalls()
+	o = tr.op(t, 3)
+	calls, last = o.toolCalls()
 	if len(o.Permissions) != 1 || len(calls) != 1 || last[calls[0].ToolCallID] != "completed" || !strings.Contains(o.Text, "once") {
-		t.Errorf("allow once: %s\n%+v", strings.Join(o.kinds(), " "), o)
+		t.Errorf("allow once: %s\n%s", strings.Join(o.kinds(), " "), o)
 	} else {
 		kinds := map[string]bool{}
 		for _, opt := range o.Permissions[0].Options {
@@ -327,21 +344,75 @@ func TestACPSDKScriptedSession(t *testing.T) {
 	o = tr.op(t, 6)
 	calls, last = o.toolCalls()
 	if len(o.Permissions) != 1 || len(calls) != 1 || last[calls[0].ToolCallID] != "failed" || o.stopReason() != "end_turn" {
-		t.Errorf("reject: %s\n%+v", strings.Join(o.kinds(), " "), o)
+		t.Errorf("reject: %s\n%s", strings.Join(o.kinds(), " "), o)
 	}
 	// cancel while the slow tool runs: stopReason cancelled, the call
 	// does not end completed.
 	o = tr.op(t, 7)
 	calls, last = o.toolCalls()
 	if !o.CancelSent || o.stopReason() != "cancelled" || len(calls) != 1 || last[calls[0].ToolCallID] == "completed" {
-		t.Errorf("cancel: sent %v, %s\n%+v", o.CancelSent, strings.Join(o.kinds(), " "), o)
+		t.Errorf("cancel: sent %v, %s\n%s", o.CancelSent, strings.Join(o.kinds(), " "), o)
 	}
 	// the session goes on after the cancel (echo is allowed always now).
-	if o := tr.op(t, 8); o.stopReason() != "end_turn" || !strings.Contains(o.Text, "after") {
-		t.Errorf("after the cancel: %+v", o)
+	if o := tr.op(t, 8); o.stopReason() != "end_turn" || !strings.Contains(o.Text, "after") || len(o.Permissions) != 0 {
+		t.Errorf("after the cancel: %s", o)
+	}
+	// "allow always" is a saved allow rule (config.json's permissions).
+	if cfg, err := os.ReadFile(filepath.Join(home, "config.json")); err != nil || !strings.Contains(string(cfg), "echo") {
+		t.Errorf("no saved allow rule for echo in config.json (%v):\n%s", err, cfg)
+	}
+	// set_mode bypassPermissions: what would ask runs unasked.
+	if o := tr.op(t, 10); o.stopReason() != "end_turn" || len(o.Permissions) != 0 || !strings.Contains(o.Text, `"5"`) {
+		t.Errorf("after set_mode bypassPermissions: %s", o)
 	}
 	if !tr.AliveAtEnd || tr.Exit.Code == nil || *tr.Exit.Code != 0 {
 		t.Errorf("luagent acp: alive %v, exit %+v\n%s", tr.AliveAtEnd, tr.Exit, tr.stderr)
+	}
+}
+
+// The client's file system and terminal, offered at initialize, are
+// tools of the session: reading runs unasked (read-only), writing and
+// running a command ask first, and each goes through the client
+// (fs/read_text_file, fs/write_text_file, terminal/create).
+func TestACPSDKClientTools(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "notes.txt", "first line\nsecond line\n")
+	ops := `[{"op":"initialize"},{"op":"new","as":"s1"},
+{"op":"prompt","session":"s1","text":"read the text file path=notes.txt"},
+{"op":"prompt","session":"s1","text":"write the text file path=out.txt content=written-by-luagent","permissions":["allow_once"]},
+{"op":"prompt","session":"s1","text":"run command command=sh args='[\"-c\",\"echo from-the-terminal\"]'","permissions":["allow_once"]},
+{"op":"readFile","path":"out.txt"}]`
+	tr := driveACP(t, root, ops, acpEnv(t.TempDir()), bin, "acp", "--model", "mock")
+	for i, o := range tr.Ops {
+		if !o.OK {
+			t.Errorf("op %d %s failed: %s", i, o.Op, o)
+		}
+	}
+	if o := tr.op(t, 2); len(o.Permissions) != 0 || !strings.Contains(o.Text, "second line") {
+		t.Errorf("read_text_file: %s", o)
+	}
+	if o := tr.op(t, 3); len(o.Permissions) != 1 || o.stopReason() != "end_turn" {
+		t.Errorf("write_text_file: %s", o)
+	}
+	if o := tr.op(t, 4); len(o.Permissions) != 1 || !strings.Contains(o.Text, "from-the-terminal") {
+		t.Errorf("run_command: %s", o)
+	}
+	var file struct {
+		Content string `json:"content"`
+	}
+	json.Unmarshal(tr.op(t, 5).Result, &file)
+	if file.Content != "written-by-luagent" {
+		t.Errorf("out.txt holds %q", file.Content)
+	}
+	var methods []string
+	for _, f := range tr.FS {
+		methods = append(methods, f.Method)
+	}
+	if strings.Join(methods, " ") != "fs/read_text_file fs/write_text_file" {
+		t.Errorf("fs requests: %v", methods)
+	}
+	if len(tr.Terminals) != 1 || tr.Terminals[0].Command != "sh" {
+		t.Errorf("terminals: %+v", tr.Terminals)
 	}
 }
 
@@ -381,8 +452,8 @@ func TestACPSDKLoadSession(t *testing.T) {
 	if !strings.Contains(user, "remembered") || !strings.Contains(kinds, "tool_call") || !strings.Contains(load.Text, "remembered") {
 		t.Errorf("replayed: %s\nuser %s\ntext %q", kinds, user, load.Text)
 	}
-	if o := tr.op(t, 2); !o.OK || o.stopReason() != "end_turn" || !strings.Contains(o.Text, "hello again") {
-		t.Errorf("prompt after load: %+v", o)
+	if o := tr.op(t, 2); !o.OK || o.stopReason() != "end_turn" || !strings.Contains(o.Text, "The tool returned") {
+		t.Errorf("prompt after load: %s", o)
 	}
 	if len(tr.Stray) != 0 {
 		t.Errorf("updates outside any request: %s", tr.Stray)
@@ -412,7 +483,7 @@ func TestACPSDKBadInput(t *testing.T) {
 		t.Errorf("unknown session: %+v", o.Error)
 	}
 	if o := tr.op(t, 3); !o.OK || o.stopReason() != "end_turn" || len(o.Permissions) != 1 || !o.Permissions[0].Held || !strings.Contains(o.Text, "held") {
-		t.Errorf("the held prompt: %+v", o)
+		t.Errorf("the held prompt: %s", o)
 	}
 	if o := tr.op(t, 4); o.OK || o.Error == nil || o.Error.Code != -32600 || !strings.Contains(o.Error.Message, "already") {
 		t.Errorf("prompt during a prompt: %+v", o.Error)
@@ -429,8 +500,8 @@ func TestACPSDKBadInput(t *testing.T) {
 			t.Errorf("raw reply %d: id %s, error %+v; want id %s, code %d", i, r.ID, r.Error, want.id, want.code)
 		}
 	}
-	if o := tr.op(t, 10); !o.OK || o.stopReason() != "end_turn" || !strings.Contains(o.Text, "still here") {
-		t.Errorf("after the bad input: %+v", o)
+	if o := tr.op(t, 10); !o.OK || o.stopReason() != "end_turn" || !strings.Contains(o.Text, "The tool returned") {
+		t.Errorf("after the bad input: %s", o)
 	}
 	if !tr.AliveAtEnd || tr.Exit.Code == nil || *tr.Exit.Code != 0 {
 		t.Errorf("luagent acp: alive %v, exit %+v\n%s", tr.AliveAtEnd, tr.Exit, tr.stderr)
