@@ -80,6 +80,7 @@ type options struct {
 	serve       bool
 	ask         *askOptions  // `luagent ask ...` (nil: not ask)
 	chat        *chatOptions // `luagent chat ...` (nil: not chat)
+	acp         *acpOptions  // `luagent acp ...` (nil: not acp)
 	handlerTO   time.Duration
 	http        string   // serve over HTTP at this ADDR/PATH ("" = stdio)
 	allowOrigin []string // more origins the HTTP server accepts
@@ -144,6 +145,14 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 		scriptDir = filepath.Dir(o.ask.agent)
 	case o.chat != nil && o.chat.agent != "":
 		scriptDir = filepath.Dir(o.chat.agent)
+	case o.acp != nil && o.acp.agent != "":
+		scriptDir = filepath.Dir(o.acp.agent)
+	}
+	if o.acp != nil {
+		// ACP owns stdout: print, io.write and child processes write to
+		// stderr.
+		realStdout = ownStdout(realStdout, stderr)
+		stdout = stderr
 	}
 	if o.ask != nil && o.ask.headless() {
 		// ask's JSON owns stdout: print, io.write and child processes
@@ -212,7 +221,7 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.authEnv != "" {
 		transport.WithholdEnv(o.authEnv) // serve --http's bearer token is luagent's own
 	}
-	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve && o.ask == nil && o.chat == nil) || o.interactive
+	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve && o.ask == nil && o.chat == nil && o.acp == nil) || o.interactive
 	profile := vm.Full
 	if o.sandbox {
 		profile = vm.Sandbox
@@ -248,6 +257,9 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if o.chat != nil {
 		return runChat(o, h, stdin, stdout)
+	}
+	if o.acp != nil {
+		return runACP(o, h, stdin, realStdout, stderr)
 	}
 	for _, e := range o.exprs {
 		if code := h.Run(ctx, host.Script{Src: []byte(e), Name: "-e", Arg0: "-e"}); code != host.ExitOK {

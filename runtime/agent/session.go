@@ -71,3 +71,22 @@ func (a *Agent) editedSample(ctx context.Context, c Call, req *llm.Request) (*ll
 	}
 	return samplingRequest(p)
 }
+
+// AddTools offers tools of the host's beside the agent's own (luagent
+// acp: the editor's file system and terminal). Call it before the first
+// Ask; a name already offered by a local tool is replaced.
+func (a *Agent) AddTools(tools ...LocalTool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, t := range tools {
+		replaced := false
+		for i := range a.cfg.Tools {
+			if a.cfg.Tools[i].Name == t.Name {
+				a.cfg.Tools[i], replaced = t, true
+			}
+		}
+		if !replaced {
+			a.cfg.Tools = append(a.cfg.Tools, t)
+		}
+	}
+}

@@ -542,3 +542,27 @@ func (h *Hub) Reload(servers []*catalog.Server) {
 	h.order = order
 	h.renameLocked()
 }
+
+// Add starts servers beside the hub's entries (luagent acp: the MCP
+// servers an editor passes to a session); an entry of the same name is
+// replaced by the new one.
+func (h *Hub) Add(servers ...*catalog.Server) {
+	added := map[string]bool{}
+	for _, s := range servers {
+		added[s.Name] = true
+	}
+	h.mu.Lock()
+	list := make([]*catalog.Server, 0, len(h.order)+len(servers))
+	for _, name := range h.order {
+		if s := h.servers[name]; s != nil && !added[name] {
+			list = append(list, s.cfg)
+		}
+	}
+	h.mu.Unlock()
+	h.Reload(append(list, servers...))
+	names := make([]string, 0, len(servers))
+	for _, s := range servers {
+		names = append(names, s.Name)
+	}
+	h.Start(names...)
+}

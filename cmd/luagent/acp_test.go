@@ -1,0 +1,398 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// acpPeer drives `luagent acp` over pipes with raw JSON lines, as an
+// editor does: it answers the agent's permission questions with choice
+// and records every line the agent wrote.
+type acpPeer struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	lines  chan map[string]any
+	errw   *logWatch
+	choice string // the optionId a permission question is answered with
+	asked  []map[string]any
+	nextID int
+}
+
+func startACP(t *testing.T, home string, args ...string) *acpPeer {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"acp"}, args...)...)
+	cmd.Env = append(os.Environ(), "LUAGENT_HOME="+home, "LUAGENT_MODEL=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &acpPeer{t: t, cmd: cmd, in: in, lines: make(chan map[string]any, 1024), errw: newLogWatch(), choice: "allow_once", nextID: 100}
+	cmd.Stderr = p.errw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(p.lines)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				m = map[string]any{"notjson": sc.Text()}
+			}
+			p.lines <- m
+		}
+	}()
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("luagent acp did not end after stdin closed; stderr:\n%s", p.errw.String())
+		}
+	})
+	return p
+}
+
+func (p *acpPeer) raw(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *acpPeer) send(v any) {
+	p.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.raw(string(b))
+}
+
+// request sends a request with a fresh id and returns the id.
+func (p *acpPeer) request(method string, params any) int {
+	p.nextID++
+	p.send(map[string]any{"jsonrpc": "2.0", "id": p.nextID, "method": method, "params": params})
+	return p.nextID
+}
+
+// next is the next line the agent wrote; permission questions are
+// answered on the way (and returned too).
+func (p *acpPeer) next() map[string]any {
+	p.t.Helper()
+	select {
+	case m, ok := <-p.lines:
+		if !ok {
+			p.t.Fatalf("luagent acp closed stdout; stderr:\n%s", p.errw.String())
+		}
+		if m["method"] == "session/request_permission" {
+			p.asked = append(p.asked, m)
+			outcome := map[string]any{"outcome": "selected", "optionId": p.choice}
+			if p.choice == "" {
+				outcome = map[string]any{"outcome": "cancelled"}
+			}
+			p.send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": map[string]any{"outcome": outcome}})
+		}
+		return m
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("no line from luagent acp in 30s; stderr:\n%s", p.errw.String())
+	}
+	return nil
+}
+
+// response reads lines up to the response to id, returning it and the
+// lines before it.
+func (p *acpPeer) response(id int) (map[string]any, []map[string]any) {
+	p.t.Helper()
+	var before []map[string]any
+	for {
+		m := p.next()
+		if n, ok := m["id"].(float64); ok && int(n) == id && m["method"] == nil {
+			return m, before
+		}
+		before = append(before, m)
+	}
+}
+
+// result is the response's result, failing the test on an error.
+func (p *acpPeer) result(id int) (map[string]any, []map[string]any) {
+	p.t.Helper()
+	m, before := p.response(id)
+	r, ok := m["result"].(map[string]any)
+	if !ok {
+		p.t.Fatalf("response %d: %v; stderr:\n%s", id, m, p.errw.String())
+	}
+	return r, before
+}
+
+func (p *acpPeer) initialize(caps map[string]any) map[string]any {
+	p.t.Helper()
+	r, _ := p.result(p.request("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps}))
+	return r
+}
+
+func (p *acpPeer) newSession(cwd string) string {
+	p.t.Helper()
+	r, _ := p.result(p.request("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}}))
+	id, _ := r["sessionId"].(string)
+	if id == "" {
+		p.t.Fatalf("session/new: %v", r)
+	}
+	return id
+}
+
+func (p *acpPeer) prompt(sid, text string) int {
+	return p.request("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": text}}})
+}
+
+// updates are the session/update notifications' updates among lines.
+func updates(lines []map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, m := range lines {
+		if m["method"] == "session/update" {
+			params, _ := m["params"].(map[string]any)
+			if u, ok := params["update"].(map[string]any); ok {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// kinds is the updates' sessionUpdate values, with a tool call's status.
+func kinds(us []map[string]any) string {
+	var parts []string
+	for _, u := range us {
+		k, _ := u["sessionUpdate"].(string)
+		if st, ok := u["status"].(string); ok {
+			k += ":" + st
+		}
+		if len(parts) > 0 && parts[len(parts)-1] == k && strings.HasSuffix(k, "_chunk") {
+			continue
+		}
+		parts = append(parts, k)
+	}
+	return strings.Join(parts, " ")
+}
+
+func chunkText(us []map[string]any, kind string) string {
+	var b strings.Builder
+	for _, u := range us {
+		if u["sessionUpdate"] == kind {
+			c, _ := u["content"].(map[string]any)
+			s, _ := c["text"].(string)
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+// A scripted session over the catalog's server with the mock model: a
+// read-only tool runs unasked, a writing one asks the editor, a rejected
+// one does not run, and the turns end with end_turn.
+func TestACPSession(t *testing.T) {
+	home, notes := askHome(t)
+	cwd := t.TempDir()
+	p := startACP(t, home)
+	init := p.initialize(map[string]any{})
+	if init["protocolVersion"] != float64(1) {
+		t.Fatalf("initialize: %v", init)
+	}
+	caps, _ := init["agentCapabilities"].(map[string]any)
+	if caps["loadSession"] != true {
+		t.Errorf("agentCapabilities: %v", caps)
+	}
+	sid := p.newSession(cwd)
+
+	// echo is read-only: no question.
+	r, before := p.result(p.prompt(sid, "call echo with message=hi"))
+	us := updates(before)
+	if r["stopReason"] != "end_turn" || len(p.asked) != 0 {
+		t.Fatalf("echo: %v, asked %v, updates %v", r, p.asked, us)
+	}
+	if got := kinds(us); got != "tool_call:pending tool_call_update:in_progress tool_call_update:completed agent_message_chunk" {
+		t.Errorf("echo updates: %s", got)
+	}
+	if us[0]["kind"] != "read" || us[0]["title"] != "srv: echo" {
+		t.Errorf("tool_call: %v", us[0])
+	}
+	if txt := chunkText(us, "agent_message_chunk"); !strings.Contains(txt, "pong:hi") {
+		t.Errorf("answer: %q", txt)
+	}
+
+	// write asks; allowed once, it runs.
+	r, before = p.result(p.prompt(sid, "call write with text=first"))
+	if r["stopReason"] != "end_turn" || len(p.asked) != 1 {
+		t.Fatalf("write: %v, asked %d", r, len(p.asked))
+	}
+	q := p.asked[0]["params"].(map[string]any)
+	if q["sessionId"] != sid || len(q["options"].([]any)) != 3 {
+		t.Errorf("permission question: %v", q)
+	}
+	if tc := q["toolCall"].(map[string]any); tc["title"] != "srv: write" || tc["kind"] != "edit" {
+		t.Errorf("permission question's tool call: %v", tc)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "first\n" {
+		t.Errorf("notes: %q", b)
+	}
+
+	// Rejected: it does not run; the tool call failed.
+	p.choice = "reject_once"
+	r, before = p.result(p.prompt(sid, "call write with text=second"))
+	us = updates(before)
+	if r["stopReason"] != "end_turn" || len(p.asked) != 2 || !strings.Contains(kinds(us), "tool_call_update:failed") {
+		t.Fatalf("rejected write: %v, asked %d, %s", r, len(p.asked), kinds(us))
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "first\n" {
+		t.Errorf("notes after a rejection: %q", b)
+	}
+
+	// Allowed always: saved as a rule, the next call is not asked.
+	p.choice = "allow_always"
+	p.result(p.prompt(sid, "call write with text=third"))
+	p.result(p.prompt(sid, "call write with text=fourth"))
+	if len(p.asked) != 3 {
+		t.Errorf("after allow_always: %d questions", len(p.asked))
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "first\nthird\nfourth\n" {
+		t.Errorf("notes: %q", b)
+	}
+	if cfg, _ := os.ReadFile(home + "/config.json"); !strings.Contains(string(cfg), "srv__write") {
+		t.Errorf("config.json has no allow rule: %s", cfg)
+	}
+
+	// bypassPermissions: nothing asked.
+	p.result(p.request("session/set_mode", map[string]any{"sessionId": sid, "modeId": "bypassPermissions"}))
+	m, _ := p.response(p.request("session/set_mode", map[string]any{"sessionId": sid, "modeId": "nope"}))
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32602) {
+		t.Errorf("unknown mode: %v", m)
+	}
+}
+
+// session/load replays a saved session's conversation.
+func TestACPLoad(t *testing.T) {
+	home, _ := askHome(t)
+	cwd := t.TempDir()
+	p := startACP(t, home)
+	p.initialize(map[string]any{})
+	sid := p.newSession(cwd)
+	p.result(p.prompt(sid, "call echo with message=remember"))
+	p.in.Close()
+	p.cmd.Wait()
+
+	p2 := startACP(t, home)
+	p2.initialize(map[string]any{})
+	r, before := p2.result(p2.request("session/load", map[string]any{"sessionId": sid, "cwd": cwd, "mcpServers": []any{}}))
+	us := updates(before)
+	if got := kinds(us); got != "user_message_chunk tool_call:pending tool_call_update:completed agent_message_chunk" {
+		t.Errorf("replay: %s", got)
+	}
+	if chunkText(us, "user_message_chunk") != "call echo with message=remember" {
+		t.Errorf("replayed prompt: %q", chunkText(us, "user_message_chunk"))
+	}
+	if _, ok := r["modes"]; !ok {
+		t.Errorf("load result: %v", r)
+	}
+	r, before = p2.result(p2.prompt(sid, "call echo with message=again"))
+	if r["stopReason"] != "end_turn" {
+		t.Errorf("prompt after load: %v", r)
+	}
+	m, _ := p2.response(p2.request("session/load", map[string]any{"sessionId": "no-such-session", "cwd": cwd, "mcpServers": []any{}}))
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32602) {
+		t.Errorf("unknown session: %v", m)
+	}
+}
+
+// acpSlowAgent's model says "thinking" on stderr and waits 30 s.
+const acpSlowAgent = `return agent.new{ hub = false, model = function()
+  io.stderr:write("thinking\n"); task.sleep(30); return { text = "late" }
+end }`
+
+// session/cancel ends the turn at once with stopReason cancelled; a
+// prompt during a prompt is refused, and the session goes on.
+func TestACPCancel(t *testing.T) {
+	home := t.TempDir()
+	slow := writeFile(t, t.TempDir(), "slow.lua", acpSlowAgent)
+	p := startACP(t, home, "--agent", slow)
+	p.initialize(map[string]any{})
+	sid := p.newSession(t.TempDir())
+	id := p.prompt(sid, "be slow")
+	if !p.errw.waitFor("thinking") {
+		t.Fatalf("the turn did not start: %s", p.errw.String())
+	}
+	m, _ := p.response(p.prompt(sid, "again"))
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32600) || !strings.Contains(e["message"].(string), "already running") {
+		t.Errorf("prompt during a prompt: %v", m)
+	}
+	start := time.Now()
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+	r, _ := p.result(id)
+	if r["stopReason"] != "cancelled" || time.Since(start) > 15*time.Second {
+		t.Errorf("cancelled turn: %v after %v", r, time.Since(start))
+	}
+}
+
+// Bad input gets JSON-RPC errors, and the agent goes on.
+func TestACPBadInput(t *testing.T) {
+	home, _ := askHome(t)
+	p := startACP(t, home)
+	p.initialize(map[string]any{})
+	code := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
+	for _, tc := range []struct {
+		name, line string
+		id         any
+		code       float64
+	}{
+		{"not JSON", `{"jsonrpc":"2.0","id":1,"method":`, nil, -32700},
+		{"not an object", `[1,2]`, nil, -32600},
+		{"no jsonrpc", `{"id":7,"method":"initialize","params":{}}`, float64(7), -32600},
+		{"unknown method", `{"jsonrpc":"2.0","id":8,"method":"session/fly","params":{}}`, float64(8), -32601},
+		{"unknown session", `{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"nope","prompt":[{"type":"text","text":"hi"}]}}`, float64(9), -32602},
+		{"params not an object", `{"jsonrpc":"2.0","id":10,"method":"session/new","params":[1]}`, float64(10), -32602},
+		{"relative cwd", `{"jsonrpc":"2.0","id":11,"method":"session/new","params":{"cwd":"rel","mcpServers":[]}}`, float64(11), -32602},
+		{"sse server", `{"jsonrpc":"2.0","id":12,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[{"type":"sse","name":"x","url":"http://127.0.0.1:1","headers":[]}]}}`, float64(12), -32602},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p.t = t
+			p.raw(tc.line)
+			m := p.next()
+			if m["id"] != tc.id || code(m) != tc.code {
+				t.Errorf("%s: %v", tc.line, m)
+			}
+		})
+	}
+	p.t = t
+	// A line over the limit is dropped, and answered by its id.
+	big := fmt.Sprintf(`{"jsonrpc":"2.0","id":13,"method":"session/new","params":{"cwd":"/tmp","x":"%s"}}`, strings.Repeat("a", 9<<20))
+	p.raw(big)
+	if m := p.next(); m["id"] != float64(13) || code(m) != -32600 {
+		t.Errorf("over the limit: %v", m)
+	}
+	// Nothing lost: the agent still answers.
+	sid := p.newSession(t.TempDir())
+	r, _ := p.result(p.prompt(sid, "call echo with message=still"))
+	if r["stopReason"] != "end_turn" {
+		t.Errorf("after bad input: %v", r)
+	}
+}
