@@ -507,3 +507,38 @@ func TestACPSDKBadInput(t *testing.T) {
 		t.Errorf("luagent acp: alive %v, exit %+v\n%s", tr.AliveAtEnd, tr.Exit, tr.stderr)
 	}
 }
+
+// A model whose key is missing: initialize names the way to
+// authenticate, session/new fails with ACP's auth_required (-32000)
+// naming the variable to set, authenticate says the same, an unknown
+// auth method is invalid params; luagent acp keeps running.
+func TestACPSDKAuthRequired(t *testing.T) {
+	ops := `[{"op":"initialize"},{"op":"new","as":"s1"},
+{"op":"authenticate","methodId":"env-api-key"},
+{"op":"authenticate","methodId":"no-such-method"},
+{"op":"request","method":"session/new","params":{"cwd":"relative/path","mcpServers":[]}}]`
+	env := append(acpEnv(t.TempDir()), "ANTHROPIC_API_KEY=")
+	tr := driveACP(t, "", ops, env, bin, "acp", "--model", "anthropic:claude-sonnet-4-5")
+	var init struct {
+		AuthMethods []struct {
+			ID string `json:"id"`
+		} `json:"authMethods"`
+	}
+	json.Unmarshal(tr.op(t, 0).Result, &init)
+	if len(init.AuthMethods) == 0 || init.AuthMethods[0].ID != "env-api-key" {
+		t.Errorf("initialize's authMethods: %s", tr.op(t, 0).Result)
+	}
+	for _, i := range []int{1, 2} {
+		if o := tr.op(t, i); o.OK || o.Error == nil || o.Error.Code != -32000 || !strings.Contains(o.Error.Message, "ANTHROPIC_API_KEY") {
+			t.Errorf("op %d %s: %s", i, o.Op, o)
+		}
+	}
+	for _, i := range []int{3, 4} {
+		if o := tr.op(t, i); o.OK || o.Error == nil || o.Error.Code != -32602 {
+			t.Errorf("op %d %s: %s", i, o.Op, o)
+		}
+	}
+	if !tr.AliveAtEnd || tr.Exit.Code == nil || *tr.Exit.Code != 0 {
+		t.Errorf("luagent acp: alive %v, exit %+v\n%s", tr.AliveAtEnd, tr.Exit, tr.stderr)
+	}
+}
