@@ -542,3 +542,40 @@ func TestACPSDKAuthRequired(t *testing.T) {
 		t.Errorf("luagent acp: alive %v, exit %+v\n%s", tr.AliveAtEnd, tr.Exit, tr.stderr)
 	}
 }
+
+// Two sessions of one luagent acp run their prompts at the same time,
+// each with its own updates and permission question; a prompt cancelled
+// while its permission question is open (the client answers it
+// "cancelled", as ACP asks) stops with stopReason cancelled and its tool
+// does not run; session/load of an id never saved is a clear error.
+func TestACPSDKConcurrentAndCancelAtPermission(t *testing.T) {
+	servers := acpServers(t)
+	ops := `[{"op":"initialize"},
+{"op":"new","as":"s1","mcpServers":` + servers + `},
+{"op":"new","as":"s2","mcpServers":` + servers + `},
+{"op":"prompt","session":"s1","text":"call echo with message=one","permissions":["allow_once"],"background":true,"as":"a"},
+{"op":"prompt","session":"s2","text":"call echo with message=two","permissions":["allow_once"],"background":true,"as":"b"},
+{"op":"await"},
+{"op":"prompt","session":"s1","text":"call echo with message=never","cancelOn":"permission"},
+{"op":"load","sessionId":"no-such-saved-session"},
+{"op":"prompt","session":"s1","text":"call echo with message=later","permissions":["allow_once"]}]`
+	tr := driveACP(t, "", ops, acpEnv(t.TempDir()), bin, "acp", "--model", "mock")
+	for i, want := range map[int]string{3: `"one"`, 4: `"two"`, 8: `"later"`} {
+		o := tr.op(t, i)
+		if !o.OK || o.stopReason() != "end_turn" || len(o.Permissions) != 1 || !strings.Contains(o.Text, want) {
+			t.Errorf("op %d: want %s: %s", i, want, o)
+		}
+	}
+	o := tr.op(t, 6)
+	calls, last := o.toolCalls()
+	if !o.CancelSent || o.stopReason() != "cancelled" || len(o.Permissions) != 1 || o.Permissions[0].Answer != "cancelled" ||
+		len(calls) != 1 || last[calls[0].ToolCallID] == "completed" || strings.Contains(o.Text, "never") {
+		t.Errorf("cancel at the permission question: %s", o)
+	}
+	if o := tr.op(t, 7); o.OK || o.Error == nil || (o.Error.Code != -32602 && o.Error.Code != -32002) || !strings.Contains(o.Error.Message, "no-such-saved-session") {
+		t.Errorf("session/load of an unknown id: %s", o)
+	}
+	if !tr.AliveAtEnd || tr.Exit.Code == nil || *tr.Exit.Code != 0 {
+		t.Errorf("luagent acp: alive %v, exit %+v\n%s", tr.AliveAtEnd, tr.Exit, tr.stderr)
+	}
+}
