@@ -62,6 +62,14 @@ type acpOp struct {
 	Text        string          `json:"text"`
 	Permissions []acpPermission `json:"permissions"`
 	CancelSent  bool            `json:"cancelSent"`
+	// elicitation/create requests, with the answer given.
+	Elicitations []struct {
+		Mode            string          `json:"mode"`
+		Message         string          `json:"message"`
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+		ToolCallID      string          `json:"toolCallId"`
+		Answer          json.RawMessage `json:"answer"`
+	} `json:"elicitations"`
 }
 
 // String shows the op as JSON, for failure messages.
@@ -166,7 +174,8 @@ func driveACP(t *testing.T, root, ops string, env []string, agent ...string) acp
 func TestACPDriverFakeAgent(t *testing.T) {
 	node, _ := testkit.ACPClient(t)
 	fake, _ := filepath.Abs("../../scripts/acpclient/testdata/fakeagent.mjs")
-	ops := `[{"op":"initialize"},{"op":"new","as":"s1"},
+	ops := `[{"op":"initialize","clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"elicitation":{"form":{}}}},
+{"op":"new","as":"s1"},
 {"op":"prompt","session":"s1","text":"hello"},
 {"op":"prompt","session":"s1","text":"tool","permissions":["allow_once"]},
 {"op":"prompt","session":"s1","text":"tool","permissions":["allow_always"]},
@@ -183,7 +192,9 @@ func TestACPDriverFakeAgent(t *testing.T) {
 {"op":"prompt","session":"s1","text":"hello"},
 {"op":"writeFile","path":"notes.txt","content":"one\ntwo\nthree\n"},
 {"op":"prompt","session":"s1","text":"read"},
-{"op":"prompt","session":"s1","text":"term"}]`
+{"op":"prompt","session":"s1","text":"term"},
+{"op":"prompt","session":"s1","text":"elicit","elicitations":[{"action":"accept","content":{"name":"Ada"}}]},
+{"op":"prompt","session":"s1","text":"elicit"}]`
 	tr := driveACP(t, "", ops, nil, node, fake)
 	for i, o := range tr.Ops {
 		want := !(i == 8 || i == 11)
@@ -229,6 +240,11 @@ func TestACPDriverFakeAgent(t *testing.T) {
 	}
 	if o := tr.op(t, 18); o.Text != "terminal: from-terminal exit 3" {
 		t.Errorf("terminal: %q", o.Text)
+	}
+	for i, want := range map[int]string{19: "elicit: accept Ada", 20: "elicit: decline"} {
+		if o := tr.op(t, i); o.Text != want || len(o.Elicitations) != 1 || o.Elicitations[0].Message != "Your name?" {
+			t.Errorf("elicitation: %s", o)
+		}
 	}
 	if !tr.AliveAtEnd || tr.Exit.Code == nil || *tr.Exit.Code != 0 {
 		t.Errorf("the agent: alive %v, exit %+v", tr.AliveAtEnd, tr.Exit)

@@ -119,6 +119,7 @@ const stream = acp.ndJsonStream(output, input);
 
 // ---- the client side: permissions, updates, files, terminals -----------
 const permissionQueue = new Map(); // sessionId -> [choice]
+const elicitQueue = new Map(); // sessionId -> [answer]
 const held = []; // {entry, request, resolve}
 function answerPermission(params, choice) {
 	if (choice === "cancelled") return { outcome: { outcome: "cancelled" } };
@@ -162,6 +163,23 @@ const app = acp.client({ name: "luagent-acpclient" })
 		}
 		rec.answer = choice;
 		return answerPermission(params, choice);
+	})
+	.onRequest(acp.methods.client.elicitation.create, ({ params }) => {
+		// Answered from the prompt's `elicitations` list: "decline",
+		// "cancel", or {"action":"accept","content":{...}}; else declined.
+		const sid = params.sessionId;
+		const entry = sid !== undefined ? collectors.get(sid) : undefined;
+		const rec = { ...params };
+		(entry ? (entry.elicitations ??= []) : transcript.stray).push(rec);
+		const q = elicitQueue.get(sid) ?? [];
+		const a = q.length ? q.shift() : "decline";
+		const answer = typeof a === "string" ? { action: a } : a;
+		rec.answer = answer;
+		emit({ kind: "elicitation", sessionId: sid, params });
+		return answer;
+	})
+	.onNotification(acp.methods.client.elicitation.complete, ({ params }) => {
+		transcript.stray.push({ elicitationComplete: params });
 	})
 	.onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
 		transcript.fs.push({ method: "fs/read_text_file", path: params.path, line: params.line, limit: params.limit });
@@ -242,6 +260,7 @@ const conditions = {
 	tool_call_update: (ev) => ev.kind === "update" && ev.update.sessionUpdate === "tool_call_update",
 	in_progress: (ev) => ev.kind === "update" && (ev.update.sessionUpdate === "tool_call" || ev.update.sessionUpdate === "tool_call_update") && ev.update.status === "in_progress",
 	permission: (ev) => ev.kind === "permission",
+	elicitation: (ev) => ev.kind === "elicitation",
 };
 function condition(name, sid) {
 	const c = conditions[name];
@@ -277,6 +296,7 @@ async function runOp(ctx, op, entry) {
 			entry.updates = []; entry.permissions = []; entry.text = "";
 			if (op.cancelOn) entry.cancelOn = op.cancelOn;
 			if (op.permissions) permissionQueue.set(sid, [...op.permissions]);
+			if (op.elicitations) elicitQueue.set(sid, [...op.elicitations]);
 			// A prompt sent during another one on the same session leaves the
 			// updates with the first.
 			const prev = collectors.get(sid);

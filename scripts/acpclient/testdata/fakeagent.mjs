@@ -7,6 +7,7 @@
 //   "read"       fs/read_text_file of notes.txt's line 2, then of a file
 //                outside the client's folder
 //   "term"       a command in a client terminal
+//   "elicit"     a form elicitation (elicitation/create), when offered
 //   anything     echoed
 // session/load of a session this process made replays its chunks.
 import { Readable, Writable } from "node:stream";
@@ -90,6 +91,16 @@ const app = acp.agent({ name: "fakeagent" })
 					await text(" outside: read");
 				} catch (e) {
 					await text(` outside: ${e.code}`);
+				}
+			} else if (words === "elicit") {
+				if (!clientCaps.elicitation?.form) {
+					await text("no form elicitation");
+				} else {
+					const r = await client.request(acp.methods.client.elicitation.create, {
+						sessionId: params.sessionId, mode: "form", message: "Your name?",
+						requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+					});
+					await text(`elicit: ${r.action}${r.content ? " " + r.content.name : ""}`);
 				}
 			} else if (words === "term") {
 				const term = await client.createTerminal({ sessionId: params.sessionId, command: "sh", args: ["-c", "echo from-terminal; exit 3"] });
