@@ -493,7 +493,12 @@ func TestACPSDKBadInput(t *testing.T) {
 {"op":"raw","line":{"jsonrpc":"2.0","id":"raw-2","method":"no/such/method","params":{}}},
 {"op":"answer","choice":"allow_once"},
 {"op":"await"},
-{"op":"prompt","session":"s1","text":"still here"}]`
+{"op":"prompt","session":"s1","text":"still here"},
+{"op":"raw","line":"[{\"jsonrpc\":\"2.0\",\"id\":\"raw-3\",\"method\":\"session/new\",\"params\":{}}]"},
+{"op":"raw","line":{"jsonrpc":"1.0","id":"raw-4","method":"session/new"}},
+{"op":"raw","line":{"jsonrpc":"2.0","method":"session/cancel","params":{}},"expect":0},
+{"op":"raw","line":{"jsonrpc":"2.0","id":"raw-5","result":{}},"expect":0},
+{"op":"prompt","session":"s1","text":"and still here"}]`
 	tr := driveACP(t, "", ops, acpEnv(home), bin, "acp", "--model", "mock")
 	if o := tr.op(t, 2); o.OK || o.Error == nil || (o.Error.Code != -32602 && o.Error.Code != -32002) || !strings.Contains(o.Error.Message+string(o.Error.Data), "nope-no-such-session") {
 		t.Errorf("unknown session: %+v", o.Error)
@@ -504,20 +509,25 @@ func TestACPSDKBadInput(t *testing.T) {
 	if o := tr.op(t, 4); o.OK || o.Error == nil || o.Error.Code != -32600 || !strings.Contains(o.Error.Message, "already") {
 		t.Errorf("prompt during a prompt: %+v", o.Error)
 	}
-	if len(tr.Raw) != 3 {
+	// Replies to raw lines, in order: not JSON, a prompt without its
+	// prompt, an unknown method, a batch (ACP has none), a wrong jsonrpc
+	// version; a bad notification and a stray response get none.
+	if len(tr.Raw) != 5 {
 		t.Fatalf("raw replies: %+v\n%s", tr.Raw, tr.stderr)
 	}
 	for i, want := range []struct {
 		id   string
 		code int
-	}{{"null", -32700}, {`"raw-1"`, -32602}, {`"raw-2"`, -32601}} {
+	}{{"null", -32700}, {`"raw-1"`, -32602}, {`"raw-2"`, -32601}, {"null", -32600}, {`"raw-4"`, -32600}} {
 		r := tr.Raw[i]
 		if string(r.ID) != want.id || r.Error == nil || r.Error.Code != want.code || r.Error.Message == "" {
 			t.Errorf("raw reply %d: id %s, error %+v; want id %s, code %d", i, r.ID, r.Error, want.id, want.code)
 		}
 	}
-	if o := tr.op(t, 10); !o.OK || o.stopReason() != "end_turn" || !strings.Contains(o.Text, "The tool returned") {
-		t.Errorf("after the bad input: %s", o)
+	for _, i := range []int{10, 15} {
+		if o := tr.op(t, i); !o.OK || o.stopReason() != "end_turn" || !strings.Contains(o.Text, "The tool returned") {
+			t.Errorf("op %d, after the bad input: %s", i, o)
+		}
 	}
 	if !tr.AliveAtEnd || tr.Exit.Code == nil || *tr.Exit.Code != 0 {
 		t.Errorf("luagent acp: alive %v, exit %+v\n%s", tr.AliveAtEnd, tr.Exit, tr.stderr)

@@ -346,7 +346,14 @@ async function runOp(ctx, op, entry) {
 			const want = transcript.raw.length + (op.expect ?? 1);
 			const line = typeof op.line === "string" ? op.line : JSON.stringify(subst(op.line));
 			child.stdin.write(line + "\n");
-			while (transcript.raw.length < want) await waitFor((ev) => ev.kind === "raw");
+			const limit = op.timeoutMs ?? 10000;
+			let timer;
+			const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no reply to the raw line within ${limit} ms`)), limit); });
+			try {
+				while (transcript.raw.length < want) await Promise.race([waitFor((ev) => ev.kind === "raw"), late]);
+			} finally {
+				clearTimeout(timer);
+			}
 			return { replies: transcript.raw.slice(want - (op.expect ?? 1), want) };
 		}
 		case "writeFile": {
