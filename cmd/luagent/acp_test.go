@@ -24,6 +24,10 @@ type acpPeer struct {
 	choice string // the optionId a permission question is answered with
 	asked  []map[string]any
 	nextID int
+	// client answers the agent's other requests (fs/*, terminal/*):
+	// a result, or nil for a method-not-found error.
+	client func(method string, params map[string]any) any
+	calls  []string // the methods of the agent's requests, in order
 }
 
 func startACP(t *testing.T, home string, args ...string) *acpPeer {
@@ -101,6 +105,21 @@ func (p *acpPeer) next() map[string]any {
 	case m, ok := <-p.lines:
 		if !ok {
 			p.t.Fatalf("luagent acp closed stdout; stderr:\n%s", p.errw.String())
+		}
+		if method, ok := m["method"].(string); ok && m["id"] != nil {
+			p.calls = append(p.calls, method)
+		}
+		if method, _ := m["method"].(string); m["id"] != nil && method != "session/request_permission" && method != "" {
+			params, _ := m["params"].(map[string]any)
+			var res any
+			if p.client != nil {
+				res = p.client(method, params)
+			}
+			if res == nil {
+				p.send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "error": map[string]any{"code": -32601, "message": "no " + method}})
+			} else {
+				p.send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": res})
+			}
 		}
 		if m["method"] == "session/request_permission" {
 			p.asked = append(p.asked, m)
@@ -320,32 +339,147 @@ func TestACPLoad(t *testing.T) {
 	}
 }
 
-// acpSlowAgent's model says "thinking" on stderr and waits 30 s.
-const acpSlowAgent = `return agent.new{ hub = false, model = function()
-  io.stderr:write("thinking\n"); task.sleep(30); return { text = "late" }
-end }`
-
-// session/cancel ends the turn at once with stopReason cancelled; a
-// prompt during a prompt is refused, and the session goes on.
+// session/cancel ends the turn at once with stopReason cancelled, in
+// the model's request or in a tool call; a prompt during a prompt is
+// refused, and the session goes on.
 func TestACPCancel(t *testing.T) {
-	home := t.TempDir()
-	slow := writeFile(t, t.TempDir(), "slow.lua", acpSlowAgent)
-	p := startACP(t, home, "--agent", slow)
+	for _, tc := range []struct{ name, agent string }{
+		{"model", `return agent.new{ hub = false, model = function(req)
+  if #req.messages > 1 then return { text = "again" } end
+  io.stderr:write("thinking\n"); task.sleep(30); return { text = "late" }
+end }`},
+		{"tool", `return agent.new{ hub = false, model = "mock",
+  tools = { { name = "wait", description = "Wait a while", input = {}, annotations = { readOnlyHint = true },
+    handler = function() io.stderr:write("thinking\n"); task.sleep(30); return "late" end } } }`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			slow := writeFile(t, t.TempDir(), "slow.lua", tc.agent)
+			p := startACP(t, t.TempDir(), "--agent", slow)
+			p.initialize(map[string]any{})
+			sid := p.newSession(t.TempDir())
+			id := p.prompt(sid, "wait")
+			if !p.errw.waitFor("thinking") {
+				t.Fatalf("the turn did not start: %s", p.errw.String())
+			}
+			m, _ := p.response(p.prompt(sid, "again"))
+			if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32600) || !strings.Contains(e["message"].(string), "already running") {
+				t.Errorf("prompt during a prompt: %v", m)
+			}
+			start := time.Now()
+			p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+			r, _ := p.result(id)
+			if r["stopReason"] != "cancelled" || time.Since(start) > 15*time.Second {
+				t.Errorf("cancelled turn: %v after %v", r, time.Since(start))
+			}
+			if tc.name == "model" {
+				if r, _ := p.result(p.prompt(sid, "and now")); r["stopReason"] != "end_turn" {
+					t.Errorf("after the cancel: %v", r)
+				}
+			}
+		})
+	}
+}
+
+// A turn that reaches the agent's max_turns ends with max_turn_requests.
+func TestACPMaxTurns(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "turns.lua", `return agent.new{ model = "mock", max_turns = 1, hub = false,
+  tools = { { name = "count", description = "Count words", input = { text = "string" }, annotations = { readOnlyHint = true },
+    handler = function(a) return "3" end } } }`)
+	p := startACP(t, t.TempDir(), "--agent", file)
 	p.initialize(map[string]any{})
 	sid := p.newSession(t.TempDir())
-	id := p.prompt(sid, "be slow")
-	if !p.errw.waitFor("thinking") {
-		t.Fatalf("the turn did not start: %s", p.errw.String())
+	if r, _ := p.result(p.prompt(sid, "count text=a")); r["stopReason"] != "max_turn_requests" {
+		t.Errorf("stopReason: %v", r)
 	}
-	m, _ := p.response(p.prompt(sid, "again"))
-	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32600) || !strings.Contains(e["message"].(string), "already running") {
-		t.Errorf("prompt during a prompt: %v", m)
+}
+
+// The client's file system and terminal are the agent's tools: reading
+// runs unasked, writing and running a command are asked about first.
+func TestACPClientTools(t *testing.T) {
+	cwd := t.TempDir()
+	p := startACP(t, t.TempDir(), "--model", "mock")
+	var wrote map[string]any
+	p.client = func(method string, params map[string]any) any {
+		switch method {
+		case "fs/read_text_file":
+			return map[string]any{"content": "text of " + params["path"].(string)}
+		case "fs/write_text_file":
+			wrote = params
+			return map[string]any{}
+		case "terminal/create":
+			if params["command"] != "make" || params["cwd"] != cwd {
+				t.Errorf("terminal/create: %v", params)
+			}
+			return map[string]any{"terminalId": "t1"}
+		case "terminal/wait_for_exit":
+			return map[string]any{"exitCode": 2}
+		case "terminal/output":
+			return map[string]any{"output": "make: nothing to do", "truncated": false}
+		case "terminal/release":
+			return map[string]any{}
+		}
+		return nil
 	}
-	start := time.Now()
-	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
-	r, _ := p.result(id)
-	if r["stopReason"] != "cancelled" || time.Since(start) > 15*time.Second {
-		t.Errorf("cancelled turn: %v after %v", r, time.Since(start))
+	p.initialize(map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}, "terminal": true})
+	sid := p.newSession(cwd)
+
+	_, before := p.result(p.prompt(sid, "read_text_file path=notes.txt"))
+	if txt := chunkText(updates(before), "agent_message_chunk"); !strings.Contains(txt, "text of "+cwd+"/notes.txt") || len(p.asked) != 0 {
+		t.Errorf("read: %q, asked %d", txt, len(p.asked))
+	}
+	if us := updates(before); len(us) == 0 || us[0]["kind"] != "read" {
+		t.Errorf("read's tool call: %v", us)
+	}
+	p.result(p.prompt(sid, "write_text_file path=out.txt content=hello"))
+	if len(p.asked) != 1 || wrote["path"] != cwd+"/out.txt" || wrote["content"] != "hello" {
+		t.Errorf("write: asked %d, wrote %v", len(p.asked), wrote)
+	}
+	_, before = p.result(p.prompt(sid, "run_command command=make"))
+	us := updates(before)
+	if len(p.asked) != 2 || !strings.Contains(kinds(us), "tool_call_update:failed") {
+		t.Errorf("run_command: asked %d, %s", len(p.asked), kinds(us))
+	}
+	if got := strings.Join(p.calls, " "); !strings.Contains(got, "terminal/create terminal/wait_for_exit terminal/output terminal/release") {
+		t.Errorf("requests: %s", got)
+	}
+}
+
+// Without the provider's key, session/new says auth is required and
+// names the variable; authenticate says the same; the agent goes on.
+func TestACPAuth(t *testing.T) {
+	p := startACP(t, t.TempDir(), "--model", "openai:gpt-4.1-mini")
+	init := p.initialize(map[string]any{})
+	if ms, _ := init["authMethods"].([]any); len(ms) != 1 {
+		t.Errorf("authMethods: %v", init)
+	}
+	m, _ := p.response(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}}))
+	e, _ := m["error"].(map[string]any)
+	if e == nil || e["code"] != float64(-32000) || !strings.Contains(e["message"].(string), "OPENAI_API_KEY") {
+		t.Errorf("session/new: %v", m)
+	}
+	m, _ = p.response(p.request("authenticate", map[string]any{"methodId": "env-api-key"}))
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32000) {
+		t.Errorf("authenticate: %v", m)
+	}
+	if strings.Contains(p.errw.String(), "panic") {
+		t.Errorf("stderr: %s", p.errw.String())
+	}
+}
+
+// The MCP servers the client passes are connected beside the catalog's.
+func TestACPClientMCPServers(t *testing.T) {
+	home, _ := askHome(t)
+	srv := writeFile(t, t.TempDir(), "echo2.lua", metaEchoServer)
+	p := startACP(t, home)
+	p.initialize(map[string]any{})
+	r, _ := p.result(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{
+		map[string]any{"name": "echo2", "command": bin, "args": []string{"serve", srv}, "env": []any{}}}}))
+	sid, _ := r["sessionId"].(string)
+	r, before := p.result(p.prompt(sid, "call echo2__echo with message=from-the-editor"))
+	us := updates(before)
+	if r["stopReason"] != "end_turn" || len(us) == 0 || us[0]["title"] != "echo2: echo" ||
+		!strings.Contains(chunkText(us, "agent_message_chunk"), "from-the-editor") {
+		t.Errorf("%v: %s %v", r, kinds(us), us)
 	}
 }
 
