@@ -401,6 +401,7 @@ for (const op of ops) {
 	if (op.session) entry.session = op.session;
 	if (op.method) entry.method = op.method;
 	transcript.ops.push(entry);
+	const t0 = performance.now();
 	try {
 		const res = await runOp(ctx, op, entry);
 		if (op.op !== "prompt") { entry.ok = true; entry.result = res; }
@@ -408,6 +409,7 @@ for (const op of ops) {
 		entry.ok = false;
 		entry.error = errorOf(e);
 	}
+	if (!entry.background) entry.ms = Math.round((performance.now() - t0) * 10) / 10;
 	if (timedOut) break;
 }
 for (const p of background.values()) await p;
