@@ -374,7 +374,8 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []acp.ContentBlock, upda
 		case acp.StopMaxTurnRequests, acp.StopMaxTokens:
 			return stop, nil // a limit: the turn ends, what was done kept
 		}
-		return "", err
+		// What the client shows: the providers' keys masked, one line.
+		return "", &errs.Error{Kind: errs.KindOf(err), Msg: s.a.shown(err.Error())}
 	}
 	return stop, nil
 }

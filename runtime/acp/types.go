@@ -334,7 +334,7 @@ type ToolCallContent struct {
 	Content    *ContentBlock `json:"content,omitempty"`
 	Path       string        `json:"path,omitempty"`
 	OldText    *string       `json:"oldText,omitempty"`
-	NewText    string        `json:"newText,omitempty"`
+	NewText    *string       `json:"newText,omitempty"`
 	TerminalID string        `json:"terminalId,omitempty"`
 }
 

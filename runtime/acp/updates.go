@@ -209,9 +209,24 @@ func (t *Turn) Event(e ragent.Event) {
 }
 
 // ToolCallOf is a tool_call for c.
+// A call whose arguments hold a path and the file's whole new text
+// ("content", "text" or "new_text") shows as a diff (the old text
+// unknown here: the client has it).
 func ToolCallOf(c ragent.Call, cwd string, st ToolCallStatus) *ToolCall {
-	return &ToolCall{ToolCallID: c.ID, Title: TitleOf(c), Kind: KindOf(c), Status: st,
+	tc := &ToolCall{ToolCallID: c.ID, Title: TitleOf(c), Kind: KindOf(c), Status: st,
 		Locations: LocationsOf(c.Arguments, cwd), RawInput: rawOrNil(c.Arguments)}
+	if tc.Kind == KindEdit && len(tc.Locations) == 1 {
+		var a map[string]any
+		json.Unmarshal(c.Arguments, &a)
+		for _, k := range []string{"content", "new_text", "text"} {
+			if s, ok := a[k].(string); ok {
+				text := s
+				tc.Content = []ToolCallContent{{Type: "diff", Path: tc.Locations[0].Path, NewText: &text}}
+				break
+			}
+		}
+	}
+	return tc
 }
 
 func rawOrNil(r json.RawMessage) json.RawMessage {
@@ -234,7 +249,7 @@ func (t *Turn) StopReason() StopReason {
 	switch t.stop {
 	case llm.StopMaxTokens:
 		return StopMaxTokens
-	case "refusal", "content_filter":
+	case llm.StopRefusal:
 		return StopRefusal
 	}
 	return StopEndTurn

@@ -173,3 +173,12 @@ func TestReplay(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
 }
+
+// A write with the file's new text shows as a diff.
+func TestToolCallDiff(t *testing.T) {
+	c := ragent.Call{ID: "c", Name: "write_text_file", Arguments: json.RawMessage(`{"path":"a.txt","content":""}`)}
+	b, _ := json.Marshal(ToolCallOf(c, "/w", StatusPending).Content)
+	if string(b) != `[{"type":"diff","path":"/w/a.txt","newText":""}]` {
+		t.Errorf("%s", b)
+	}
+}
