@@ -605,3 +605,18 @@ func TestACPSDKConcurrentAndCancelAtPermission(t *testing.T) {
 		t.Errorf("luagent acp: alive %v, exit %+v\n%s", tr.AliveAtEnd, tr.Exit, tr.stderr)
 	}
 }
+
+// luagent acp --agent FILE serves that agent: its own Lua tool (read-only,
+// so unasked) answers through the editor's session.
+func TestACPSDKAgentFile(t *testing.T) {
+	agentFile, _ := filepath.Abs("../../examples/agent.lua")
+	ops := `[{"op":"initialize"},{"op":"new"},
+{"op":"prompt","text":"count the words text='one two three four'"}]`
+	tr := driveACP(t, "", ops, acpEnv(t.TempDir()), bin, "acp", "--agent", agentFile)
+	o := tr.op(t, 2)
+	calls, last := o.toolCalls()
+	if !o.OK || o.stopReason() != "end_turn" || len(o.Permissions) != 0 || len(calls) != 1 ||
+		calls[0].Title != "word_count" || last[calls[0].ToolCallID] != "completed" || o.Text != `The tool returned: "4"` {
+		t.Errorf("the agent file's tool: %s\n%s", o, tr.stderr)
+	}
+}
