@@ -79,7 +79,7 @@ function M.build(o)
   end
   local h
   if o.own_hub then
-    h = mcp.hub{ start = o.servers } -- --server: only those are spawned
+    h = mcp.hub{ start = o.servers, on_elicit = o.elicit } -- --server: only those are spawned
     for _, s in ipairs(h:status()) do
       if s.status == "failed" and o.warn then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
     end

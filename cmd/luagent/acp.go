@@ -435,23 +435,44 @@ func (s *acpSession) ask(ctx context.Context, c ragent.Call) (ragent.Decision, s
 	return ragent.Deny, "the permission question was cancelled"
 }
 
-// elicit answers a server's elicitation: a question with nothing to fill
-// in is asked as a permission question (accept or decline); a form or a
-// URL is declined, ACP having no way to show it, and the reason noted.
+// elicit answers a server's elicitation. A client that shows
+// elicitations (elicitation/create, in the request's mode) gets it as it
+// is, scoped to the session; otherwise a question with nothing to fill in
+// is asked as a permission question (accept or decline), and a form or a
+// URL is declined, the reason noted on stderr.
 func (s *acpSession) elicit(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
-	var p struct {
-		Mode            string `json:"mode"`
-		Message         string `json:"message"`
-		RequestedSchema struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		} `json:"requestedSchema"`
-	}
-	json.Unmarshal(params, &p)
-	if (p.Mode != "" && p.Mode != "form") || len(p.RequestedSchema.Properties) > 0 {
-		s.a.warn(fmt.Sprintf("declined %s's request for input: an ACP editor has no form to fill in", server))
+	var p map[string]any
+	if err := json.Unmarshal(params, &p); err != nil || p == nil {
 		return json.RawMessage(`{"action":"decline"}`), nil
 	}
-	tc := acp.ToolCall{ToolCallID: fmt.Sprintf("elicit-%d", s.asks.Add(1)), Title: server + " asks: " + p.Message, Kind: acp.KindOther, Status: acp.StatusPending}
+	mode, _ := p["mode"].(string)
+	if mode == "" {
+		mode = "form"
+	}
+	msg, _ := p["message"].(string)
+	if s.a.srv.ClientCapabilities().Offers(mode) {
+		req := map[string]any{"sessionId": s.id, "mode": mode, "message": msg}
+		for _, k := range []string{"requestedSchema", "url", "elicitationId"} {
+			if v, ok := p[k]; ok {
+				req[k] = v
+			}
+		}
+		var res json.RawMessage
+		if err := s.a.srv.Call(ctx, acp.MethodElicitationCreate, req, &res); err != nil {
+			if ctx.Err() != nil {
+				return json.RawMessage(`{"action":"cancel"}`), nil
+			}
+			return nil, err
+		}
+		return res, nil
+	}
+	schema, _ := p["requestedSchema"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	if mode != "form" || len(props) > 0 {
+		s.a.warn(fmt.Sprintf("declined %s's request for input (%s): the editor does not take elicitation/create in that mode", server, mode))
+		return json.RawMessage(`{"action":"decline"}`), nil
+	}
+	tc := acp.ToolCall{ToolCallID: fmt.Sprintf("elicit-%d", s.asks.Add(1)), Title: server + " asks: " + msg, Kind: acp.KindOther, Status: acp.StatusPending}
 	choice, err := s.a.srv.RequestPermission(ctx, s.id, tc, []acp.PermissionOption{
 		{OptionID: "accept", Name: "Accept", Kind: acp.AllowOnce},
 		{OptionID: "decline", Name: "Decline", Kind: acp.RejectOnce},

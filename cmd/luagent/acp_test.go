@@ -530,3 +530,41 @@ func TestACPBadInput(t *testing.T) {
 		t.Errorf("after bad input: %v", r)
 	}
 }
+
+// A server's elicitation reaches a client that takes elicitation/create
+// as it is; without it, a form is declined.
+func TestACPElicitation(t *testing.T) {
+	home := t.TempDir()
+	srv := writeFile(t, home, "el.lua", elicitServer)
+	cfg, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{"el": map[string]any{"command": bin, "args": []string{"serve", srv}}}})
+	writeFile(t, home, "config.json", string(cfg))
+	for _, tc := range []struct {
+		name string
+		caps map[string]any
+		want string
+	}{
+		{"elicitation/create", map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}, `answer {"action":"accept","content":{"name":"Ann"}}`},
+		{"declined", map[string]any{}, `answer {"action":"decline"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startACP(t, home)
+			var asked map[string]any
+			p.client = func(method string, params map[string]any) any {
+				if method == "elicitation/create" {
+					asked = params
+					return map[string]any{"action": "accept", "content": map[string]any{"name": "Ann"}}
+				}
+				return nil
+			}
+			p.initialize(tc.caps)
+			sid := p.newSession(t.TempDir())
+			_, before := p.result(p.prompt(sid, "call profile"))
+			if txt := chunkText(updates(before), "agent_message_chunk"); !strings.Contains(strings.ReplaceAll(txt, `\"`, `"`), tc.want) {
+				t.Errorf("answer: %q", txt)
+			}
+			if tc.caps["elicitation"] != nil && (asked["sessionId"] != sid || asked["mode"] != "form" || asked["requestedSchema"] == nil) {
+				t.Errorf("elicitation/create: %v", asked)
+			}
+		})
+	}
+}

@@ -35,6 +35,7 @@ const (
 	MethodTerminalWait      = "terminal/wait_for_exit"
 	MethodTerminalKill      = "terminal/kill"
 	MethodTerminalRelease   = "terminal/release"
+	MethodElicitationCreate = "elicitation/create"
 )
 
 // CodeAuthRequired is ACP's error for a method that needs authenticate
@@ -59,6 +60,28 @@ type InitializeRequest struct {
 type ClientCapabilities struct {
 	FS       FileSystemCapabilities `json:"fs"`
 	Terminal bool                   `json:"terminal"`
+	// Elicitation is elicitation/create's modes (nil: none).
+	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
+}
+
+// ElicitationCapabilities say which elicitation modes the client shows:
+// a mode is offered when its member is an object ({}).
+type ElicitationCapabilities struct {
+	Form json.RawMessage `json:"form,omitempty"`
+	URL  json.RawMessage `json:"url,omitempty"`
+}
+
+// Offers reports whether the client takes elicitations in mode ("form"
+// or "url").
+func (c ClientCapabilities) Offers(mode string) bool {
+	if c.Elicitation == nil {
+		return false
+	}
+	raw := c.Elicitation.Form
+	if mode == "url" {
+		raw = c.Elicitation.URL
+	}
+	return len(raw) > 0 && raw[0] == '{'
 }
 
 // FileSystemCapabilities are the client's fs/* methods.
