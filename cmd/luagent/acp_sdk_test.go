@@ -620,3 +620,30 @@ func TestACPSDKAgentFile(t *testing.T) {
 		t.Errorf("the agent file's tool: %s\n%s", o, tr.stderr)
 	}
 }
+
+// An MCP server's form elicitation reaches an editor that takes
+// elicitation/create (clientCapabilities.elicitation.form) as it is, and
+// the editor's answer goes back to the server (accepted: the Go SDK test
+// server's ask tool greets the name; declined: it says so). An editor
+// without it: the form is declined and stderr says why.
+func TestACPSDKElicitation(t *testing.T) {
+	servers := acpServers(t)
+	ops := `[{"op":"initialize","clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"elicitation":{"form":{}}}},
+{"op":"new","as":"s1","mcpServers":` + servers + `},
+{"op":"prompt","session":"s1","text":"call ask elicit a name","permissions":["allow_once"],"elicitations":[{"action":"accept","content":{"name":"Ada"}}]},
+{"op":"prompt","session":"s1","text":"call ask elicit a name","permissions":["allow_once"],"elicitations":["decline"]}]`
+	tr := driveACP(t, "", ops, acpEnv(t.TempDir()), bin, "acp", "--model", "mock")
+	for i, want := range map[int]string{2: "hello Ada", 3: "elicitation decline"} {
+		o := tr.op(t, i)
+		if !o.OK || !strings.Contains(o.Text, want) || len(o.Elicitations) != 1 || o.Elicitations[0].Mode != "form" ||
+			o.Elicitations[0].Message == "" || !strings.Contains(string(o.Elicitations[0].RequestedSchema), `"name"`) {
+			t.Errorf("op %d: want %q: %s", i, want, o)
+		}
+	}
+	without := driveACP(t, "", `[{"op":"initialize"},{"op":"new","as":"s1","mcpServers":`+servers+`},
+{"op":"prompt","session":"s1","text":"call ask elicit a name","permissions":["allow_once"]}]`, acpEnv(t.TempDir()), bin, "acp", "--model", "mock")
+	if o := without.op(t, 2); !o.OK || !strings.Contains(o.Text, "elicitation decline") || len(o.Elicitations) != 0 ||
+		!strings.Contains(without.stderr, "declined") {
+		t.Errorf("without elicitation/create: %s\nstderr: %s", o, without.stderr)
+	}
+}
