@@ -647,3 +647,37 @@ func TestACPSDKElicitation(t *testing.T) {
 		t.Errorf("without elicitation/create: %s\nstderr: %s", o, without.stderr)
 	}
 }
+
+// Prompt content: a resource link and an embedded text resource are part
+// of the prompt (as saved in the session file); an image, which
+// initialize's promptCapabilities do not offer, and an empty prompt are
+// invalid params naming why.
+func TestACPSDKPromptContent(t *testing.T) {
+	home := t.TempDir()
+	ops := `[{"op":"initialize"},{"op":"new","as":"s1"},
+{"op":"prompt","session":"s1","prompt":[{"type":"text","text":"summarise these"},
+  {"type":"resource_link","uri":"file:///tmp/a.txt","name":"a.txt"},
+  {"type":"resource","resource":{"uri":"file:///tmp/b.txt","mimeType":"text/plain","text":"bee content"}}]},
+{"op":"prompt","session":"s1","prompt":[{"type":"text","text":"look"},{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo="}]},
+{"op":"prompt","session":"s1","prompt":[]}]`
+	tr := driveACP(t, "", ops, acpEnv(home), bin, "acp", "--model", "mock")
+	if o := tr.op(t, 2); !o.OK || o.stopReason() != "end_turn" {
+		t.Errorf("text, resource_link and resource: %s", o)
+	}
+	if o := tr.op(t, 3); o.OK || o.Error == nil || o.Error.Code != -32602 || !strings.Contains(o.Error.Message, "image") {
+		t.Errorf("an image: %s", o)
+	}
+	if o := tr.op(t, 4); o.OK || o.Error == nil || o.Error.Code != -32602 || !strings.Contains(o.Error.Message, "empty") {
+		t.Errorf("an empty prompt: %s", o)
+	}
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files: %v", files)
+	}
+	saved, _ := os.ReadFile(files[0])
+	for _, want := range []string{`[a.txt](file:///tmp/a.txt)`, `<resource uri=\"file:///tmp/b.txt\">`, "bee content"} {
+		if !strings.Contains(string(saved), want) {
+			t.Errorf("the saved prompt lacks %s:\n%s", want, saved)
+		}
+	}
+}
