@@ -681,3 +681,44 @@ func TestACPSDKPromptContent(t *testing.T) {
 		}
 	}
 }
+
+// An MCP server the editor passes over Streamable HTTP (initialize says
+// mcpCapabilities.http) is used like a stdio one; an SSE one, not offered,
+// is invalid params. In acceptEdits mode a file edit runs unasked while a
+// command is still asked about.
+func TestACPSDKHTTPServerAndAcceptEdits(t *testing.T) {
+	url := testkit.GoSDKHTTP(t, "legacy", false)
+	httpServers, _ := json.Marshal([]map[string]any{{"type": "http", "name": "h", "url": url, "headers": []any{}}})
+	sseServers, _ := json.Marshal([]map[string]any{{"type": "sse", "name": "s", "url": url, "headers": []any{}}})
+	ops := `[{"op":"initialize"},
+{"op":"new","as":"s1","mcpServers":` + string(httpServers) + `},
+{"op":"prompt","session":"s1","text":"call echo with message=over-http","permissions":["allow_once"]},
+{"op":"new","as":"s2","mcpServers":` + string(sseServers) + `},
+{"op":"new","as":"s3"},
+{"op":"setMode","session":"s3","modeId":"acceptEdits"},
+{"op":"prompt","session":"s3","text":"write the text file path=edit.txt content=unasked"},
+{"op":"prompt","session":"s3","text":"run command command=true","permissions":["reject_once"]},
+{"op":"readFile","path":"edit.txt"}]`
+	tr := driveACP(t, "", ops, acpEnv(t.TempDir()), bin, "acp", "--model", "mock")
+	o := tr.op(t, 2)
+	calls, last := o.toolCalls()
+	if !o.OK || len(calls) != 1 || last[calls[0].ToolCallID] != "completed" || !strings.Contains(o.Text, "over-http") {
+		t.Errorf("echo over HTTP: %s\n%s", o, tr.stderr)
+	}
+	if o := tr.op(t, 3); o.OK || o.Error == nil || o.Error.Code != -32602 || !strings.Contains(o.Error.Message, "sse") {
+		t.Errorf("an SSE server: %s", o)
+	}
+	if o := tr.op(t, 6); !o.OK || len(o.Permissions) != 0 || o.stopReason() != "end_turn" {
+		t.Errorf("an edit in acceptEdits: %s", o)
+	}
+	if o := tr.op(t, 7); !o.OK || len(o.Permissions) != 1 {
+		t.Errorf("a command in acceptEdits: %s", o)
+	}
+	var file struct {
+		Content string `json:"content"`
+	}
+	json.Unmarshal(tr.op(t, 8).Result, &file)
+	if file.Content != "unasked" {
+		t.Errorf("edit.txt holds %q", file.Content)
+	}
+}
