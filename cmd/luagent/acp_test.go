@@ -121,7 +121,9 @@ func (p *acpPeer) next() map[string]any {
 				p.send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": res})
 			}
 		}
-		if m["method"] == "session/request_permission" {
+		if m["method"] == "session/request_permission" && p.choice == "hold" {
+			p.asked = append(p.asked, m)
+		} else if m["method"] == "session/request_permission" {
 			p.asked = append(p.asked, m)
 			outcome := map[string]any{"outcome": "selected", "optionId": p.choice}
 			if p.choice == "" {
@@ -439,6 +441,9 @@ func TestACPClientTools(t *testing.T) {
 	if len(p.asked) != 2 || !strings.Contains(kinds(us), "tool_call_update:failed") {
 		t.Errorf("run_command: asked %d, %s", len(p.asked), kinds(us))
 	}
+	if !strings.Contains(fmt.Sprint(us), "terminalId:t1") {
+		t.Errorf("no terminal in the tool call: %v", us)
+	}
 	if got := strings.Join(p.calls, " "); !strings.Contains(got, "terminal/create terminal/wait_for_exit terminal/output terminal/release") {
 		t.Errorf("requests: %s", got)
 	}
@@ -566,5 +571,62 @@ func TestACPElicitation(t *testing.T) {
 				t.Errorf("elicitation/create: %v", asked)
 			}
 		})
+	}
+}
+
+// A cancel while the editor is asked about a call: the turn ends
+// cancelled, the call does not run, a late answer is ignored, and the
+// session goes on.
+func TestACPCancelDuringPermission(t *testing.T) {
+	home, notes := askHome(t)
+	p := startACP(t, home)
+	p.initialize(map[string]any{})
+	sid := p.newSession(t.TempDir())
+	p.choice = "hold"
+	id := p.prompt(sid, "call write with text=never")
+	for len(p.asked) == 0 {
+		p.next()
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": sid}})
+	r, _ := p.result(id)
+	if r["stopReason"] != "cancelled" {
+		t.Errorf("stopReason: %v", r)
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "id": p.asked[0]["id"], "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_once"}}})
+	p.choice = "allow_once"
+	if r, _ := p.result(p.prompt(sid, "call echo with message=after")); r["stopReason"] != "end_turn" {
+		t.Errorf("after: %v", r)
+	}
+	if b, _ := os.ReadFile(notes); len(b) != 0 {
+		t.Errorf("the cancelled call ran: %q", b)
+	}
+}
+
+// Two sessions run at once: one waiting in its turn does not hold up the
+// other's.
+func TestACPSessionsRunTogether(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "two.lua", `return agent.new{ hub = false, model = function(req)
+  local last = req.messages[#req.messages]
+  local text = last.parts and last.parts[1] and last.parts[1].text or ""
+  if text:find("wait", 1, true) then io.stderr:write("thinking\n"); task.sleep(30) end
+  return { text = "answer to " .. text }
+end }`)
+	p := startACP(t, t.TempDir(), "--agent", file)
+	p.initialize(map[string]any{})
+	a, b := p.newSession(t.TempDir()), p.newSession(t.TempDir())
+	if a == b {
+		t.Fatalf("one id for two sessions: %s", a)
+	}
+	slow := p.prompt(a, "wait")
+	if !p.errw.waitFor("thinking") {
+		t.Fatal("the slow turn did not start")
+	}
+	r, before := p.result(p.prompt(b, "quick"))
+	if r["stopReason"] != "end_turn" || chunkText(updates(before), "agent_message_chunk") != "answer to quick" {
+		t.Errorf("the other session: %v %v", r, updates(before))
+	}
+	p.send(map[string]any{"jsonrpc": "2.0", "method": "session/cancel", "params": map[string]any{"sessionId": a}})
+	if r, _ := p.result(slow); r["stopReason"] != "cancelled" {
+		t.Errorf("the slow one: %v", r)
 	}
 }

@@ -111,6 +111,11 @@ func (s *acpSession) runCommand(ctx context.Context, raw json.RawMessage) (ragen
 		return ragent.Result{}, err
 	}
 	term := acp.TerminalRequest{SessionID: s.id, TerminalID: created.TerminalID}
+	if id := ragent.CallID(ctx); id != "" {
+		// The editor shows the terminal in the tool call as it runs.
+		s.a.srv.Update(s.id, acp.Update{SessionUpdate: acp.UpdateToolCallUpd, ToolCall: &acp.ToolCall{ToolCallID: id,
+			Content: []acp.ToolCallContent{{Type: "terminal", TerminalID: created.TerminalID}}}})
+	}
 	// Released whatever happens, on a context of its own: the turn's may
 	// be cancelled.
 	defer func() {
