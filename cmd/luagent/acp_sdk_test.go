@@ -430,6 +430,21 @@ func TestACPSDKClientTools(t *testing.T) {
 	if len(tr.Terminals) != 1 || tr.Terminals[0].Command != "sh" {
 		t.Errorf("terminals: %+v", tr.Terminals)
 	}
+	// The run_command tool call shows the editor's terminal.
+	shown := false
+	for _, u := range tr.op(t, 4).Updates {
+		var blocks []struct {
+			Type       string `json:"type"`
+			TerminalID string `json:"terminalId"`
+		}
+		json.Unmarshal(u.Content, &blocks)
+		for _, b := range blocks {
+			shown = shown || (b.Type == "terminal" && b.TerminalID == "term-1")
+		}
+	}
+	if !shown {
+		t.Errorf("no terminal content block for term-1: %s", tr.op(t, 4))
+	}
 }
 
 // session/load in a new luagent acp process resumes a saved session: its
