@@ -112,8 +112,10 @@ type acpTranscript struct {
 		Path   string `json:"path"`
 	} `json:"fs"`
 	Terminals []struct {
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
+		Command  string   `json:"command"`
+		Args     []string `json:"args"`
+		Killed   bool     `json:"killed"`
+		Released bool     `json:"released"`
 	} `json:"terminals"`
 	Stray      []json.RawMessage `json:"stray"`
 	TimedOut   bool              `json:"timedOut"`
@@ -735,5 +737,24 @@ func TestACPSDKHTTPServerAndAcceptEdits(t *testing.T) {
 	json.Unmarshal(tr.op(t, 8).Result, &file)
 	if file.Content != "unasked" {
 		t.Errorf("edit.txt holds %q", file.Content)
+	}
+}
+
+// session/cancel while a command runs in the editor's terminal: the turn
+// stops (stopReason cancelled) and luagent kills and releases the
+// terminal; the session goes on.
+func TestACPSDKCancelTerminal(t *testing.T) {
+	ops := `[{"op":"initialize"},{"op":"new"},
+{"op":"prompt","text":"run command command=sleep args='[\"60\"]'","permissions":["allow_once"],"cancelOn":"terminal"},
+{"op":"prompt","text":"run command command=true","permissions":["allow_once"]}]`
+	tr := driveACP(t, "", ops, acpEnv(t.TempDir()), bin, "acp", "--model", "mock")
+	if o := tr.op(t, 2); !o.CancelSent || o.stopReason() != "cancelled" {
+		t.Errorf("cancelled command: %s", o)
+	}
+	if o := tr.op(t, 3); !o.OK || o.stopReason() != "end_turn" {
+		t.Errorf("after the cancel: %s", o)
+	}
+	if len(tr.Terminals) != 2 || tr.Terminals[0].Command != "sleep" || !tr.Terminals[0].Killed || !tr.Terminals[0].Released || !tr.Terminals[1].Released {
+		t.Errorf("terminals: %+v", tr.Terminals)
 	}
 }

@@ -217,7 +217,8 @@ const app = acp.client({ name: "luagent-acpclient" })
 			proc.on("close", (code, signal) => { t.exit = { exitCode: code, signal }; resolve(); });
 		});
 		terminals.set(id, t);
-		transcript.terminals.push({ id, command: params.command, args: params.args ?? [] });
+		t.rec = { id, command: params.command, args: params.args ?? [] };
+		transcript.terminals.push(t.rec);
 		return { terminalId: id };
 	})
 	.onRequest(acp.methods.client.terminal.output, ({ params }) => {
@@ -230,12 +231,15 @@ const app = acp.client({ name: "luagent-acpclient" })
 		return t.exit;
 	})
 	.onRequest(acp.methods.client.terminal.kill, ({ params }) => {
-		terminal(params.terminalId).proc.kill("SIGTERM");
+		const t = terminal(params.terminalId);
+		t.rec.killed = true;
+		t.proc.kill("SIGTERM");
 		return {};
 	})
 	.onRequest(acp.methods.client.terminal.release, ({ params }) => {
 		const t = terminal(params.terminalId);
-		if (!t.exit) t.proc.kill("SIGKILL");
+		t.rec.released = true;
+		if (!t.exit) { t.rec.killedAtRelease = true; t.proc.kill("SIGKILL"); }
 		terminals.delete(params.terminalId);
 		return {};
 	});
@@ -261,6 +265,7 @@ const conditions = {
 	in_progress: (ev) => ev.kind === "update" && (ev.update.sessionUpdate === "tool_call" || ev.update.sessionUpdate === "tool_call_update") && ev.update.status === "in_progress",
 	permission: (ev) => ev.kind === "permission",
 	elicitation: (ev) => ev.kind === "elicitation",
+	terminal: (ev) => ev.kind === "update" && Array.isArray(ev.update.content) && ev.update.content.some((c) => c.type === "terminal"),
 };
 function condition(name, sid) {
 	const c = conditions[name];
