@@ -366,6 +366,9 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []acp.ContentBlock, upda
 	if err != nil {
 		return "", err
 	}
+	if text, err = slashPrompt(ctx, text); err != nil { // a command file's (commands.go)
+		return "", err
+	}
 	t := &acp.Turn{Cwd: s.cwd, Update: update}
 	_, _, err = s.ag.Ask(ctx, text, t.Event)
 	stop := t.StopReason()
@@ -378,6 +381,25 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []acp.ContentBlock, upda
 		return "", &errs.Error{Kind: errs.KindOf(err), Msg: s.a.shown(err.Error())}
 	}
 	return stop, nil
+}
+
+// Opened offers the command files as slash commands.
+func (s *acpSession) Opened(update func(acp.Update)) {
+	var list []acp.AvailableCommand
+	for _, c := range cmdfile.LoadCommands(fileOptions()).Commands {
+		name := c.Name
+		if c.Shadowed {
+			name = c.Qualified()
+		}
+		ac := acp.AvailableCommand{Name: name, Description: c.Help()}
+		if h := strings.TrimSpace(c.ArgumentHint); h != "" {
+			ac.Input = &acp.CommandInput{Hint: h}
+		}
+		list = append(list, ac)
+	}
+	if len(list) > 0 {
+		update(acp.Update{SessionUpdate: acp.UpdateCommands, Commands: list})
+	}
 }
 
 func (s *acpSession) Close() {

@@ -630,3 +630,29 @@ end }`)
 		t.Errorf("the slow one: %v", r)
 	}
 }
+
+// The command files are the session's slash commands, told once the
+// session is open; "/NAME args" runs one.
+func TestACPSlashCommands(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, home, "commands/review.md", "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1 carefully.\n")
+	p := startACP(t, home, "--model", "mock")
+	p.initialize(map[string]any{})
+	res, after := p.result(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}}))
+	sid, _ := res["sessionId"].(string)
+	if len(after) != 0 {
+		t.Errorf("lines before session/new's answer: %v", after)
+	}
+	u := updates([]map[string]any{p.next()})
+	if len(u) != 1 || u[0]["sessionUpdate"] != "available_commands_update" {
+		t.Fatalf("after session/new: %v", u)
+	}
+	cmds, _ := u[0]["availableCommands"].([]any)
+	if len(cmds) != 1 || fmt.Sprint(cmds[0]) != "map[description:Review a file (user) input:map[hint:FILE] name:review]" {
+		t.Errorf("commands: %v", cmds)
+	}
+	_, before := p.result(p.prompt(sid, "/review main.go"))
+	if txt := chunkText(updates(before), "agent_message_chunk"); strings.TrimSpace(txt) != "mock: Review main.go carefully." {
+		t.Errorf("/review: %q", txt)
+	}
+}

@@ -42,6 +42,13 @@ type Session interface {
 	Close()
 }
 
+// Opener is a Session with something to tell once the client has its
+// id (session/new's or session/load's answer sent): the slash commands
+// (available_commands_update).
+type Opener interface {
+	Opened(update func(Update))
+}
+
 // Options configure a Server.
 type Options struct {
 	Info         Implementation
@@ -248,7 +255,7 @@ func decode(params json.RawMessage, v any) *jsonrpc.Error {
 
 // async serves a request on a goroutine of its own, when fewer than
 // MaxInFlight are being served; else it is refused.
-func (s *Server) async(m *jsonrpc.Message, fn func() (any, *jsonrpc.Error)) {
+func (s *Server) async(m *jsonrpc.Message, fn func() (any, *jsonrpc.Error), after ...func()) {
 	select {
 	case s.sem <- struct{}{}:
 	default:
@@ -262,6 +269,11 @@ func (s *Server) async(m *jsonrpc.Message, fn func() (any, *jsonrpc.Error)) {
 		defer func() { <-s.sem }()
 		res, rerr := fn()
 		s.reply(m.ID, res, rerr)
+		if rerr == nil {
+			for _, f := range after {
+				f()
+			}
+		}
 	}()
 }
 
@@ -310,15 +322,17 @@ func (s *Server) request(_ *jsonrpc.Conn, m *jsonrpc.Message) {
 		if !s.reserve(m.ID) {
 			return
 		}
+		var ss Session
 		s.async(m, func() (any, *jsonrpc.Error) {
-			ss, err := s.h.NewSession(context.Background(), req)
+			var err error
+			ss, err = s.h.NewSession(context.Background(), req)
 			if err != nil {
 				s.unreserve()
 				return nil, rpcError(err)
 			}
 			s.add(ss)
 			return NewSessionResponse{SessionID: ss.ID(), Modes: ss.Modes()}, nil
-		})
+		}, func() { s.opened(ss) })
 	case MethodSessionLoad:
 		var req LoadSessionRequest
 		if rerr := decode(m.Params, &req); rerr != nil {
@@ -343,15 +357,17 @@ func (s *Server) request(_ *jsonrpc.Conn, m *jsonrpc.Message) {
 		if !s.reserve(m.ID) {
 			return
 		}
+		var ss Session
 		s.async(m, func() (any, *jsonrpc.Error) {
-			ss, err := s.h.LoadSession(context.Background(), req, func(u Update) { s.Update(req.SessionID, u) })
+			var err error
+			ss, err = s.h.LoadSession(context.Background(), req, func(u Update) { s.Update(req.SessionID, u) })
 			if err != nil {
 				s.unreserve()
 				return nil, rpcError(err)
 			}
 			s.add(ss)
 			return LoadSessionResponse{Modes: ss.Modes()}, nil
-		})
+		}, func() { s.opened(ss) })
 	case MethodPrompt:
 		s.prompt(m)
 	case MethodSetMode:
@@ -442,6 +458,14 @@ func (s *Server) add(ss Session) {
 	}
 	s.sessions[ss.ID()] = &sessionState{s: ss}
 	s.mu.Unlock()
+}
+
+// opened tells an Opener its session's id is the client's.
+func (s *Server) opened(ss Session) {
+	if o, ok := ss.(Opener); ok {
+		id := ss.ID()
+		o.Opened(func(u Update) { s.Update(id, u) })
+	}
 }
 
 func (s *Server) session(id string) (*sessionState, *jsonrpc.Error) {

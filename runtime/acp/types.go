@@ -258,7 +258,21 @@ const (
 	UpdateToolCallUpd  = "tool_call_update"
 	UpdatePlan         = "plan"
 	UpdateCurrentMode  = "current_mode_update"
+	UpdateCommands     = "available_commands_update"
 )
+
+// AvailableCommand is a slash command the client may offer: a prompt
+// "/NAME args" runs it.
+type AvailableCommand struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Input       *CommandInput `json:"input,omitempty"`
+}
+
+// CommandInput is what the command's argument is, as a hint.
+type CommandInput struct {
+	Hint string `json:"hint"`
+}
 
 // Update is one session/update's update. Content is a chunk's block;
 // the tool call fields are a tool_call's or a tool_call_update's.
@@ -272,6 +286,8 @@ type Update struct {
 	CurrentModeID string `json:"currentModeId,omitempty"`
 	// plan's.
 	Entries []PlanEntry `json:"entries,omitempty"`
+	// available_commands_update's.
+	Commands []AvailableCommand `json:"availableCommands,omitempty"`
 }
 
 // MarshalJSON flattens the tool call's fields beside sessionUpdate (a
@@ -293,6 +309,12 @@ func (u Update) MarshalJSON() ([]byte, error) {
 	}
 	if u.CurrentModeID != "" {
 		m["currentModeId"] = u.CurrentModeID
+	}
+	if u.SessionUpdate == UpdateCommands {
+		m["availableCommands"] = u.Commands
+		if u.Commands == nil {
+			m["availableCommands"] = []AvailableCommand{}
+		}
 	}
 	if u.SessionUpdate == UpdatePlan {
 		m["entries"] = u.Entries
