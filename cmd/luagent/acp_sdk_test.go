@@ -36,6 +36,16 @@ type acpUpdate struct {
 		Path string `json:"path"`
 	} `json:"locations"`
 	RawInput json.RawMessage `json:"rawInput"`
+	raw      json.RawMessage // the whole update
+}
+
+func (u *acpUpdate) UnmarshalJSON(b []byte) error {
+	type plain acpUpdate
+	if err := json.Unmarshal(b, (*plain)(u)); err != nil {
+		return err
+	}
+	u.raw = append(json.RawMessage(nil), b...)
+	return nil
 }
 
 type acpPermission struct {
@@ -756,5 +766,43 @@ func TestACPSDKCancelTerminal(t *testing.T) {
 	}
 	if len(tr.Terminals) != 2 || tr.Terminals[0].Command != "sleep" || !tr.Terminals[0].Killed || !tr.Terminals[0].Released || !tr.Terminals[1].Released {
 		t.Errorf("terminals: %+v", tr.Terminals)
+	}
+}
+
+// Command files are the editor's slash commands: once the session is open
+// an available_commands_update lists them (name, description, input
+// hint), and a prompt "/NAME args" runs the command's prompt.
+func TestACPSDKSlashCommands(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, home, "commands/greet.md", "---\ndescription: Greet someone\nargument-hint: NAME\n---\ncall echo with message=$1\n")
+	ops := `[{"op":"initialize"},
+{"op":"new","as":"s1","mcpServers":` + acpServers(t) + `},
+{"op":"wait","session":"s1","update":"available_commands_update"},
+{"op":"prompt","session":"s1","text":"/greet Ada","permissions":["allow_once"]}]`
+	tr := driveACP(t, "", ops, acpEnv(home), bin, "acp", "--model", "mock")
+	if o := tr.op(t, 2); !o.OK {
+		t.Fatalf("no available_commands_update: %s\n%s", o, tr.stderr)
+	}
+	var listed struct {
+		AvailableCommands []struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			Input       struct {
+				Hint string `json:"hint"`
+			} `json:"input"`
+		} `json:"availableCommands"`
+	}
+	for _, u := range tr.op(t, 1).Updates {
+		if u.SessionUpdate == "available_commands_update" {
+			json.Unmarshal(u.raw, &listed)
+		}
+	}
+	if c := listed.AvailableCommands; len(c) != 1 || c[0].Name != "greet" || !strings.Contains(c[0].Description, "Greet someone") || c[0].Input.Hint != "NAME" {
+		t.Errorf("available commands: %+v (updates of session/new: %v)", c, tr.op(t, 1).kinds())
+	}
+	o := tr.op(t, 3)
+	calls, _ := o.toolCalls()
+	if !o.OK || len(calls) != 1 || string(calls[0].RawInput) != `{"message":"Ada"}` || o.Text != `The tool returned: "Ada"` {
+		t.Errorf("/greet Ada: %s", o)
 	}
 }

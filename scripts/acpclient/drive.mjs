@@ -64,6 +64,7 @@ if (scenario) {
 const transcript = { root, ops: [], stray: [], raw: [], fs: [], terminals: [] };
 const sessions = {}; // name -> sessionId
 const collectors = new Map(); // sessionId -> op entry collecting its updates
+const seenKinds = new Map(); // sessionId -> Set of sessionUpdate kinds seen
 const waiters = []; // {pred, resolve}: resolved when an event matches
 function emit(ev) {
 	for (let i = waiters.length - 1; i >= 0; i--) {
@@ -140,6 +141,9 @@ const app = acp.client({ name: "luagent-acpclient" })
 	.onNotification(acp.methods.client.session.update, ({ params }) => {
 		const entry = collectors.get(params.sessionId);
 		const u = params.update;
+		const kinds = seenKinds.get(params.sessionId) ?? new Set();
+		kinds.add(u.sessionUpdate);
+		seenKinds.set(params.sessionId, kinds);
 		if (entry) {
 			entry.updates.push(u);
 			if (u.sessionUpdate === "agent_message_chunk" && u.content?.type === "text") entry.text += u.content.text;
@@ -286,6 +290,10 @@ async function runOp(ctx, op, entry) {
 		case "new": {
 			const res = await ctx.request(acp.methods.agent.session.new, { cwd: op.cwd ?? root, mcpServers: subst(op.mcpServers ?? []) });
 			sessions[op.as ?? "s1"] = res.sessionId;
+			// Updates sent once the session is open (available commands, ...)
+			// land here until a prompt takes over.
+			entry.updates = []; entry.text = "";
+			collectors.set(res.sessionId, entry);
 			return res;
 		}
 		case "load": {
@@ -327,6 +335,22 @@ async function runOp(ctx, op, entry) {
 		case "await": {
 			const names = op.name ? [op.name] : [...background.keys()];
 			for (const n of names) { await background.get(n); background.delete(n); }
+			return {};
+		}
+		case "wait": {
+			// Until an update of kind `update` has come for the session (at
+			// any time so far), or timeoutMs (5000) passes.
+			const sid = sessionId(op);
+			const seen = () => seenKinds.get(sid)?.has(op.update);
+			if (seen()) return {};
+			const limit = op.timeoutMs ?? 5000;
+			let timer;
+			const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no ${op.update} update within ${limit} ms`)), limit); });
+			try {
+				await Promise.race([waitFor((ev) => ev.kind === "update" && ev.sessionId === sid && ev.update.sessionUpdate === op.update), late]);
+			} finally {
+				clearTimeout(timer);
+			}
 			return {};
 		}
 		case "cancel":
