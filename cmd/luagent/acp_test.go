@@ -335,6 +335,14 @@ func TestACPLoad(t *testing.T) {
 	if r["stopReason"] != "end_turn" {
 		t.Errorf("prompt after load: %v", r)
 	}
+	// Loaded again on the same connection: the open one is closed first.
+	_, before = p2.result(p2.request("session/load", map[string]any{"sessionId": sid, "cwd": cwd, "mcpServers": []any{}}))
+	if got := chunkText(updates(before), "user_message_chunk"); got != "call echo with message=remembercall echo with message=again" {
+		t.Errorf("second replay: %q", got)
+	}
+	if r, _ := p2.result(p2.prompt(sid, "call echo with message=third")); r["stopReason"] != "end_turn" {
+		t.Errorf("prompt after the second load: %v", r)
+	}
 	m, _ := p2.response(p2.request("session/load", map[string]any{"sessionId": "no-such-session", "cwd": cwd, "mcpServers": []any{}}))
 	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32602) {
 		t.Errorf("unknown session: %v", m)

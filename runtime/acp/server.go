@@ -347,12 +347,21 @@ func (s *Server) request(_ *jsonrpc.Conn, m *jsonrpc.Message) {
 			s.reply(m.ID, nil, rerr)
 			return
 		}
+		// A session open here is closed first (its saved file is then
+		// free), unless a prompt runs in it.
 		s.mu.Lock()
-		_, open := s.sessions[req.SessionID]
+		old := s.sessions[req.SessionID]
+		if old != nil && old.running == nil {
+			delete(s.sessions, req.SessionID)
+		}
 		s.mu.Unlock()
-		if open {
-			s.reply(m.ID, nil, invalidParams("session %q is already open on this connection", req.SessionID))
+		if old != nil && old.running != nil {
+			s.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("Invalid request: session %q is running a prompt; cancel it before loading the session again", req.SessionID)})
 			return
+		}
+		if old != nil {
+			old.s.Close()
 		}
 		if !s.reserve(m.ID) {
 			return
