@@ -806,3 +806,39 @@ func TestACPSDKSlashCommands(t *testing.T) {
 		t.Errorf("/greet Ada: %s", o)
 	}
 }
+
+// session/load of a session open on this connection: refused while its
+// prompt runs (that prompt still completes), else the session is closed
+// and loaded again, replaying both turns, and goes on.
+func TestACPSDKReloadOpenSession(t *testing.T) {
+	servers := acpServers(t)
+	ops := `[{"op":"initialize"},
+{"op":"new","as":"s1","mcpServers":` + servers + `},
+{"op":"prompt","session":"s1","text":"call echo with message=first","permissions":["allow_once"]},
+{"op":"prompt","session":"s1","text":"call echo with message=held","background":true,"until":"permission","permissions":["hold"]},
+{"op":"load","session":"s1","mcpServers":` + servers + `},
+{"op":"answer","choice":"allow_once"},
+{"op":"await"},
+{"op":"load","session":"s1","mcpServers":` + servers + `},
+{"op":"prompt","session":"s1","text":"call echo with message=after-reload","permissions":["allow_once"]}]`
+	tr := driveACP(t, "", ops, acpEnv(t.TempDir()), bin, "acp", "--model", "mock")
+	if o := tr.op(t, 3); !o.OK || o.Text != `The tool returned: "held"` {
+		t.Errorf("the prompt running during the refused load: %s", o)
+	}
+	if o := tr.op(t, 4); o.OK || o.Error == nil || o.Error.Code != -32600 || !strings.Contains(o.Error.Message, "running a prompt") || len(o.Updates) != 0 {
+		t.Errorf("load during a prompt: %s", o)
+	}
+	o := tr.op(t, 7)
+	var users int
+	for _, u := range o.Updates {
+		if u.SessionUpdate == "user_message_chunk" {
+			users++
+		}
+	}
+	if !o.OK || users != 2 || !strings.Contains(o.Text, `"first"`) || !strings.Contains(o.Text, `"held"`) {
+		t.Errorf("reload: %d user messages, %s", users, o)
+	}
+	if o := tr.op(t, 8); !o.OK || o.Text != `The tool returned: "after-reload"` {
+		t.Errorf("after the reload: %s", o)
+	}
+}

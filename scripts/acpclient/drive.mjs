@@ -299,7 +299,8 @@ async function runOp(ctx, op, entry) {
 		case "load": {
 			const sid = sessionId(op);
 			entry.updates = []; entry.text = "";
-			collectors.set(sid, entry);
+			const prev = collectors.get(sid);
+			if (!(prev && prev.op === "prompt" && prev.ok === undefined)) collectors.set(sid, entry);
 			const res = await ctx.request(acp.methods.agent.session.load, { sessionId: sid, cwd: op.cwd ?? root, mcpServers: subst(op.mcpServers ?? []) });
 			if (op.as) sessions[op.as] = sid;
 			return res ?? {};
