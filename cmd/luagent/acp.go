@@ -292,6 +292,9 @@ func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string,
 	w, err := recordSession(a.store, prior, false, h, ra)
 	if err != nil {
 		if prior != nil {
+			if hb := ra.Hub(); hb != nil && a.opts.agent == "" {
+				hb.Close() // the session's own hub (OwnHub)
+			}
 			return nil, err
 		}
 		a.warn("this session is not saved: " + sessionMsg(err))
@@ -408,7 +411,9 @@ func (s *acpSession) Close() {
 	if s.w != nil {
 		s.w.Close()
 	}
-	if hb := ra.Hub(); hb != nil {
+	// The default agent's hub is the session's own (OwnHub); an agent
+	// file's may be shared (the default hub): the host closes it at exit.
+	if hb := ra.Hub(); hb != nil && s.a.opts.agent == "" {
 		hb.Close()
 	}
 }
