@@ -238,7 +238,17 @@ func missingKey(spec string, getenv func(string) string) string {
 }
 
 func (a *acpAgent) NewSession(ctx context.Context, req acp.NewSessionRequest) (acp.Session, error) {
-	return a.open(ctx, nil, req.Cwd, req.MCPServers)
+	s, err := a.open(ctx, nil, req.Cwd, req.MCPServers)
+	if err != nil {
+		return nil, a.masked(err)
+	}
+	return s, nil
+}
+
+// masked is err as the client is shown it: its kind kept, the
+// providers' keys masked, control characters made visible.
+func (a *acpAgent) masked(err error) error {
+	return &errs.Error{Kind: errs.KindOf(err), Msg: a.shown(err.Error())}
 }
 
 func (a *acpAgent) LoadSession(ctx context.Context, req acp.LoadSessionRequest, replay func(acp.Update)) (acp.Session, error) {
@@ -248,7 +258,7 @@ func (a *acpAgent) LoadSession(ctx context.Context, req acp.LoadSessionRequest, 
 	}
 	s, err := a.open(ctx, prior, req.Cwd, req.MCPServers)
 	if err != nil {
-		return nil, err
+		return nil, a.masked(err)
 	}
 	acp.Replay(prior.Messages(), req.Cwd, replay)
 	return s, nil
@@ -381,7 +391,7 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []acp.ContentBlock, upda
 			return stop, nil // a limit: the turn ends, what was done kept
 		}
 		// What the client shows: the providers' keys masked, one line.
-		return "", &errs.Error{Kind: errs.KindOf(err), Msg: s.a.shown(err.Error())}
+		return "", s.a.masked(err)
 	}
 	return stop, nil
 }

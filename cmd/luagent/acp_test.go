@@ -32,8 +32,14 @@ type acpPeer struct {
 
 func startACP(t *testing.T, home string, args ...string) *acpPeer {
 	t.Helper()
+	return startACPEnv(t, home, nil, args...)
+}
+
+// startACPEnv is startACP with env added to the environment.
+func startACPEnv(t *testing.T, home string, env []string, args ...string) *acpPeer {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"acp"}, args...)...)
-	cmd.Env = append(os.Environ(), "LUAGENT_HOME="+home, "LUAGENT_MODEL=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=")
+	cmd.Env = append(append(os.Environ(), "LUAGENT_HOME="+home, "LUAGENT_MODEL=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY="), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -662,5 +668,57 @@ func TestACPSlashCommands(t *testing.T) {
 	_, before := p.result(p.prompt(sid, "/review main.go"))
 	if txt := chunkText(updates(before), "agent_message_chunk"); strings.TrimSpace(txt) != "mock: Review main.go carefully." {
 		t.Errorf("/review: %q", txt)
+	}
+}
+
+// Without elicitation/create, a question with nothing to fill in is a
+// permission question.
+func TestACPElicitationAsPermission(t *testing.T) {
+	home := t.TempDir()
+	srv := writeFile(t, home, "ok.lua", `
+local s = mcp.server{ name = "ok", version = "1.0.0" }
+s:tool{ name = "proceed", description = "Ask before going on", input = {}, annotations = { readOnlyHint = true },
+  handler = function(a, ctx)
+    return "answer " .. json.encode(ctx:elicit{ message = "Go on?", schema = { type = "object", properties = {} } })
+  end }
+return s
+`)
+	cfg, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{"ok": map[string]any{"command": bin, "args": []string{"serve", srv}}}})
+	writeFile(t, home, "config.json", string(cfg))
+	for _, tc := range []struct{ choice, want string }{
+		{"accept", `answer {"action":"accept"`},
+		{"decline", `answer {"action":"decline"}`},
+	} {
+		t.Run(tc.choice, func(t *testing.T) {
+			p := startACP(t, home)
+			p.choice = tc.choice
+			p.initialize(map[string]any{})
+			sid := p.newSession(t.TempDir())
+			_, before := p.result(p.prompt(sid, "call proceed"))
+			if txt := chunkText(updates(before), "agent_message_chunk"); !strings.Contains(strings.ReplaceAll(txt, `\"`, `"`), tc.want) {
+				t.Errorf("answer: %q", txt)
+			}
+			if len(p.asked) != 1 || !strings.Contains(fmt.Sprint(p.asked[0]), "ok asks: Go on?") {
+				t.Errorf("asked: %v", p.asked)
+			}
+		})
+	}
+}
+
+// A failed turn is a JSON-RPC error saying why in one line, the
+// providers' keys masked.
+func TestACPTurnErrorMasked(t *testing.T) {
+	const key = "sk-acp-secret-0123456789"
+	file := writeFile(t, t.TempDir(), "bad.lua", `return agent.new{ hub = false, model = function()
+  error({ kind = "runtime", message = "the model broke with " .. os.getenv("OPENAI_API_KEY") }, 0)
+end }`)
+	p := startACPEnv(t, t.TempDir(), []string{"OPENAI_API_KEY=" + key}, "--agent", file)
+	p.initialize(map[string]any{})
+	sid := p.newSession(t.TempDir())
+	m, _ := p.response(p.prompt(sid, "hi"))
+	e, _ := m["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if e == nil || e["code"] != float64(-32603) || !strings.Contains(msg, "the model broke with") || strings.Contains(msg, key) {
+		t.Errorf("error: %v", m)
 	}
 }

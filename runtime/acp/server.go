@@ -463,6 +463,11 @@ func (s *Server) add(ss Session) {
 	s.mu.Lock()
 	s.opening--
 	if old := s.sessions[ss.ID()]; old != nil {
+		// An id already open (two loads of one session at once): the
+		// old one ends, its prompt cancelled (else nobody could).
+		if old.running != nil {
+			old.running()
+		}
 		old.s.Close()
 	}
 	s.sessions[ss.ID()] = &sessionState{s: ss}

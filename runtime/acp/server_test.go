@@ -231,3 +231,66 @@ func (b *blockingAgent) Authenticate(ctx context.Context, id string) error {
 }
 
 func (b *blockingAgent) init() *blockingAgent { b.started = make(chan struct{}); return b }
+
+// FuzzServer: whatever lines come first, the server answers a later
+// initialize, and every line it writes is one JSON-RPC 2.0 message.
+func FuzzServer(f *testing.F) {
+	for _, name := range []string{"initialize.txt", "session.txt", "errors.txt"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		var in []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "> ") {
+				in = append(in, l[2:])
+			}
+		}
+		f.Add([]byte(strings.Join(in, "\n")))
+	}
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"x\"}\n\x00\xff\n{}"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		fa := &fakeAgent{}
+		srv := NewServer(fa, Options{MaxLine: 1 << 16, AuthMethods: []AuthMethod{{ID: "env", Name: "env"}}})
+		fa.srv = srv
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(context.Background(), inR, outW); outW.Close() }()
+		found := make(chan bool, 1)
+		go func() {
+			sc := bufio.NewScanner(outR)
+			sc.Buffer(nil, 1<<20)
+			ok := false
+			for sc.Scan() {
+				var m struct {
+					JSONRPC string          `json:"jsonrpc"`
+					ID      json.RawMessage `json:"id"`
+				}
+				if json.Unmarshal(sc.Bytes(), &m) != nil || m.JSONRPC != "2.0" {
+					t.Errorf("not a JSON-RPC message: %q", sc.Text())
+				}
+				if string(m.ID) == `"fuzz-end"` {
+					ok = true
+				}
+			}
+			found <- ok
+		}()
+		go func() {
+			inW.Write(in)
+			io.WriteString(inW, "\n{\"jsonrpc\":\"2.0\",\"id\":\"fuzz-end\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n")
+			inW.Close()
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("Serve did not end")
+		}
+		if !<-found {
+			t.Error("no answer to the last initialize")
+		}
+	})
+}
