@@ -260,7 +260,7 @@ func (a *acpAgent) LoadSession(ctx context.Context, req acp.LoadSessionRequest, 
 	if err != nil {
 		return nil, a.masked(err)
 	}
-	acp.Replay(prior.Messages(), req.Cwd, replay)
+	acp.Replay(prior.Messages(), req.Cwd, &s.ids, replay)
 	return s, nil
 }
 
@@ -349,6 +349,7 @@ type acpSession struct {
 	w    *session.Writer
 	mode atomic.Value // string
 	asks atomic.Int64 // ids for questions without a tool call (sampling, elicitation)
+	ids  acp.IDs      // the tool calls' ids, unique in the session
 }
 
 func (s *acpSession) ID() string { return s.id }
@@ -382,7 +383,7 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []acp.ContentBlock, upda
 	if text, err = slashPrompt(ctx, text); err != nil { // a command file's (commands.go)
 		return "", err
 	}
-	t := &acp.Turn{Cwd: s.cwd, Update: update}
+	t := &acp.Turn{Cwd: s.cwd, Update: update, IDs: &s.ids}
 	_, _, err = s.ag.Ask(ctx, text, t.Event)
 	stop := t.StopReason()
 	if err != nil && ctx.Err() == nil {
@@ -447,6 +448,7 @@ func (s *acpSession) ask(ctx context.Context, c ragent.Call) (ragent.Decision, s
 		}
 	}
 	tc := acp.ToolCallOf(c, s.cwd, acp.StatusPending)
+	tc.ToolCallID = s.ids.Of(c.ID) // the tool_call's (started before it is asked about)
 	opts := acpPermissionOptions
 	if c.Kind == approval.KindSampling || c.ID == "" {
 		tc.ToolCallID = fmt.Sprintf("ask-%d", s.asks.Add(1))

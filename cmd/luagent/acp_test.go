@@ -276,6 +276,11 @@ func TestACPSession(t *testing.T) {
 	if tc := q["toolCall"].(map[string]any); tc["title"] != "srv: write" || tc["kind"] != "edit" {
 		t.Errorf("permission question's tool call: %v", tc)
 	}
+	// The mock numbers its calls from 1 each turn: the session's ids stay
+	// unique, and the question names the call it is about.
+	if us := updates(before); len(us) == 0 || us[0]["toolCallId"] == "mock_call_1" || us[0]["toolCallId"] != q["toolCall"].(map[string]any)["toolCallId"] {
+		t.Errorf("tool call ids: %v, asked about %v", us, q["toolCall"])
+	}
 	if b, _ := os.ReadFile(notes); string(b) != "first\n" {
 		t.Errorf("notes: %q", b)
 	}

@@ -2,8 +2,10 @@ package acp
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	ragent "github.com/luagent/luagent/runtime/agent"
 	"github.com/luagent/luagent/runtime/llm"
@@ -110,6 +112,9 @@ func TitleOf(c ragent.Call) string {
 	if c.Annotations != nil && c.Annotations.Title != "" {
 		name = c.Annotations.Title
 	}
+	if name == "" {
+		name = "tool"
+	}
 	if c.Server != "" {
 		return c.Server + ": " + name
 	}
@@ -145,12 +150,58 @@ func textContent(s string) []ToolCallContent {
 	return []ToolCallContent{{Type: "content", Content: &b}}
 }
 
+// IDs makes tool call ids unique in a session: the model's own, unless
+// the session used it before (a model that numbers its calls from 1 each
+// turn, as the mock and some local servers do), then with "#N" added. An
+// editor keys its tool calls by id: a repeated one would overwrite an
+// earlier call's entry. The zero value is ready; nil keeps the model's ids.
+type IDs struct {
+	mu   sync.Mutex
+	used map[string]bool
+	cur  map[string]string // the model's id → the one given to its latest call
+}
+
+// Start gives the id of a new call the model named id.
+func (x *IDs) Start(id string) string {
+	if x == nil {
+		return id
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.used == nil {
+		x.used, x.cur = map[string]bool{}, map[string]string{}
+	}
+	out := id
+	for n := 2; x.used[out]; n++ {
+		out = fmt.Sprintf("%s#%d", id, n)
+	}
+	x.used[out] = true
+	x.cur[id] = out
+	return out
+}
+
+// Of is the id given to the latest call the model named id (id itself
+// when none was started).
+func (x *IDs) Of(id string) string {
+	if x == nil {
+		return id
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if out, ok := x.cur[id]; ok {
+		return out
+	}
+	return id
+}
+
 // Turn turns one prompt's agent events into session updates and tells
 // how the turn ended. Its methods are called one at a time (the agent's
 // events are serialized).
 type Turn struct {
 	Cwd    string
 	Update func(Update)
+	// IDs are the session's tool call ids (nil: the model's as they are).
+	IDs *IDs
 	// stop is the last model response's stop reason.
 	stop string
 	end  ragent.EndReason
@@ -174,22 +225,30 @@ func (t *Turn) Event(e ragent.Event) {
 			t.calls = map[string]bool{}
 		}
 		t.calls[e.Call.ID] = true
-		t.Update(Update{SessionUpdate: UpdateToolCall, ToolCall: ToolCallOf(*e.Call, t.Cwd, StatusPending)})
+		tc := ToolCallOf(*e.Call, t.Cwd, StatusPending)
+		tc.ToolCallID = t.IDs.Start(e.Call.ID)
+		t.Update(Update{SessionUpdate: UpdateToolCall, ToolCall: tc})
 	case ragent.EventApproval:
-		if e.Call == nil {
-			return
+		if e.Call == nil || !t.calls[e.Call.ID] {
+			return // not a tool call of this turn's (a server's sampling request)
 		}
 		if e.Decision == ragent.Deny {
-			t.Update(Update{SessionUpdate: UpdateToolCallUpd, ToolCall: &ToolCall{ToolCallID: e.Call.ID, Status: StatusFailed,
+			t.Update(Update{SessionUpdate: UpdateToolCallUpd, ToolCall: &ToolCall{ToolCallID: t.IDs.Of(e.Call.ID), Status: StatusFailed,
 				Content: textContent("denied: " + e.Reason)}})
 			return
 		}
-		t.Update(Update{SessionUpdate: UpdateToolCallUpd, ToolCall: &ToolCall{ToolCallID: e.Call.ID, Status: StatusInProgress}})
+		t.Update(Update{SessionUpdate: UpdateToolCallUpd, ToolCall: &ToolCall{ToolCallID: t.IDs.Of(e.Call.ID), Status: StatusInProgress}})
 	case ragent.EventToolEnd:
 		if e.Call == nil {
 			return
 		}
-		tc := &ToolCall{ToolCallID: e.Call.ID, Status: StatusCompleted, Content: ResultContent(e.Result)}
+		kind := UpdateToolCallUpd
+		tc := &ToolCall{ToolCallID: t.IDs.Of(e.Call.ID), Status: StatusCompleted, Content: ResultContent(e.Result)}
+		if !t.calls[e.Call.ID] { // not announced: the whole call, ended
+			kind = UpdateToolCall
+			tc = ToolCallOf(*e.Call, t.Cwd, StatusCompleted)
+			tc.ToolCallID, tc.Content = t.IDs.Start(e.Call.ID), ResultContent(e.Result)
+		}
 		switch {
 		case e.Err != nil:
 			tc.Status = StatusFailed
@@ -200,7 +259,7 @@ func (t *Turn) Event(e ragent.Event) {
 		if e.Result != nil && len(e.Result.StructuredContent) > 0 {
 			tc.RawOutput = e.Result.StructuredContent
 		}
-		t.Update(Update{SessionUpdate: UpdateToolCallUpd, ToolCall: tc})
+		t.Update(Update{SessionUpdate: kind, ToolCall: tc})
 	case ragent.EventResponse:
 		t.stop = e.StopReason
 	case ragent.EventEnd:
@@ -257,7 +316,7 @@ func (t *Turn) StopReason() StopReason {
 
 // Replay tells a saved conversation as the updates that would have shown
 // it: user and agent message chunks, each tool call and its result.
-func Replay(msgs []ragent.Message, cwd string, update func(Update)) {
+func Replay(msgs []ragent.Message, cwd string, ids *IDs, update func(Update)) {
 	names := map[string]string{}
 	for _, m := range msgs {
 		switch m.Role {
@@ -275,7 +334,9 @@ func Replay(msgs []ragent.Message, cwd string, update func(Update)) {
 			for _, tc := range m.ToolCalls {
 				names[tc.ID] = tc.Name
 				c := ragent.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments}
-				update(Update{SessionUpdate: UpdateToolCall, ToolCall: ToolCallOf(c, cwd, StatusPending)})
+				call := ToolCallOf(c, cwd, StatusPending)
+				call.ToolCallID = ids.Start(tc.ID)
+				update(Update{SessionUpdate: UpdateToolCall, ToolCall: call})
 			}
 		case llm.RoleTool:
 			st := StatusCompleted
@@ -288,7 +349,7 @@ func Replay(msgs []ragent.Message, cwd string, update func(Update)) {
 					text.WriteString(p.Text)
 				}
 			}
-			tc := &ToolCall{ToolCallID: m.ToolCallID, Status: st}
+			tc := &ToolCall{ToolCallID: ids.Of(m.ToolCallID), Status: st}
 			if s := text.String(); s != "" {
 				if len(s) > maxBlockText {
 					s = s[:maxBlockText] + "… (cut)"

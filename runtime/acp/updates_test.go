@@ -127,7 +127,8 @@ func TestTurnEvents(t *testing.T) {
 		{Type: ragent.EventToolEnd, Call: call, Result: &res},
 		{Type: ragent.EventToolStart, Call: &ragent.Call{ID: "c2", Name: "x"}},
 		{Type: ragent.EventApproval, Call: &ragent.Call{ID: "c2", Name: "x"}, Decision: ragent.Deny, Reason: "rejected in the editor"},
-		{Type: ragent.EventToolEnd, Call: &ragent.Call{ID: "c3"}, Err: errors.New("boom")},
+		{Type: ragent.EventApproval, Call: &ragent.Call{Kind: "sampling"}, Decision: ragent.Allow}, // not a call of the turn's: nothing
+		{Type: ragent.EventToolEnd, Call: &ragent.Call{ID: "c3"}, Err: errors.New("boom")},         // not announced: the whole call
 	} {
 		tr.Event(e)
 	}
@@ -138,7 +139,7 @@ func TestTurnEvents(t *testing.T) {
 		`{"content":[{"content":{"type":"text","text":"ok"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c1"}`,
 		`{"kind":"other","sessionUpdate":"tool_call","status":"pending","title":"x","toolCallId":"c2"}`,
 		`{"content":[{"content":{"type":"text","text":"denied: rejected in the editor"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"failed","toolCallId":"c2"}`,
-		`{"content":[{"content":{"type":"text","text":"boom"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"failed","toolCallId":"c3"}`,
+		`{"content":[{"content":{"type":"text","text":"boom"},"type":"content"}],"kind":"other","sessionUpdate":"tool_call","status":"failed","title":"tool","toolCallId":"c3"}`,
 	}
 	same := len(got) == len(want)
 	for i := 0; same && i < len(got); i++ {
@@ -158,7 +159,7 @@ func TestReplay(t *testing.T) {
 		{Role: "assistant", Parts: []ragent.Part{{Type: "text", Text: "done"}}},
 	}
 	var got []string
-	Replay(msgs, "/w", func(u Update) {
+	Replay(msgs, "/w", nil, func(u Update) {
 		s := u.SessionUpdate
 		if u.ToolCall != nil {
 			s += ":" + string(u.ToolCall.Status) + ":" + string(u.ToolCall.Kind)
@@ -180,5 +181,27 @@ func TestToolCallDiff(t *testing.T) {
 	b, _ := json.Marshal(ToolCallOf(c, "/w", StatusPending).Content)
 	if string(b) != `[{"type":"diff","path":"/w/a.txt","newText":""}]` {
 		t.Errorf("%s", b)
+	}
+}
+
+// A model that numbers its calls from 1 each turn gets ids unique in the
+// session; its updates and replays follow the renamed call.
+func TestIDs(t *testing.T) {
+	ids := &IDs{}
+	var got []string
+	for turn := 0; turn < 3; turn++ {
+		tr := &Turn{IDs: ids, Update: func(u Update) { got = append(got, u.ToolCall.ToolCallID) }}
+		c := &ragent.Call{ID: "call_1", Name: "x"}
+		res := ragent.TextResult("ok", false)
+		tr.Event(ragent.Event{Type: ragent.EventToolStart, Call: c})
+		tr.Event(ragent.Event{Type: ragent.EventApproval, Call: c, Decision: ragent.Allow})
+		tr.Event(ragent.Event{Type: ragent.EventToolEnd, Call: c, Result: &res})
+	}
+	if strings.Join(got, " ") != "call_1 call_1 call_1 call_1#2 call_1#2 call_1#2 call_1#3 call_1#3 call_1#3" {
+		t.Errorf("ids: %v", got)
+	}
+	var nilIDs *IDs
+	if nilIDs.Start("a") != "a" || nilIDs.Of("a") != "a" {
+		t.Error("nil IDs")
 	}
 }
