@@ -102,11 +102,13 @@ release:
 # and the TypeScript SDK v2 client that drives luagent's servers
 # (scripts/tsclient/package-lock.json, with its own Node 24); the Claude
 # Agent SDK's types ask's stream-json is checked against (scripts/sdktypes);
+# the ACP TypeScript SDK's client that drives `luagent acp` (scripts/acpclient,
+# run with scripts/tsclient's Node);
 # the judges (scripts/conformance/{legacy,modern}). scripts/install-npm.sh
 # runs `npm ci` only where node_modules/.installed is missing or older than
 # the lock file.
 peers:
-	@NPM="$(NPM)" scripts/install-npm.sh scripts/peers scripts/tsclient scripts/sdktypes
+	@NPM="$(NPM)" scripts/install-npm.sh scripts/peers scripts/tsclient scripts/sdktypes scripts/acpclient
 
 judges:
 	@NPM="$(NPM)" scripts/install-npm.sh scripts/conformance/legacy scripts/conformance/modern
