@@ -289,7 +289,11 @@ func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string,
 	ra.AddTools(s.clientTools()...)
 	if len(servers) > 0 {
 		if hb := ra.Hub(); hb != nil {
-			hb.Add(acpCatalogServers(servers)...)
+			added := acpCatalogServers(servers)
+			hb.Add(added...)
+			for _, c := range added { // an agent file's servers list takes them too
+				ra.AddServers(c.Name)
+			}
 			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			hb.Wait(wctx)
 			cancel()

@@ -727,3 +727,22 @@ end }`)
 		t.Errorf("error: %v", m)
 	}
 }
+
+// An agent file that names its own servers still gets the editor's: the
+// servers session/new passes join the file's list.
+func TestACPClientMCPServersWithAgentServers(t *testing.T) {
+	home, _ := askHome(t)
+	srv := writeFile(t, t.TempDir(), "echo2.lua", metaEchoServer)
+	file := writeFile(t, t.TempDir(), "own.lua", `return agent.new{ model = "mock", servers = { "srv" } }`)
+	p := startACP(t, home, "--agent", file)
+	p.initialize(map[string]any{})
+	r, _ := p.result(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{
+		map[string]any{"name": "echo2", "command": bin, "args": []string{"serve", srv}, "env": []any{}}}}))
+	sid, _ := r["sessionId"].(string)
+	r, before := p.result(p.prompt(sid, "call echo2__echo with message=from-the-editor"))
+	us := updates(before)
+	if r["stopReason"] != "end_turn" || len(us) == 0 || us[0]["title"] != "echo2: echo" ||
+		!strings.Contains(chunkText(us, "agent_message_chunk"), "from-the-editor") {
+		t.Errorf("%v: %s %v", r, kinds(us), us)
+	}
+}
