@@ -7,7 +7,7 @@ PKGS    := ./...
 FUZZTIME ?= 60s
 NPM     ?= npm
 
-.PHONY: build test demo bench bench-patterns bench-ask fuzz lint clean peers judges conformance nginx fresh-check release
+.PHONY: build test demo bench bench-patterns bench-ask bench-lean fuzz lint clean peers judges conformance nginx fresh-check release
 
 # Static (CGO_ENABLED=0): nothing here needs cgo, and a start without ld.so
 # and libc is 0.7 ms faster (scripts/bench/BENCHMARKS.md, W4). -race tests still use cgo.
@@ -27,7 +27,7 @@ conformance: build judges
 demo: build
 	$(BIN) run examples/demo.lua
 
-bench: bench-patterns bench-ask
+bench: bench-patterns bench-ask bench-lean
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 $(PKGS)
 
 # Lua string patterns against reference Lua 5.1 (Debian's lua5.1, installed
@@ -44,6 +44,14 @@ bench-patterns: build
 ASK_ROUNDS ?= 11
 bench-ask: build peers
 	scripts/bench-ask.sh $(BIN) $(ASK_ROUNDS)
+
+# Issue 32's agent job: a model answering after 1 s, a server starting in
+# 3 s; a turn without tool calls and one calling the slow server, luagent
+# (tool cache warm, and cold) against mcphost when it is built. LEAN_ROUNDS
+# interleaved rounds.
+LEAN_ROUNDS ?= 5
+bench-lean: build peers
+	scripts/bench-lean.sh $(BIN) $(LEAN_ROUNDS)
 
 # Each parser has a fuzz target; `make test` replays their corpora.
 fuzz:
@@ -71,6 +79,9 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzRetryAfter$$' -fuzztime=$(FUZZTIME) ./runtime/llm/
 	$(GO) test -run='^$$' -fuzz='^FuzzNormalize$$' -fuzztime=$(FUZZTIME) ./runtime/cost/
 	$(GO) test -run='^$$' -fuzz='^FuzzSplit$$' -fuzztime=$(FUZZTIME) ./runtime/compact/
+	$(GO) test -run='^$$' -fuzz='^FuzzReader$$' -fuzztime=$(FUZZTIME) ./runtime/acp/
+	$(GO) test -run='^$$' -fuzz='^FuzzServer$$' -fuzztime=$(FUZZTIME) ./runtime/acp/
+	$(GO) test -run='^$$' -fuzz='^FuzzLoad$$' -fuzztime=$(FUZZTIME) ./runtime/servercache/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -94,11 +105,13 @@ release:
 # and the TypeScript SDK v2 client that drives luagent's servers
 # (scripts/tsclient/package-lock.json, with its own Node 24); the Claude
 # Agent SDK's types ask's stream-json is checked against (scripts/sdktypes);
+# the ACP TypeScript SDK's client that drives `luagent acp` (scripts/acpclient,
+# run with scripts/tsclient's Node);
 # the judges (scripts/conformance/{legacy,modern}). scripts/install-npm.sh
 # runs `npm ci` only where node_modules/.installed is missing or older than
 # the lock file.
 peers:
-	@NPM="$(NPM)" scripts/install-npm.sh scripts/peers scripts/tsclient scripts/sdktypes
+	@NPM="$(NPM)" scripts/install-npm.sh scripts/peers scripts/tsclient scripts/sdktypes scripts/acpclient
 
 judges:
 	@NPM="$(NPM)" scripts/install-npm.sh scripts/conformance/legacy scripts/conformance/modern

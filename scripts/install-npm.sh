@@ -3,7 +3,7 @@
 # package-lock.json), then a stamp, DIR/node_modules/.installed, so that a
 # later run skips a folder whose stamp is newer than both files.
 # Usage: scripts/install-npm.sh DIR...    (NPM names the npm command)
-#   make peers:  scripts/peers scripts/tsclient
+#   make peers:  scripts/peers scripts/tsclient scripts/sdktypes scripts/acpclient
 #   make judges: scripts/conformance/legacy scripts/conformance/modern
 set -euo pipefail
 cd "$(dirname "$0")/.."

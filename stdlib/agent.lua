@@ -45,6 +45,9 @@ local function the_hub(names)
     local o = {}
     for k, v in pairs(default_opts or {}) do o[k] = v end
     o.start = names
+    -- Servers with a cached tool list are not waited for: the first model
+    -- request goes at once, and a call waits for its own server.
+    if o.cache == nil then o.cache = true end
     default_hub = mcp.hub(o)
   else
     default_hub:start(names)
@@ -248,7 +251,7 @@ function M.new(opts)
       invalid("agent.new: servers has names of the catalog's servers and servers of the agent's own; give one kind")
     end
     if o.hub ~= nil then invalid("agent.new: give hub or servers of the agent's own, not both") end
-    o.hub = mcp.hub{ servers = inline, params = values,
+    o.hub = mcp.hub{ servers = inline, params = values, cache = true,
       on_elicit = function(params, server, tag) return passthrough(calls, params, server, tag) end,
       -- A sampling request goes to the caller's client, else to this
       -- agent's model through its policy (what the hub does by itself).

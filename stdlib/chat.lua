@@ -22,6 +22,19 @@ local M = {}
 -- o.servers and waits for them, each failure passed to o.warn; otherwise
 -- it shares the default hub, started in the background. o.subagents are
 -- the agent files' (agent.file_agents), offered as tools.
+-- warn_failures passes each server's failed start to warn, once: those
+-- failed already and those that fail later (a server offered from its
+-- cached tools is still starting when the run begins).
+local function warn_failures(h, warn)
+  local warned = {}
+  h:on("status", function(s)
+    if s.status == "failed" and not warned[s.name] then
+      warned[s.name] = true
+      warn(s.name .. " failed to start: " .. tostring(s.error))
+    end
+  end)
+end
+
 function M.build(o)
   -- --server: the agents on the catalog's hub (the file's, or chat's
   -- default one) start only those servers.
@@ -70,19 +83,15 @@ function M.build(o)
     -- default agent (a tool it would have had is otherwise missing in
     -- silence).
     local h = rawget(a, "_hub")
-    if o.own_hub and o.warn and h then
-      for _, s in ipairs(h:status()) do
-        if s.status == "failed" then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
-      end
-    end
+    if o.own_hub and o.warn and h then warn_failures(h, o.warn) end
     return a
   end
   local h
   if o.own_hub then
-    h = mcp.hub{ start = o.servers } -- --server: only those are spawned
-    for _, s in ipairs(h:status()) do
-      if s.status == "failed" and o.warn then o.warn(s.name .. " failed to start: " .. tostring(s.error)) end
-    end
+    -- --server: only those are spawned. cache: a server with a cached
+    -- tool list is not waited for (the first model request goes at once).
+    h = mcp.hub{ start = o.servers, cache = true, on_elicit = o.elicit }
+    if o.warn then warn_failures(h, o.warn) end
   end
   local subs = o.subagents and agent.file_agents(o.subagents, o.model, o.warn) or nil
   return agent.new{ name = o.name, model = o.model, fallback_models = o.fallback_models, hub = h, servers = o.servers,

@@ -490,7 +490,11 @@ end
 -- servers entries take config.json's fields. params = {...} resolves
 -- {param = NAME} env references. The hub starts at once (progressively);
 -- hub:wait() waits for it. start = {NAME, ...} starts only those servers
--- (the others are not spawned until hub:start names them).
+-- (the others are not spawned until hub:start names them). cache = true
+-- offers each server's tools from the cache of its last successful start
+-- (Home/cache/servers/) while it starts: the hub's own wait skips those
+-- servers, a call to one of their tools waits for its server alone, and
+-- "startup": "lazy" entries with a cache start at their first call.
 function M.hub(t)
   if t ~= nil and type(t) ~= "table" then
     argerror(1, "'mcp.hub'", "options must be a table ({path = ...} or {servers = {...}})", 2)
@@ -504,6 +508,7 @@ function M.hub(t)
     if not o.Start then argerror(1, "'mcp.hub'", err, 2) end
   end
   if type(rawget(t, "wait")) == "boolean" then o.Wait = t.wait end
+  if rawget(t, "cache") == true then o.Cache = true end
   if type(rawget(t, "on_elicit")) == "function" then o.OnElicit = t.on_elicit end
   if type(rawget(t, "on_sample")) == "function" then o.OnSample = t.on_sample end
   return C.hub(o)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/luagent/luagent/luabind/cmdlua"
 	"github.com/luagent/luagent/luabind/host"
@@ -33,7 +34,7 @@ func fileOptions() cmdfile.Options {
 }
 
 // slashName matches a command's name as typed: /review, /frontend:test.
-var slashName = regexp.MustCompile(`^/([A-Za-z0-9][A-Za-z0-9_.:-]*)$`)
+var slashName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/([A-Za-z0-9][A-Za-z0-9_.:-]*)$`) })
 
 // askSlash is `luagent ask "/NAME args"`: the command file's prompt, its
 // model (unless --model) and its allowed-tools (allow rules for this run,
@@ -51,7 +52,7 @@ func askSlash(a *askOptions, prompt string, stderr io.Writer) (string, int, bool
 	if i := strings.IndexAny(first, "\n\t"); i >= 0 {
 		first, args = first[:i], prompt[i+1:]
 	}
-	m := slashName.FindStringSubmatch(first)
+	m := slashName().FindStringSubmatch(first)
 	if m == nil {
 		return prompt, 0, true
 	}
@@ -124,7 +125,7 @@ func fileAgents(stderr io.Writer, shown func(string) string) []*cmdfile.Agent {
 // unknown /word included.
 func slashPrompt(ctx context.Context, text string) (string, error) {
 	first, args, _ := strings.Cut(strings.TrimLeft(text, " "), " ")
-	m := slashName.FindStringSubmatch(first)
+	m := slashName().FindStringSubmatch(first)
 	if m == nil {
 		return text, nil
 	}

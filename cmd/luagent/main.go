@@ -40,6 +40,11 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	earlyOneP(os.Args[1:])
+	// Nothing reads a heap profile but LUAGENT_ALLOCPROFILE below: without
+	// it, no allocation is sampled (a sample unwinds the stack, reading
+	// pages of the binary's tables a server never needs otherwise).
+	runtime.MemProfileRate = 0
 	// luagent started again as the guard of the servers it starts (see
 	// runtime/transport): that is all this process does.
 	transport.RunGuardIfAsked()
@@ -69,6 +74,36 @@ func main() {
 	exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// earlyOneP gives `luagent serve` over stdio its one P (see runScript) before
+// anything else runs: when GOMAXPROCS drops later, the second P's cache of
+// heap spans (whatever package init allocated on it) goes back to the
+// central lists, which costs about 135 page faults (~1 ms, 15% of a cold
+// start to tools/list; scripts/bench/BENCHMARKS.md, 2026-12-04). serve
+// --http keeps every P; runScript decides for the other modes, as before.
+func earlyOneP(args []string) {
+	if os.Getenv("GOMAXPROCS") == "" && servesStdio(args) {
+		runtime.GOMAXPROCS(1)
+	}
+}
+
+// servesStdio reports whether args (without the program's name) are
+// `serve` without --http: a guess from the words alone, before the flags
+// are parsed; runScript corrects it.
+func servesStdio(args []string) bool {
+	if len(args) == 0 || args[0] != "serve" {
+		return false
+	}
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "--http" || strings.HasPrefix(a, "--http=") {
+			return false
+		}
+	}
+	return true
+}
+
 // exit ends luagent: every server still running ends first (one that
 // never became ready at once, the others with their grace).
 func exit(code int) {
@@ -80,6 +115,7 @@ type options struct {
 	serve       bool
 	ask         *askOptions  // `luagent ask ...` (nil: not ask)
 	chat        *chatOptions // `luagent chat ...` (nil: not chat)
+	acp         *acpOptions  // `luagent acp ...` (nil: not acp)
 	handlerTO   time.Duration
 	http        string   // serve over HTTP at this ADDR/PATH ("" = stdio)
 	allowOrigin []string // more origins the HTTP server accepts
@@ -129,8 +165,12 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 	// states that run at once, and net/http parses requests beside them.
 	// Blocking syscalls still get threads of their own; GOMAXPROCS set by
 	// the user wins (scripts/bench/BENCHMARKS.md).
-	if os.Getenv("GOMAXPROCS") == "" && !(o.serve && o.http != "") {
-		runtime.GOMAXPROCS(1)
+	if os.Getenv("GOMAXPROCS") == "" {
+		if !(o.serve && o.http != "") {
+			runtime.GOMAXPROCS(1)
+		} else if runtime.GOMAXPROCS(0) == 1 {
+			runtime.SetDefaultGOMAXPROCS() // earlyOneP guessed wrong
+		}
 	}
 	realStdout := stdout
 	// require searches the folder of the user's script (run, serve, an
@@ -144,6 +184,14 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 		scriptDir = filepath.Dir(o.ask.agent)
 	case o.chat != nil && o.chat.agent != "":
 		scriptDir = filepath.Dir(o.chat.agent)
+	case o.acp != nil && o.acp.agent != "":
+		scriptDir = filepath.Dir(o.acp.agent)
+	}
+	if o.acp != nil {
+		// ACP owns stdout: print, io.write and child processes write to
+		// stderr.
+		realStdout = ownStdout(realStdout, stderr)
+		stdout = stderr
 	}
 	if o.ask != nil && o.ask.headless() {
 		// ask's JSON owns stdout: print, io.write and child processes
@@ -212,7 +260,7 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.authEnv != "" {
 		transport.WithholdEnv(o.authEnv) // serve --http's bearer token is luagent's own
 	}
-	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve && o.ask == nil && o.chat == nil) || o.interactive
+	repl := (o.script == "" && len(o.exprs) == 0 && !o.serve && o.ask == nil && o.chat == nil && o.acp == nil) || o.interactive
 	profile := vm.Full
 	if o.sandbox {
 		profile = vm.Sandbox
@@ -249,6 +297,9 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.chat != nil {
 		return runChat(o, h, stdin, stdout)
 	}
+	if o.acp != nil {
+		return runACP(o, h, stdin, realStdout, stderr)
+	}
 	for _, e := range o.exprs {
 		if code := h.Run(ctx, host.Script{Src: []byte(e), Name: "-e", Arg0: "-e"}); code != host.ExitOK {
 			return code
@@ -276,12 +327,15 @@ func runScript(o options, stdin io.Reader, stdout, stderr io.Writer) int {
 		if len(o.agentFiles) > 0 {
 			script = host.AgentFilesScript(o.agentFiles)
 		}
-		if o.serve && os.Getenv("GOGC") == "" {
-			// A server's heap is small and turns over fast (about 4 KB of
-			// garbage a call, little kept): at Go's default GOGC=100 the
-			// collector took ~15% of the CPU under load; 200 gave 28-40%
-			// more calls/s at 16 clients over HTTP for a few MB (scripts/bench/BENCHMARKS.md,
-			// W3) and ~7% fewer instructions a stdio call (W2 profile).
+		if o.serve && o.http != "" && os.Getenv("GOGC") == "" {
+			// An HTTP server allocates several KB a request in net/http
+			// besides the call: at Go's default GOGC=100 the collector took
+			// ~15% of the CPU under load; 200 gave 28-40% more calls/s at 16
+			// clients (scripts/bench/BENCHMARKS.md, W3). A stdio server keeps
+			// Go's default: its calls allocate ~1.3 KB each (20 objects),
+			// the live heap is under 1 MB, so 10,000 calls make 8
+			// collections of ~0.5 ms of CPU (1-2% of the calls' CPU), and
+			// 200 cost ~4 MB of peak RSS (W5; BENCHMARKS.md, 2026-12-04).
 			// A process-wide choice, so made here; GOGC set by the user wins.
 			debug.SetGCPercent(200)
 		}

@@ -157,7 +157,7 @@ func newRoot(code *int, stdin io.Reader, stdout, stderr io.Writer) (*cobra.Comma
 		hooksCmd(o, code, stdout, stderr), sessionsCmd(o, code, stdout, stderr),
 		&cobra.Command{Use: "version", Short: "print the version", Hidden: true, Args: cobra.NoArgs,
 			Run: func(*cobra.Command, []string) { fmt.Fprintln(stdout, "luagent", version) }})
-	root.AddCommand(trustCmd(o, code, stdout, stderr))
+	root.AddCommand(trustCmd(o, code, stdout, stderr), acpCmd(o, code, stdin, stdout, stderr))
 	cobra.EnableCommandSorting = false // help lists them as declared
 	setDefaults(root)
 	root.PersistentFlags().SortFlags = false

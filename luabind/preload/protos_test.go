@@ -54,6 +54,19 @@ func TestGeneratedProtos(t *testing.T) {
 		vars.WriteString("\n\n")
 	}
 	b.WriteString("}\n\n")
+	// The scheduler's own chunk (luabind/sched/internal.lua, which sched
+	// embeds): every Lua state runs it, so it is not parsed at start either.
+	schedSrc, err := os.ReadFile("../sched/internal.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	freshSched, err := vm.Compile(schedSrc, SchedSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars.WriteString("// protoSched is luabind/sched/internal.lua compiled (see SchedInternal).\nvar protoSched = ")
+	writeProto(t, &vars, freshSched)
+	vars.WriteString("\n\n")
 	b.Write(vars.Bytes())
 	if *update {
 		src, err := format.Source(b.Bytes())
@@ -70,6 +83,9 @@ func TestGeneratedProtos(t *testing.T) {
 		if !ok || !reflect.DeepEqual(withStrings(p), fresh[f]) {
 			t.Errorf("protos_gen.go is not stdlib/%s.lua compiled: run go test ./luabind/preload -run TestGeneratedProtos -update", f)
 		}
+	}
+	if !reflect.DeepEqual(SchedInternal(), freshSched) {
+		t.Errorf("protos_gen.go is not luabind/sched/internal.lua compiled: run go test ./luabind/preload -run TestGeneratedProtos -update")
 	}
 	if len(generated) != len(generatedFiles) {
 		t.Errorf("protos_gen.go holds %d files, want %d: regenerate it", len(generated), len(generatedFiles))

@@ -2,40 +2,35 @@ package sched
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/luagent/luagent/luabind/preload"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// internalChunk is the scheduler's Lua half: the trampoline every task
+// The scheduler's Lua half, internal.lua, is the trampoline every task
 // coroutine runs and the wrapper of waiting bindings (see the file). It
 // sits beside the package rather than in stdlib/ because it is not a
 // module: stdlib's files are what require finds, in the sandbox too,
 // while this chunk is the base of the tasks that run require, and its
-// frames are hidden from tracebacks under its own source name.
-//
-//go:embed internal.lua
-var internalChunk string
+// frames are hidden from tracebacks under its own source name. It is not
+// compiled at start: luabind/preload holds its compiled form (a test there
+// checks it against internal.lua), which cost ~0.2 ms of every start to
+// parse (scripts/bench/BENCHMARKS.md, 2026-12-04).
 
 type internalProtos struct {
 	trampoline, check, async *lua.FunctionProto
 }
 
-// internal compiles internalChunk once per process; the protos are
-// immutable and shared by every state.
-//
-// The compile starts at package init on a goroutine of its own, and New
-// waits for it: the parser's first use costs ~0.2 ms, and with a second core
-// it then overlaps the rest of start-up (the package inits after this one,
-// the Lua state's libraries) instead of adding to it.
+// internal is the chunk's three functions, checked once per process; the
+// protos are immutable and shared by every state.
 var internal = sync.OnceValue(func() internalProtos {
-	p := vm.MustCompile(internalChunk, internalSource)
+	p := preload.SchedInternal()
 	f := p.FunctionPrototypes
 	if len(f) != 3 {
 		panic("sched: the internal chunk must define three functions")
@@ -49,8 +44,6 @@ var internal = sync.OnceValue(func() internalProtos {
 	}
 	return internalProtos{trampoline: f[0], check: f[1], async: f[2]}
 })
-
-func init() { go internal() }
 
 // closure instantiates proto, a function of the internal chunk, in L with
 // the given upvalues (in the order internal checked).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/luagent/luagent/luabind/preload"
 	"github.com/luagent/luagent/luabind/value"
 	"github.com/luagent/luagent/luabind/vm"
 	"github.com/luagent/luagent/runtime/errs"
@@ -97,7 +98,7 @@ func (lp *Loop) raiseFatal(L *lua.LState, msg string) {
 
 // internalSource names the chunks of the scheduler itself; tracebacks leave
 // their frames out.
-const internalSource = "=luagent"
+const internalSource = preload.SchedSource
 
 // Traceback renders L's Lua call stack from level on, Lua 5.1 style, without
 // the scheduler's own frames and without any Go stack.

@@ -245,7 +245,7 @@ func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Re
 				err = errs.Errorf(errs.Internal, "agent", "tool %s panicked: %v", call.Name, p)
 			}
 		}()
-		r, err = e.local.Call(ctx, call.Arguments)
+		r, err = e.local.Call(context.WithValue(ctx, callIDKey{}, call.ID), call.Arguments)
 		return r, nil, err
 	}
 	shown := a.shown(call)
@@ -264,4 +264,14 @@ func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Re
 		return Result{}, nil, err
 	}
 	return Result{Content: cr.Content, StructuredContent: cr.StructuredContent, IsError: cr.IsError}, nil, nil
+}
+
+type callIDKey struct{}
+
+// CallID is the id of the tool call a local tool's Call runs for ("" for
+// a ctx that is not one): a host that shows the call can say more about
+// it while it runs (luagent acp: the editor's terminal running it).
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
 }

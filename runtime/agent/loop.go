@@ -230,7 +230,8 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		}
 		return EndBudget, true, errs.Errorf(errs.Limit, "agent", "the token budget is spent: %d of %d tokens", tr.Usage.Total(), b)
 	}
-	a.messages = append(a.messages, a.runCalls(ctx, turn, ts, msg.ToolCalls, tr)...)
+	results := a.runCalls(ctx, turn, ts, msg.ToolCalls, tr)
+	a.messages = append(a.messages, withContractNote(results, a.contractNote(ts))...)
 	a.record(tr)
 	return "", false, nil
 }

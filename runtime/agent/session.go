@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
@@ -70,4 +71,39 @@ func (a *Agent) editedSample(ctx context.Context, c Call, req *llm.Request) (*ll
 		return req, nil
 	}
 	return samplingRequest(p)
+}
+
+// AddTools offers tools of the host's beside the agent's own (luagent
+// acp: the editor's file system and terminal). Call it before the first
+// Ask; a name already offered by a local tool is replaced.
+// AddServers adds servers of the hub to the ones the agent uses, when
+// it uses a subset (Config.Servers): an editor's MCP servers join an
+// agent file's own list.
+func (a *Agent) AddServers(names ...string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cfg.Servers == nil {
+		return // all of the hub's already
+	}
+	for _, n := range names {
+		if !slices.Contains(a.cfg.Servers, n) {
+			a.cfg.Servers = append(a.cfg.Servers, n)
+		}
+	}
+}
+
+func (a *Agent) AddTools(tools ...LocalTool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, t := range tools {
+		replaced := false
+		for i := range a.cfg.Tools {
+			if a.cfg.Tools[i].Name == t.Name {
+				a.cfg.Tools[i], replaced = t, true
+			}
+		}
+		if !replaced {
+			a.cfg.Tools = append(a.cfg.Tools, t)
+		}
+	}
 }

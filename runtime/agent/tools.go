@@ -67,7 +67,8 @@ func (a *Agent) toolset() *toolset {
 			}
 		}
 		for _, st := range h.Status() {
-			if st.Status == hub.Ready && st.Info.Capabilities.Resources != nil && a.inSubset(st.Name) {
+			// Ready and declaring resources, or offered from a cache that says so.
+			if a.inSubset(st.Name) && h.OffersResources(st.Name) {
 				resources = true
 			}
 		}

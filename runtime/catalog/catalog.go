@@ -189,6 +189,11 @@ type Server struct {
 	// LogLevel asks the server for log messages at this level and above
 	// ("" asks for none).
 	LogLevel string
+	// Startup is "eager" (started with the hub, the default; "" means it)
+	// or "lazy": not started until one of its tools is called, its tools
+	// offered from the cache of its last start meanwhile (a lazy server
+	// with no cache yet is started to learn them).
+	Startup string
 	// MaxConcurrentCalls bounds the calls in flight to this server; more
 	// wait (0: no bound).
 	MaxConcurrentCalls int
@@ -203,6 +208,16 @@ type Server struct {
 	read  *Server // the fields as parsed (nil for an entry made in Go)
 	raw   map[string]json.RawMessage
 }
+
+// The values of an entry's "startup" member.
+const (
+	StartupEager = "eager"
+	StartupLazy  = "lazy"
+)
+
+// Lazy reports whether the entry starts only when one of its tools is
+// called ("startup": "lazy").
+func (s *Server) Lazy() bool { return s.Startup == StartupLazy }
 
 // OAuth is an HTTP entry's oauth member.
 type OAuth struct {

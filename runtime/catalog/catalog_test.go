@@ -379,6 +379,9 @@ func TestValidate(t *testing.T) {
 		{"protocol ok", with(ok(), func(s *Server) { s.Protocol = "legacy" }), ""},
 		{"log level", with(ok(), func(s *Server) { s.LogLevel = "warn" }), "mcpServers.s.logLevel: must be one of debug, info, notice, warning"},
 		{"log level ok", with(ok(), func(s *Server) { s.LogLevel = "debug" }), ""},
+		{"startup", with(ok(), func(s *Server) { s.Startup = "later" }), `mcpServers.s.startup: must be "eager" or "lazy" (or left out: eager), not "later"`},
+		{"startup lazy", with(ok(), func(s *Server) { s.Startup = StartupLazy }), ""},
+		{"startup eager", with(ok(), func(s *Server) { s.Startup = StartupEager }), ""},
 		{"negative timeout", with(ok(), func(s *Server) { s.StartupTimeout = -time.Second }), "mcpServers.s.startupTimeoutSeconds: must be a number of seconds above 0"},
 		{"huge timeout", with(ok(), func(s *Server) { s.RequestTimeout = 48 * time.Hour }), "mcpServers.s.requestTimeoutSeconds:"},
 		{"negative concurrency", with(ok(), func(s *Server) { s.MaxConcurrentCalls = -1 }), "mcpServers.s.maxConcurrentCalls: must be 0 or more"},
@@ -522,5 +525,23 @@ func TestInheritEnvEdit(t *testing.T) {
 	}
 	if !again.Server("a").InheritEnv.IsDefault() {
 		t.Errorf("a read back as %+v", again.Server("a").InheritEnv)
+	}
+}
+
+// "startup" is read, kept by an edit of another member, and written when
+// set in Go.
+func TestStartupMember(t *testing.T) {
+	c := mustParse(t, []byte(`{"version": 1, "mcpServers": {"a": {"command": "x", "startup": "lazy"}, "b": {"command": "y"}}}`))
+	if !c.Server("a").Lazy() || c.Server("b").Lazy() {
+		t.Fatalf("lazy: a %v, b %v", c.Server("a").Lazy(), c.Server("b").Lazy())
+	}
+	c.Server("a").Args = []string{"--v"}
+	c.Server("b").Startup = StartupLazy
+	out := mustMarshal(t, c)
+	if m := entryMembers(t, out, "a"); m["startup"] != `"lazy"` {
+		t.Errorf("a: startup = %q\n%s", m["startup"], out)
+	}
+	if m := entryMembers(t, out, "b"); m["startup"] != `"lazy"` {
+		t.Errorf("b: startup = %q\n%s", m["startup"], out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -344,7 +345,7 @@ func (im *importer) gemini(s *Server, k string, v any) bool {
 func (im *importer) name(orig, project string) string {
 	name := orig
 	if !nameRE.MatchString(name) {
-		name = strings.Trim(badNameChars.ReplaceAllString(name, "-"), "-")
+		name = strings.Trim(badNameChars().ReplaceAllString(name, "-"), "-")
 		if len(name) > 64 {
 			name = name[:64]
 		}
@@ -367,7 +368,7 @@ func (im *importer) name(orig, project string) string {
 	return name
 }
 
-var badNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+var badNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]+`) })
 
 // keep adds s when it is a valid entry, else notes why not.
 func (im *importer) keep(s *Server) {
@@ -389,7 +390,7 @@ func (im *importer) keep(s *Server) {
 
 // A reference inside a host's value: ${NAME}, ${NAME:-default},
 // ${env:NAME}, ${input:ID}, ${workspaceFolder}, ${userHome}, ...
-var refRE = regexp.MustCompile(`\$\{([^}]*)\}`)
+var refRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([^}]*)\}`) })
 
 // ref is what one ${...} means in the host's syntax.
 type ref struct {
@@ -415,9 +416,9 @@ func (im *importer) ref(inner string) ref {
 		return ref{note: "${" + inner + "} has no value outside the editor"}
 	case inner == "pathSeparator" || inner == "/":
 		return ref{literal: string(filepath.Separator), known: true}
-	case (im.format == FromClaudeCode || im.format == FromGemini) && envNameRE.MatchString(kind) && !hasColon:
+	case (im.format == FromClaudeCode || im.format == FromGemini) && envNameRE().MatchString(kind) && !hasColon:
 		return ref{fromEnv: kind}
-	case im.format == FromClaudeCode && envNameRE.MatchString(kind) && strings.HasPrefix(arg, "-"):
+	case im.format == FromClaudeCode && envNameRE().MatchString(kind) && strings.HasPrefix(arg, "-"):
 		return ref{fromEnv: kind, note: fmt.Sprintf("the default of ${%s} (%s) is not kept: luagent needs %s set", inner, strings.TrimPrefix(arg, "-"), kind)}
 	}
 	return ref{note: "${" + inner + "} is not a reference luagent knows"}
@@ -444,7 +445,7 @@ func (im *importer) workspace() string {
 // others (${...} as written), with what luagent says of each.
 func (im *importer) expand(s string) (string, []string, []string) {
 	var left, why []string
-	out := refRE.ReplaceAllStringFunc(s, func(m string) string {
+	out := refRE().ReplaceAllStringFunc(s, func(m string) string {
 		r := im.ref(m[2 : len(m)-1])
 		if r.known {
 			return r.literal
@@ -479,11 +480,11 @@ func (im *importer) env(s *Server, k, v string) {
 	if s.Env == nil {
 		s.Env = map[string]EnvValue{}
 	}
-	if name, ok := strings.CutPrefix(v, "$"); ok && im.format == FromGemini && envNameRE.MatchString(name) {
+	if name, ok := strings.CutPrefix(v, "$"); ok && im.format == FromGemini && envNameRE().MatchString(name) {
 		s.Env[k] = EnvValue{FromEnv: name} // Gemini CLI expands $VAR too
 		return
 	}
-	if m := refRE.FindStringSubmatchIndex(v); m != nil && m[0] == 0 && m[1] == len(v) {
+	if m := refRE().FindStringSubmatchIndex(v); m != nil && m[0] == 0 && m[1] == len(v) {
 		r := im.ref(v[2 : len(v)-1])
 		if r.note != "" {
 			im.note(s.Name, "env %s: %s", k, r.note)
@@ -524,8 +525,8 @@ func (im *importer) header(s *Server, k, v string) {
 		im.env(s, "MCP_ACCESS_TOKEN", tok) // the token the seed's env gives
 		return
 	}
-	if refRE.MatchString(v) {
-		im.noteFix(s, []string{"-H", k + ": ..."}, "header %s uses %s; luagent headers are literal, so it was left out; use OAuth (luagent mcp login URL) or add it", k, refRE.FindString(v))
+	if refRE().MatchString(v) {
+		im.noteFix(s, []string{"-H", k + ": ..."}, "header %s uses %s; luagent headers are literal, so it was left out; use OAuth (luagent mcp login URL) or add it", k, refRE().FindString(v))
 		return
 	}
 	if s.Headers == nil {
@@ -542,7 +543,7 @@ func bearerRef(k, v string) (string, bool) {
 		return "", false
 	}
 	tok := strings.TrimSpace(v[7:])
-	m := refRE.FindStringIndex(tok)
+	m := refRE().FindStringIndex(tok)
 	return tok, m != nil && m[0] == 0 && m[1] == len(tok)
 }
 
@@ -632,7 +633,7 @@ func (im *importer) codex(data []byte) error {
 					im.noteFix(s, []string{"-H", hk + ": ..."}, "header %s comes from $%s; luagent headers are literal, so it was left out; use OAuth (luagent mcp login URL) or add it", hk, asString(asMap(v)[hk]))
 				}
 			case "bearer_token_env_var":
-				if name := asString(v); envNameRE.MatchString(name) {
+				if name := asString(v); envNameRE().MatchString(name) {
 					if s.Env == nil {
 						s.Env = map[string]EnvValue{}
 					}

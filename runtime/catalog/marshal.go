@@ -85,6 +85,7 @@ func (s *Server) node() node {
 	add("roots", read && w.Roots == s.Roots && slices.Equal(w.RootDirs, s.RootDirs) && (w.RootDirs == nil) == (s.RootDirs == nil), !s.Roots, s.rootsNode())
 	add("sampling", read && w.Sampling == s.Sampling, !s.Sampling, gen(strconv.FormatBool(s.Sampling)))
 	add("logLevel", read && w.LogLevel == s.LogLevel, s.LogLevel == "", quote(s.LogLevel))
+	add("startup", read && w.Startup == s.Startup, s.Startup == "", quote(s.Startup))
 	add("maxConcurrentCalls", read && w.MaxConcurrentCalls == s.MaxConcurrentCalls, s.MaxConcurrentCalls == 0, gen(strconv.Itoa(s.MaxConcurrentCalls)))
 	add("enabledTools", read && listEqual(w.EnabledTools, s.EnabledTools), s.EnabledTools == nil, list(s.EnabledTools))
 	add("disabledTools", read && listEqual(w.DisabledTools, s.DisabledTools), s.DisabledTools == nil, list(s.DisabledTools))

@@ -270,7 +270,7 @@ func (c *Config) validateModels(p *problems) {
 		if m.ContextWindow < 0 {
 			p.add(path+".contextWindow", contextWindowRule)
 		}
-		if m.APIKeyEnv != "" && !envNameRE.MatchString(m.APIKeyEnv) {
+		if m.APIKeyEnv != "" && !envNameRE().MatchString(m.APIKeyEnv) {
 			p.add(path+".apiKeyEnv", "must be an environment variable's name (\"OPENAI_API_KEY\"), not the key itself")
 		}
 	}

@@ -182,6 +182,8 @@ func parseServer(name string, raw json.RawMessage, path string, p *problems) *Se
 			s.Sampling = boolean(m.val, fp, p, false)
 		case "logLevel":
 			s.LogLevel = str(m.val, fp, p)
+		case "startup":
+			s.Startup = str(m.val, fp, p)
 		case "maxConcurrentCalls":
 			v, ok := intValue(m.val)
 			switch {
@@ -342,7 +344,7 @@ func parseEnvValue(raw json.RawMessage, path string, p *problems) (EnvValue, boo
 func (s *Server) fields() *Server {
 	c := &Server{Name: s.Name, Enabled: s.Enabled, Command: s.Command, Args: cloneList(s.Args), Cwd: s.Cwd,
 		InheritEnv: s.InheritEnv.clone(), URL: s.URL, StartupTimeout: s.StartupTimeout, RequestTimeout: s.RequestTimeout, Protocol: s.Protocol,
-		Roots: s.Roots, RootDirs: cloneList(s.RootDirs), Sampling: s.Sampling, LogLevel: s.LogLevel, MaxConcurrentCalls: s.MaxConcurrentCalls,
+		Roots: s.Roots, RootDirs: cloneList(s.RootDirs), Sampling: s.Sampling, LogLevel: s.LogLevel, Startup: s.Startup, MaxConcurrentCalls: s.MaxConcurrentCalls,
 		EnabledTools: cloneList(s.EnabledTools), DisabledTools: cloneList(s.DisabledTools)}
 	if s.Env != nil {
 		c.Env = make(map[string]EnvValue, len(s.Env))

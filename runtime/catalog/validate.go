@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/luagent/luagent/runtime/transport"
@@ -17,7 +18,7 @@ var (
 	// nameRE is the rule for entry names (and so for qualified tool names).
 	nameRE = nameRule{max: 64, extra: "_-"}
 	// envNameRE is a portable environment variable name.
-	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	envNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 	// paramRE is a parameter's name (--set NAME=VALUE).
 	paramRE = nameRule{max: 128, extra: "_.-"}
 )
@@ -136,7 +137,7 @@ func (s *Server) validate(p *problems) {
 	for _, k := range sortedKeys(s.Env) {
 		v := s.Env[k]
 		fp := "env." + k
-		if !envNameRE.MatchString(k) {
+		if !envNameRE().MatchString(k) {
 			at(fp, "is not a valid variable name: use letters, digits and _, not starting with a digit")
 		}
 		n := 0
@@ -150,7 +151,7 @@ func (s *Server) validate(p *problems) {
 			at(fp, `must be exactly one of a string, {"param": NAME} and {"fromEnv": NAME}`)
 		case v.Param != "" && !paramRE.MatchString(v.Param):
 			at(fp+".param", "must be a parameter name of letters, digits, _, . or -")
-		case v.FromEnv != "" && !envNameRE.MatchString(v.FromEnv):
+		case v.FromEnv != "" && !envNameRE().MatchString(v.FromEnv):
 			at(fp+".fromEnv", "must be an environment variable name (letters, digits and _)")
 		case strings.ContainsRune(v.Value, 0):
 			at(fp, "must not hold a NUL character")
@@ -199,6 +200,9 @@ func (s *Server) validate(p *problems) {
 	case "", "auto", "legacy", "modern":
 	default:
 		at("protocol", fmt.Sprintf(`must be "auto", "legacy" or "modern", not %q`, s.Protocol))
+	}
+	if s.Startup != "" && s.Startup != StartupEager && s.Startup != StartupLazy {
+		at("startup", fmt.Sprintf("must be %q or %q (or left out: eager), not %q", StartupEager, StartupLazy, s.Startup))
 	}
 	if s.LogLevel != "" && !slices.Contains(logLevels, s.LogLevel) {
 		at("logLevel", fmt.Sprintf("must be one of %s (or left out), not %q", strings.Join(logLevels, ", "), s.LogLevel))

@@ -81,7 +81,7 @@ func ParseAgent(path string, doc []byte) (*Agent, error) {
 	if a.Servers, err = list("servers", fm.Servers); err != nil {
 		return bad(err)
 	}
-	if a.Name = strings.TrimSpace(a.Name); a.Name != "" && !name.MatchString(a.Name) {
+	if a.Name = strings.TrimSpace(a.Name); a.Name != "" && !name().MatchString(a.Name) {
 		return bad(fmt.Errorf("name %q: a name is letters, digits, _ . - (at most 64)", a.Name))
 	}
 	return a, nil

@@ -4,12 +4,15 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // placeholder matches what a body's arguments fill: $ARGUMENTS,
 // $ARGUMENTS[N] (0-based, as Claude Code's newer files write it) and
 // $1 ... $9.
-var placeholder = regexp.MustCompile(`\$ARGUMENTS\[([0-9]+)\]|\$ARGUMENTS|\$([1-9])`)
+var placeholder = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$ARGUMENTS\[([0-9]+)\]|\$ARGUMENTS|\$([1-9])`)
+})
 
 // Expand fills a command body with its arguments as Claude Code does:
 // $ARGUMENTS is args as typed (trimmed), $1 ... $9 and $ARGUMENTS[0] ...
@@ -19,7 +22,7 @@ var placeholder = regexp.MustCompile(`\$ARGUMENTS\[([0-9]+)\]|\$ARGUMENTS|\$([1-
 func Expand(body, args string) string {
 	args = strings.TrimSpace(args)
 	argv := SplitArgs(args)
-	if !placeholder.MatchString(body) {
+	if !placeholder().MatchString(body) {
 		if args == "" {
 			return body
 		}
@@ -31,8 +34,8 @@ func Expand(body, args string) string {
 		}
 		return ""
 	}
-	return placeholder.ReplaceAllStringFunc(body, func(m string) string {
-		sm := placeholder.FindStringSubmatch(m)
+	return placeholder().ReplaceAllStringFunc(body, func(m string) string {
+		sm := placeholder().FindStringSubmatch(m)
 		switch {
 		case sm[1] != "":
 			n, err := strconv.Atoi(sm[1])

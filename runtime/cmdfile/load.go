@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/permission"
@@ -196,7 +197,7 @@ func (s *Set) Names() []string {
 }
 
 // name is what a command or agent file may be called.
-var name = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var name = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // file is one file found under a folder.
 type file struct {
@@ -235,7 +236,7 @@ func walk(dir, source string, deep bool, problems *[]string) []file {
 		f := file{path: p, rel: rel, source: source, ext: ext, name: strings.TrimSuffix(parts[len(parts)-1], ext)}
 		f.ns = strings.Join(parts[:len(parts)-1], ":")
 		for _, seg := range parts {
-			if !name.MatchString(strings.TrimSuffix(seg, ext)) {
+			if !name().MatchString(strings.TrimSuffix(seg, ext)) {
 				*problems = append(*problems, fmt.Sprintf("%s: a name is letters, digits, _ . - (at most 64); rename the file", p))
 				return nil
 			}

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/luagent/luagent/runtime/errs"
 	"go.yaml.in/yaml/v3"
@@ -88,13 +89,15 @@ func Split(doc []byte) (yml, body []byte, has bool) {
 // hintLine is a top-level argument-hint line. Claude Code's own examples
 // write it unquoted (argument-hint: [pr-number] [priority]), which YAML
 // reads as a broken list: its value is taken as written instead.
-var hintLine = regexp.MustCompile(`(?m)^argument-hint:[ \t]*(.*?)[ \t]*\r?$`)
+var hintLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^argument-hint:[ \t]*(.*?)[ \t]*\r?$`)
+})
 
 // parseMeta decodes the front matter.
 func parseMeta(yml []byte) (frontMatter, string, error) {
 	var fm frontMatter
 	hint := ""
-	if m := hintLine.FindSubmatchIndex(yml); m != nil {
+	if m := hintLine().FindSubmatchIndex(yml); m != nil {
 		hint = unquote(string(yml[m[2]:m[3]]))
 		yml = append(append(append([]byte{}, yml[:m[0]]...), "argument-hint: ''"...), yml[m[1]:]...)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/luagent/luagent/runtime/oauth"
 	"github.com/luagent/luagent/runtime/oauth/store"
 	"github.com/luagent/luagent/runtime/secret"
+	"github.com/luagent/luagent/runtime/servercache"
 	"github.com/luagent/luagent/runtime/transport"
 )
 
@@ -37,10 +39,75 @@ func (h *Hub) startLocked(s *server) {
 	ctx, cancel := context.WithTimeout(h.ctx, timeout)
 	s.stop = cancel
 	s.stderr = &ring{}
-	s.clearTools()
+	if !s.idle {
+		s.clearTools()
+		h.loadCacheLocked(s)
+	}
+	s.idle = false
 	h.renameLocked() // the qualified names must not point into the old list
 	h.setLocked(s, Connecting, nil)
 	h.bg.Go(func() { h.connect(ctx, cancel, s, gen) })
+}
+
+// loadCacheLocked offers a server's cached tools (Options.CacheDir) while
+// it starts; it reports whether there was a usable cache.
+func (h *Hub) loadCacheLocked(s *server) bool {
+	if h.opts.CacheDir == "" {
+		return false
+	}
+	e, ok := servercache.Load(h.opts.CacheDir, servercache.Key(s.cfg))
+	if !ok {
+		return false
+	}
+	tools, _ := e.Decode()
+	s.setTools(tools)
+	s.cached, s.cachedIns, s.removed = true, e.Instructions, nil
+	s.cachedLists = &e
+	return true
+}
+
+// primeLocked offers a lazy server's cached tools without starting it;
+// false when it has no cache (it must start to learn its tools).
+func (h *Hub) primeLocked(s *server) bool {
+	s.clearTools()
+	if !h.loadCacheLocked(s) {
+		return false
+	}
+	s.wanted, s.idle = true, true
+	h.renameLocked()
+	h.bumpLocked()
+	return true
+}
+
+// saveCache keeps a server's fresh list for its next start (best effort:
+// a cache that cannot be written is logged and the run goes on).
+func (h *Hub) saveCache(ctx context.Context, cfg *catalog.Server, c *mcp.Client, tools []mcp.Tool) {
+	if h.opts.CacheDir == "" {
+		return
+	}
+	info := c.Info()
+	e := servercache.Entry{Server: info.ServerInfo, Instructions: info.Instructions, Tools: make([]json.RawMessage, 0, len(tools))}
+	// Its prompts and resources too, when it declares them (a list that
+	// fails is left out: the cache is an optimisation).
+	if info.Capabilities.Prompts != nil {
+		e.HasPrompts = true
+		e.Prompts, _ = c.Prompts(ctx)
+	}
+	if info.Capabilities.Resources != nil {
+		e.HasResources = true
+		e.Resources, _ = c.Resources(ctx)
+		e.Templates, _ = c.Templates(ctx)
+	}
+	for _, t := range tools {
+		raw := t.Raw
+		if len(raw) == 0 {
+			raw, _ = json.Marshal(t)
+		}
+		e.Tools = append(e.Tools, raw)
+	}
+	if err := servercache.Save(h.opts.CacheDir, servercache.Key(cfg), e); err != nil && h.opts.Logf != nil {
+		h.opts.Logf("hub: %s: %v", cfg.Name, err)
+	}
 }
 
 // connect starts one server, negotiates and lists its tools.
@@ -73,6 +140,9 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	if err != nil && ctx.Err() != nil && errs.KindOf(err) != errs.Auth {
 		err = startupTimeoutError(cfg, step, err)
 	}
+	if err == nil {
+		h.saveCache(ctx, cfg, c, tools)
+	}
 
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -87,6 +157,15 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 		if c != nil {
 			h.closeLater(c)
 		}
+		if s.cached { // its cached tools are not to be offered any more
+			withdrawn := map[string]bool{}
+			for _, t := range s.tools {
+				withdrawn[t.Name] = true
+			}
+			s.clearTools()
+			s.withdrawn = withdrawn // a call to one fails with the start's error
+			h.renameLocked()
+		}
 		if errs.KindOf(err) == errs.Auth {
 			h.setLocked(s, NeedsAuth, needsAuth(cfg, err))
 			return
@@ -95,6 +174,18 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 		return
 	}
 	s.client, s.skills = c, sk
+	if s.cached {
+		s.removed = nil
+		for _, t := range s.tools {
+			if !slices.ContainsFunc(tools, func(f mcp.Tool) bool { return f.Name == t.Name }) {
+				if s.removed == nil {
+					s.removed = map[string]bool{}
+				}
+				s.removed[t.Name] = true
+			}
+		}
+		s.cached, s.cachedIns = false, ""
+	}
 	s.setTools(tools)
 	h.renameLocked()
 	s.state.Info = c.Info()
@@ -526,7 +617,7 @@ func (h *Hub) Reload(servers []*catalog.Server) {
 		}
 		if !cfg.Enabled {
 			h.setLocked(s, Disabled, nil)
-		} else if h.all || s.wanted {
+		} else if (h.all || s.wanted) && !(cfg.Lazy() && h.primeLocked(s)) {
 			h.startLocked(s)
 		}
 	}
@@ -541,4 +632,28 @@ func (h *Hub) Reload(servers []*catalog.Server) {
 	}
 	h.order = order
 	h.renameLocked()
+}
+
+// Add starts servers beside the hub's entries (luagent acp: the MCP
+// servers an editor passes to a session); an entry of the same name is
+// replaced by the new one.
+func (h *Hub) Add(servers ...*catalog.Server) {
+	added := map[string]bool{}
+	for _, s := range servers {
+		added[s.Name] = true
+	}
+	h.mu.Lock()
+	list := make([]*catalog.Server, 0, len(h.order)+len(servers))
+	for _, name := range h.order {
+		if s := h.servers[name]; s != nil && !added[name] {
+			list = append(list, s.cfg)
+		}
+	}
+	h.mu.Unlock()
+	h.Reload(append(list, servers...))
+	names := make([]string, 0, len(servers))
+	for _, s := range servers {
+		names = append(names, s.Name)
+	}
+	h.Start(names...)
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/mcp"
 	"github.com/luagent/luagent/runtime/oauth/store"
+	"github.com/luagent/luagent/runtime/servercache"
 	"github.com/luagent/luagent/runtime/trace"
 )
 
@@ -117,6 +118,17 @@ type Options struct {
 	Configure func(s *catalog.Server, o *mcp.Options)
 	// Logf, if set, receives a line per status change.
 	Logf func(format string, args ...any)
+
+	// CacheDir, if set, keeps each server's tool list from its last
+	// successful start (runtime/servercache; servercache.Dir(home)). A
+	// server starting with a cache offers its cached tools at once: Tools
+	// lists them, WaitListed does not wait for it, and a call to one of
+	// them waits for that server alone, then is checked against its fresh
+	// list (a changed tool is refused as a changed contract, a removed one
+	// as not found; a start that fails fails the call with its error). A
+	// lazy entry ("startup": "lazy") with a cache is not started until one
+	// of its tools is called.
+	CacheDir string
 }
 
 // Hub is the live connections of a catalog. It is safe for concurrent use.
@@ -162,6 +174,17 @@ type server struct {
 	skills *serverSkills // nil: the server declares no skills extension
 
 	wanted bool // asked to start (Start, Restart): Reload restarts it when it changes
+
+	// cached is true while tools are the cache's (Options.CacheDir): the
+	// server has not listed its own yet. idle: a lazy entry offered from
+	// its cache and not started. removed are the cached tools its fresh
+	// list dropped (for Call's error).
+	cached, idle bool
+	cachedIns    string
+	cachedLists  *servercache.Entry // its prompts and resources (cached)
+	removed      map[string]bool
+	// withdrawn are the cached tools of a start that failed.
+	withdrawn map[string]bool
 }
 
 // New returns a hub over servers (catalog order is kept). Nothing starts
@@ -215,6 +238,9 @@ func (h *Hub) Start(names ...string) {
 	}
 	for _, name := range names {
 		if s := h.servers[name]; s != nil && s.cfg.Enabled && !s.wanted {
+			if s.cfg.Lazy() && h.primeLocked(s) {
+				continue // started by its first call
+			}
 			h.startLocked(s)
 		}
 	}
@@ -224,12 +250,20 @@ func (h *Hub) Start(names ...string) {
 // bounded by its entry's startup timeout, catalog.DefaultStartupTimeout
 // when unset), or with the context's error when ctx ends first. The
 // statuses are then in Status.
-func (h *Hub) Wait(ctx context.Context) error {
+func (h *Hub) Wait(ctx context.Context) error { return h.wait(ctx, false) }
+
+// WaitListed is Wait for the servers that have no tool list yet: a server
+// starting with its cached tools (Options.CacheDir) does not hold it. A
+// one-shot run waits with it and sends its first model request while the
+// cached servers finish starting.
+func (h *Hub) WaitListed(ctx context.Context) error { return h.wait(ctx, true) }
+
+func (h *Hub) wait(ctx context.Context, listed bool) error {
 	for {
 		h.mu.Lock()
 		busy := false
 		for _, s := range h.servers {
-			busy = busy || s.state.Status == Connecting
+			busy = busy || s.state.Status == Connecting && !(listed && s.cached)
 		}
 		ch := h.changed
 		h.mu.Unlock()
@@ -271,8 +305,11 @@ func (h *Hub) Instructions() map[string]string {
 	defer h.mu.Unlock()
 	out := map[string]string{}
 	for name, s := range h.servers {
-		if s.state.Status == Ready && s.state.Info.Instructions != "" {
+		switch {
+		case s.state.Status == Ready && s.state.Info.Instructions != "":
 			out[name] = s.state.Info.Instructions
+		case s.cached && s.cachedIns != "":
+			out[name] = s.cachedIns // as it said at its last start
 		}
 	}
 	return out
@@ -344,6 +381,7 @@ func (h *Hub) stopLocked(s *server) *mcp.Client {
 	c := s.client
 	s.client = nil
 	s.clearTools()
+	s.idle = false
 	h.renameLocked()
 	if s.state.Status != Disabled {
 		h.setLocked(s, Stopped, nil)

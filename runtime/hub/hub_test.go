@@ -433,3 +433,27 @@ func TestAnnotationsChanged(t *testing.T) {
 		t.Fatalf("a caller's old hash: %v", err)
 	}
 }
+
+// Add starts entries beside the hub's own, even on a hub that started
+// only some (a name already there is replaced), leaving the others be.
+func TestAdd(t *testing.T) {
+	a, b := luaServer(t, "alpha"), luaServer(t, "beta")
+	h := New([]*catalog.Server{a, b}, Options{})
+	defer h.Close()
+	h.Start("alpha")
+	ctx := context.Background()
+	h.Wait(ctx)
+	ca, _ := h.Client("alpha")
+	h.Add(luaServer(t, "gamma"))
+	h.Wait(ctx)
+	got := map[string]Status{}
+	for _, st := range h.Status() {
+		got[st.Name] = st.Status
+	}
+	if got["alpha"] != Ready || got["gamma"] != Ready || got["beta"] == Ready {
+		t.Errorf("statuses: %v", got)
+	}
+	if c, _ := h.Client("alpha"); c != ca {
+		t.Error("alpha was restarted")
+	}
+}

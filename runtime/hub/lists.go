@@ -21,22 +21,23 @@ type Item struct {
 // that offers resources when server is "". Servers that fail are left
 // out, their errors joined in err beside what the others listed.
 func (h *Hub) Resources(ctx context.Context, server string) ([]Item, error) {
-	return h.gather(ctx, server, "resources", (*mcp.Client).Resources)
+	return h.gather(ctx, server, "resources", "resources", (*mcp.Client).Resources)
 }
 
 // Templates lists resource templates like Resources.
 func (h *Hub) Templates(ctx context.Context, server string) ([]Item, error) {
-	return h.gather(ctx, server, "resources", (*mcp.Client).Templates)
+	return h.gather(ctx, server, "resources", "templates", (*mcp.Client).Templates)
 }
 
 // Prompts lists prompts like Resources.
 func (h *Hub) Prompts(ctx context.Context, server string) ([]Item, error) {
-	return h.gather(ctx, server, "prompts", (*mcp.Client).Prompts)
+	return h.gather(ctx, server, "prompts", "prompts", (*mcp.Client).Prompts)
 }
 
-// Read reads a resource of a server.
+// Read reads a resource of a server (one offered from its cache is waited
+// for, or started when lazy).
 func (h *Hub) Read(ctx context.Context, server, uri string) (json.RawMessage, error) {
-	c, err := h.ready(server)
+	c, err := h.readyWait(ctx, server)
 	if err != nil {
 		return nil, err
 	}
@@ -45,11 +46,71 @@ func (h *Hub) Read(ctx context.Context, server, uri string) (json.RawMessage, er
 
 // Prompt gets a prompt of a server with its arguments.
 func (h *Hub) Prompt(ctx context.Context, server, name string, args map[string]string) (json.RawMessage, error) {
-	c, err := h.ready(server)
+	c, err := h.readyWait(ctx, server)
 	if err != nil {
 		return nil, err
 	}
 	return c.GetPrompt(ctx, name, args)
+}
+
+// readyWait is ready for a server offered from its cache: it waits for
+// the server's start (starting a lazy one) first.
+func (h *Hub) readyWait(ctx context.Context, name string) (*mcp.Client, error) {
+	for {
+		h.mu.Lock()
+		s := h.servers[name]
+		if s == nil || !s.cached || h.closed {
+			h.mu.Unlock()
+			return h.ready(name)
+		}
+		if s.idle {
+			h.startLocked(s)
+		}
+		ch := h.changed
+		h.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, errs.Wrap(errs.Cancelled, "hub", ctx.Err())
+		}
+	}
+}
+
+// OffersResources reports whether a server has resources to list: it is
+// ready and declares them, or its cache says it did.
+func (h *Hub) OffersResources(name string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.servers[name]
+	switch {
+	case s == nil:
+		return false
+	case s.cached:
+		return s.cachedLists != nil && s.cachedLists.HasResources
+	}
+	return s.state.Status == Ready && s.state.Info.Capabilities.Resources != nil
+}
+
+// cachedItems are a cached server's items of one list ("prompts",
+// "resources", "templates"); ok is false when the cache has none.
+func (s *server) cachedItems(list string) (items []Item, ok bool) {
+	e := s.cachedLists
+	if !s.cached || e == nil {
+		return nil, false
+	}
+	var raws []json.RawMessage
+	switch list {
+	case "prompts":
+		ok, raws = e.HasPrompts, e.Prompts
+	case "resources":
+		ok, raws = e.HasResources, e.Resources
+	case "templates":
+		ok, raws = e.HasResources, e.Templates
+	}
+	for _, r := range raws {
+		items = append(items, Item{Server: s.cfg.Name, Raw: r})
+	}
+	return items, ok
 }
 
 // ready returns a ready server's client, or an error saying its status.
@@ -69,13 +130,25 @@ func (h *Hub) ready(name string) (*mcp.Client, error) {
 	return s.client, nil
 }
 
-func (h *Hub) gather(ctx context.Context, server, capability string, list func(*mcp.Client, context.Context) ([]json.RawMessage, error)) ([]Item, error) {
+// gather lists one kind of item (which: "prompts", "resources",
+// "templates"; capability: the one that declares it) of a server or of
+// all; a server offered from its cache answers with its cached list.
+func (h *Hub) gather(ctx context.Context, server, capability, which string, list func(*mcp.Client, context.Context) ([]json.RawMessage, error)) ([]Item, error) {
 	type target struct {
 		name string
 		c    *mcp.Client
 	}
 	var targets []target
+	var out []Item
 	if server != "" {
+		h.mu.Lock()
+		if s := h.servers[server]; s != nil && !h.closed {
+			if items, ok := s.cachedItems(which); ok || s.cached {
+				h.mu.Unlock()
+				return items, nil // a server still starting: its last start's list
+			}
+		}
+		h.mu.Unlock()
 		c, err := h.ready(server)
 		if err != nil {
 			return nil, err
@@ -85,6 +158,10 @@ func (h *Hub) gather(ctx context.Context, server, capability string, list func(*
 		h.mu.Lock()
 		for _, name := range h.order {
 			s := h.servers[name]
+			if items, ok := s.cachedItems(which); ok {
+				out = append(out, items...)
+				continue
+			}
 			if s.client == nil || s.state.Status != Ready {
 				continue
 			}
@@ -107,7 +184,6 @@ func (h *Hub) gather(ctx context.Context, server, capability string, list func(*
 		}()
 	}
 	wg.Wait()
-	var out []Item
 	for i, t := range targets {
 		for _, raw := range results[i] {
 			out = append(out, Item{Server: t.name, Raw: raw})

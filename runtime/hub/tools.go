@@ -33,6 +33,10 @@ type Tool struct {
 	Def mcp.Tool
 }
 
+// ErrToolRemoved is in the chain of the error Call returns for a tool
+// offered from a server's cached list that its fresh list no longer has.
+var ErrToolRemoved = errors.New("tool removed")
+
 // ErrSchemaChanged is in the chain of the error Call returns for a tool
 // whose contract (schemas or behaviour hints) changed since it was handed
 // out.
@@ -47,6 +51,7 @@ func (s *server) clearTools() {
 	s.tools, s.hashes, s.qnames, s.filtered = nil, nil, nil, nil
 	s.index = &shard{}
 	s.dirty = false
+	s.cached, s.cachedIns, s.cachedLists, s.removed, s.withdrawn = false, "", nil, nil, nil
 }
 
 // setTools takes a fresh tool list (Hub.mu held): duplicates of a name
@@ -171,7 +176,7 @@ func contractChange(saw, now string) string {
 // partialLocked reports whether an enabled server is still connecting.
 func (h *Hub) partialLocked() bool {
 	for _, s := range h.servers {
-		if s.state.Status == Connecting {
+		if s.state.Status == Connecting && !s.cached {
 			return true
 		}
 	}
@@ -207,6 +212,18 @@ func (h *Hub) Tool(qualified string) (Tool, bool) {
 		return Tool{}, false
 	}
 	r.s.handed[r.s.tools[r.i].Name] = r.s.hashes[r.i]
+	return r.s.tool(r.i), true
+}
+
+// Peek is Tool without handing the tool out: the caller's later calls
+// are still checked against the definition it saw before.
+func (h *Hub) Peek(qualified string) (Tool, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, ok := h.names[qualified]
+	if !ok {
+		return Tool{}, false
+	}
 	return r.s.tool(r.i), true
 }
 
@@ -330,19 +347,56 @@ func (h *Hub) Call(ctx context.Context, qualified string, args json.RawMessage, 
 // resolve finds a tool to call, refreshing a stale list first, and checks
 // its schema against the one the caller saw.
 func (h *Hub) resolve(ctx context.Context, qualified, saw string) (*server, mcp.Tool, *mcp.Client, error) {
+	var waited *server // the cached server this call waited for
 	for attempt := 0; ; attempt++ {
 		h.mu.Lock()
 		if h.closed {
 			h.mu.Unlock()
 			return nil, mcp.Tool{}, nil, errs.New(errs.Closed, "tools/call", "the hub is closed")
 		}
+		if waited != nil && waited.state.Err != nil && (waited.state.Status == Failed || waited.state.Status == NeedsAuth) {
+			err := startFailed(qualified, waited)
+			h.mu.Unlock()
+			return nil, mcp.Tool{}, nil, err
+		}
 		r, ok := h.names[qualified]
 		if !ok {
-			err := h.notFoundLocked(qualified)
+			var err error
+			server, tool, split := splitQualified(qualified)
+			s := h.servers[server]
+			switch {
+			case split && s != nil && s.withdrawn[tool] && s.state.Err != nil:
+				err = startFailed(qualified, s)
+			case split && s != nil && s.removed[tool]:
+				err = &errs.Error{Kind: errs.NotFound, Op: "tools/call", Err: ErrToolRemoved,
+					Msg: fmt.Sprintf("tool %s is gone: server %q no longer lists %s (its tools changed since its last start); list or search the tools again", qualified, server, tool)}
+			default:
+				err = h.notFoundLocked(qualified)
+			}
 			h.mu.Unlock()
 			return nil, mcp.Tool{}, nil, err
 		}
 		s := r.s
+		if s.cached {
+			// Offered from the cache: this call waits for its server alone
+			// (starting a lazy one), then checks the tool against the
+			// server's fresh list.
+			if s.idle {
+				h.startLocked(s)
+			}
+			waited = s
+			ch := h.changed
+			h.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					return nil, mcp.Tool{}, nil, errs.Errorf(errs.Timeout, "tools/call", "tool %s: the deadline passed while server %q was starting", qualified, s.cfg.Name)
+				}
+				return nil, mcp.Tool{}, nil, errs.Errorf(errs.Cancelled, "tools/call", "tool %s cancelled while server %q was starting", qualified, s.cfg.Name)
+			}
+		}
 		if s.dirty && attempt == 0 {
 			h.mu.Unlock()
 			if err := h.refresh(ctx, s); err != nil {
@@ -358,11 +412,27 @@ func (h *Hub) resolve(ctx context.Context, qualified, saw string) (*server, mcp.
 		h.mu.Unlock()
 		if saw != "" && saw != now {
 			return nil, mcp.Tool{}, nil, &errs.Error{Kind: errs.Invalid, Op: "tools/call",
-				Msg: "tool " + qualified + " changed " + contractChange(saw, now) + " since it was listed: list or search the tools again and call it as it is now",
+				Msg: "tool " + qualified + " changed " + contractChange(saw, now) + " since it was listed" + sinceCache(waited) + ": list or search the tools again and call it as it is now",
 				Err: ErrSchemaChanged}
 		}
 		return s, def, c, nil
 	}
+}
+
+// startFailed is the error of a call to a cached tool of a server whose
+// start failed: the start's error, its kind kept.
+func startFailed(qualified string, s *server) error {
+	err := s.state.Err
+	return &errs.Error{Kind: errs.KindOf(err), Op: "tools/call", Err: err,
+		Msg: fmt.Sprintf("tool %s: server %q could not start: %v", qualified, s.cfg.Name, err)}
+}
+
+// sinceCache says a contract changed against a server's cached list.
+func sinceCache(waited *server) string {
+	if waited == nil {
+		return ""
+	}
+	return " (from the cache of its server's last start; the server lists it differently now)"
 }
 
 // FilteredOut is how many of server's listed tools its entry's

@@ -261,6 +261,8 @@ func anthropicStop(s string, calls bool) string {
 		return StopMaxTokens
 	case "stop_sequence":
 		return StopStop
+	case "refusal":
+		return StopRefusal
 	}
 	if calls {
 		return StopToolCalls

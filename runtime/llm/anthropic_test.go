@@ -111,7 +111,7 @@ func TestAnthropicNotStreamingDefaultMaxTokens(t *testing.T) {
 }
 
 func TestAnthropicStopReasons(t *testing.T) {
-	for stop, want := range map[string]string{"end_turn": llm.StopEnd, "max_tokens": llm.StopMaxTokens, "stop_sequence": llm.StopStop} {
+	for stop, want := range map[string]string{"end_turn": llm.StopEnd, "max_tokens": llm.StopMaxTokens, "stop_sequence": llm.StopStop, "refusal": llm.StopRefusal} {
 		f := newFake(t, sse(anStart, anTextStart, anText1, anStop0,
 			ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"`+stop+`","stop_sequence":null},"usage":{"output_tokens":2}}`), anMsgStop))
 		resp, err := anthropicModel(t, f, llm.Config{}).Stream(context.Background(), &llm.Request{}, func(llm.Event) {})

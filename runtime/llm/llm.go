@@ -82,6 +82,7 @@ const (
 	StopToolCalls = "tool_calls" // the model asks for tools
 	StopMaxTokens = "max_tokens" // the answer was cut at MaxTokens
 	StopStop      = "stop"       // a stop sequence ended it
+	StopRefusal   = "refusal"    // the provider refused to answer (Anthropic's refusal, OpenAI's content_filter)
 )
 
 // Usage counts tokens. InputTokens is every prompt token, cached or not:

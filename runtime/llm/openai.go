@@ -292,6 +292,8 @@ func openaiStop(finish string, calls bool) string {
 		return StopToolCalls // some compatible servers say "stop" after calls
 	case finish == "length":
 		return StopMaxTokens
+	case finish == "content_filter":
+		return StopRefusal
 	}
 	return StopEnd
 }

@@ -257,3 +257,14 @@ func TestOpenAIKeyFromConfig(t *testing.T) {
 		t.Fatalf("without a key in the file, sent %q", got)
 	}
 }
+
+// finish_reason length and content_filter are max_tokens and refusal.
+func TestOpenAIStopReasons(t *testing.T) {
+	for finish, want := range map[string]string{"stop": llm.StopEnd, "length": llm.StopMaxTokens, "content_filter": llm.StopRefusal} {
+		f := newFake(t, sse(oaText, chunk(`{"index":0,"delta":{},"finish_reason":"`+finish+`"}`), oaUsage, oaDone))
+		resp, err := openaiModel(t, f, llm.Config{}).Stream(context.Background(), conversation(), func(llm.Event) {})
+		if err != nil || resp.StopReason != want {
+			t.Fatalf("%s: %+v %v", finish, resp, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // New is a new session id: a random (version 4) UUID, as Claude Code's
@@ -19,8 +20,10 @@ func New() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-var idPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+})
 
 // Valid reports whether id has New's form (a file name made from it
 // stays in the sessions folder).
-func Valid(id string) bool { return idPattern.MatchString(id) }
+func Valid(id string) bool { return idPattern().MatchString(id) }

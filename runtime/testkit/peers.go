@@ -269,3 +269,34 @@ func Inspector(t testing.TB) (node, cli string) {
 	}
 	return node, filepath.Join(pkgDir, filepath.FromSlash(got.Bin["mcp-inspector"]))
 }
+
+// ACPClient returns scripts/tsclient's pinned Node 24 and the arguments that
+// run scripts/acpclient/drive.mjs — the official ACP TypeScript SDK's client
+// connection (@agentclientprotocol/sdk, pinned in
+// scripts/acpclient/package-lock.json) — to which a test appends its own
+// ("--timeout", "MS", "--", AGENT...). It fails (skips with
+// LUAGENT_SKIP_PEERS=1) when `make peers` has not installed them. See
+// scripts/acpclient/README.md.
+func ACPClient(t testing.TB) (node string, args []string) {
+	t.Helper()
+	root := RepoRoot(t)
+	dir := filepath.Join(root, "scripts", "acpclient")
+	const pkg = "@agentclientprotocol/sdk"
+	var want, got struct {
+		Dependencies map[string]string `json:"dependencies"`
+		Version      string            `json:"version"`
+	}
+	if err := readJSON(filepath.Join(dir, "package.json"), &want); err != nil {
+		t.Fatalf("peers: %v", err)
+	}
+	err := readJSON(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "package.json"), &got)
+	node = filepath.Join(root, "scripts", "tsclient", "node_modules", ".bin", "node")
+	if _, serr := os.Stat(node); err != nil || serr != nil || got.Version != want.Dependencies[pkg] {
+		msg := fmt.Sprintf("%s %s (scripts/acpclient/node_modules) or scripts/tsclient's Node is not installed", pkg, want.Dependencies[pkg])
+		if os.Getenv(SkipEnv) == "1" {
+			t.Skipf("peers: %s (%s=1)", msg, SkipEnv)
+		}
+		t.Fatalf("peers: %s; run `make peers` (or set %s=1 to skip)", msg, SkipEnv)
+	}
+	return node, []string{filepath.Join(dir, "drive.mjs")}
+}

@@ -320,6 +320,7 @@ function Conn:close() end
 ---@field roots? boolean|string[] let the server list roots: true = the working folder, or these folders (relative ones the working folder's, ~ expanded); default false
 ---@field sampling? boolean let the server sample through an agent's model (under its policy) or on_sample
 ---@field logLevel? string
+---@field startup? "eager"|"lazy" lazy: not started until one of its tools is called (its cached tools are offered meanwhile; with no cache yet it starts to learn them)
 ---@field maxConcurrentCalls? integer
 
 ---@class mcp.HubOptions
@@ -328,6 +329,7 @@ function Conn:close() end
 ---@field params? table<string, string> values of {param = NAME} env references (the command line's --set wins)
 ---@field wait? boolean return after the servers settled (default: the catalog's mcpInitStrategy; scripts wait, the REPL does not)
 ---@field start? string[] start only these servers (default: every enabled one); the others are not spawned until hub:start names them
+---@field cache? boolean offer each server's tools from the cache of its last successful start while it starts (Home/cache/servers/): wait skips those servers, a call to one of their tools waits for its server alone; "startup": "lazy" entries with a cache start at their first call (agents' and ask's hubs use it)
 ---@field on_elicit? fun(params: table, server: string, tag: any): table answers every server's elicitation requests (server: the one asking; tag: the a:ask_fresh run's tag that caused it, when known)
 ---@field on_sample? fun(params: table, server: string, tag: any): table answers every server's sampling requests (server: the one asking; tag: as for on_elicit)
 

@@ -14,6 +14,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/oauth/store"
+	"github.com/luagent/luagent/runtime/servercache"
 )
 
 // The hub from Lua: the live connections of a catalog (runtime/hub).
@@ -25,6 +26,9 @@ type luaHub struct {
 	h    *hub.Hub
 	path string // the catalog file, "" for a servers table
 	wait bool   // mcp.hub and hub:start wait for the servers they start
+	// cached: servers with a cached tool list are not waited for
+	// (hub.Options.CacheDir, hub.WaitListed).
+	cached bool
 	// conns are the connection objects hub:server handed out (loop
 	// goroutine only), to route notifications to their handlers.
 	conns map[string]*conn
@@ -40,6 +44,7 @@ type hubOptions struct {
 	Params             map[string]string
 	Servers, Wait      lua.LValue
 	Start              lua.LValue
+	Cache              bool
 	OnElicit, OnSample lua.LValue
 }
 
@@ -97,6 +102,9 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 	hb.wait = wait
 	if m.cfg.Home != "" {
 		ho.Store = store.Default(m.cfg.Home)
+		if o.Cache {
+			ho.CacheDir, hb.cached = servercache.Dir(m.cfg.Home), true
+		}
 	}
 	ho.OnNotification = func(server, method string, params json.RawMessage) {
 		m.lp.Post(func() {
@@ -121,7 +129,10 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 // a server that fails shows in hub:status(), not as an error here.
 func (hb *luaHub) settle(vals ...lua.LValue) sched.Start {
 	return goDo(func(ctx context.Context) sched.Completion {
-		if hb.wait {
+		switch {
+		case hb.wait && hb.cached:
+			hb.h.WaitListed(ctx)
+		case hb.wait:
 			hb.h.Wait(ctx)
 		}
 		return sched.Values(vals...)

@@ -131,7 +131,7 @@ func goServer(rel string) func(testing.TB) command {
 func tsEcho(tb testing.TB) command {
 	nm := os.Getenv("MCP_TS_NODE_MODULES")
 	if nm == "" {
-		nm = filepath.Join(testkit.Root(), "test", "tsclient", "node_modules")
+		nm = filepath.Join(testkit.Root(), "scripts", "tsclient", "node_modules")
 	}
 	if _, err := os.Stat(filepath.Join(nm, "@modelcontextprotocol", "server", "package.json")); err != nil {
 		tb.Skipf("TS SDK not installed: %v", err)
@@ -150,7 +150,7 @@ func tsEcho(tb testing.TB) command {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	script := filepath.Join(testkit.Root(), "internal", "benchsrv", "tsecho", "echo.mjs")
+	script := filepath.Join(testkit.Root(), "scripts", "bench", "benchsrv", "tsecho", "echo.mjs")
 	return command{argv: []string{node, script}, env: []string{"MCP_TS_NODE_MODULES=" + abs}}
 }
 

@@ -10,7 +10,12 @@
 // found. It streams (SSE chunks, with a usage chunk when stream_options
 // asks) or answers in one JSON body, as the request's "stream" says.
 //
-//	fakeopenai [-lifetime 10m] [-log FILE]
+//	fakeopenai [-lifetime 10m] [-log FILE] [-delay 1s]
+//
+// -delay makes every answer wait that long first, as a hosted model does
+// (issue 32's agent job: a model answering after 1 s). A prompt with the
+// word "notool" in it is answered with the text at once, whatever tools are
+// offered: a turn that calls no tool.
 //
 // prints its base URL (http://127.0.0.1:PORT/v1) on stdout's first line,
 // then serves until stdin is closed or the lifetime is over. With -log each
@@ -40,7 +45,8 @@ type request struct {
 	Model    string `json:"model"`
 	Stream   bool   `json:"stream"`
 	Messages []struct {
-		Role      string `json:"role"`
+		Role      string          `json:"role"`
+		Content   json.RawMessage `json:"content"`
 		ToolCalls []struct {
 			Function struct {
 				Name string `json:"name"`
@@ -58,16 +64,18 @@ type request struct {
 }
 
 type server struct {
-	mu  sync.Mutex
-	seq int
-	log io.Writer
+	mu    sync.Mutex
+	seq   int
+	log   io.Writer
+	delay time.Duration
 }
 
 func main() {
 	lifetime := flag.Duration("lifetime", 10*time.Minute, "exit after this long")
 	logPath := flag.String("log", "", "append one line per request to this file")
+	delay := flag.Duration("delay", 0, "answer each request after this long (a hosted model's latency)")
 	flag.Parse()
-	s := &server{log: io.Discard}
+	s := &server{log: io.Discard, delay: *delay}
 	if *logPath != "" {
 		f, err := os.OpenFile(*logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -130,6 +138,11 @@ func next(req *request) (tool, args string) {
 	if last == "tool" && isEcho(lastCall) {
 		return "", ""
 	}
+	for _, m := range req.Messages {
+		if m.Role == "user" && strings.Contains(string(m.Content), "notool") {
+			return "", ""
+		}
+	}
 	search := false
 	for _, t := range req.Tools {
 		if isEcho(t.Function.Name) {
@@ -154,6 +167,13 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request) {
 	s.seq++
 	seq := s.seq
 	s.mu.Unlock()
+	if s.delay > 0 {
+		select { // the model "thinking"
+		case <-time.After(s.delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
 	model := req.Model
 	if model == "" {
 		model = "gpt-x"
@@ -164,7 +184,7 @@ func (s *server) complete(w http.ResponseWriter, r *http.Request) {
 	if tool != "" {
 		reply = "call:" + tool
 	}
-	const text = "done: hi"
+	text := "done: hi"
 	callID := fmt.Sprintf("call_%d", seq)
 	usage := `{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}`
 	if req.Stream {

@@ -1,0 +1,159 @@
+package servercache
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/luagent/luagent/runtime/catalog"
+	"github.com/luagent/luagent/runtime/mcp"
+)
+
+func entry(n int) Entry {
+	var tools []json.RawMessage
+	for i := range n {
+		tools = append(tools, json.RawMessage(fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i)))
+	}
+	return Entry{Server: mcp.Implementation{Name: "srv", Version: "1.0"}, Instructions: "be nice", Tools: tools}
+}
+
+func TestSaveLoad(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache", "servers")
+	if _, ok := Load(dir, "k"); ok {
+		t.Fatal("a missing file is a cache")
+	}
+	if err := Save(dir, "k", entry(3)); err != nil {
+		t.Fatal(err)
+	}
+	e, ok := Load(dir, "k")
+	if !ok || len(e.Tools) != 3 || e.Server.Version != "1.0" || e.Instructions != "be nice" || e.Format != Format {
+		t.Fatalf("load = %+v, %v", e, ok)
+	}
+	tools, ok := e.Decode()
+	if !ok || tools[2].Name != "t2" || string(tools[2].Raw) != string(e.Tools[2]) {
+		t.Fatalf("decode = %+v, %v", tools, ok)
+	}
+	for _, p := range []string{dir, filepath.Join(dir, "k.json")} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := os.FileMode(0o600)
+		if fi.IsDir() {
+			want = 0o700
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	for _, tc := range []struct{ name, data string }{
+		{"torn", `{"format":1,"server":{"name":"s"},"tools":[{"name":"a"`},
+		{"not json", "\x00\x01garbage"},
+		{"other format", `{"format":99,"tools":[]}`},
+		{"no tools", `{"format":1}`},
+		{"nameless tool", `{"format":1,"tools":[{"description":"x"}]}`},
+		{"tool not an object", `{"format":1,"tools":[42]}`},
+		{"empty", ``},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "k.json"), []byte(tc.data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if e, ok := Load(dir, "k"); ok {
+				t.Fatalf("a corrupt file is a cache: %+v", e)
+			}
+			// and a save replaces it
+			if err := Save(dir, "k", entry(1)); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := Load(dir, "k"); !ok {
+				t.Fatal("no cache after a save over a corrupt file")
+			}
+		})
+	}
+}
+
+// TestConcurrent: writers and readers of one file at once (two runs
+// sharing the cache): every read is a whole entry of one writer.
+func TestConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for range 10 {
+				if err := Save(dir, "k", entry(w+1)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+		wg.Go(func() {
+			for range 20 {
+				e, ok := Load(dir, "k")
+				if !ok {
+					continue // before the first save
+				}
+				if n := len(e.Tools); n < 1 || n > 4 {
+					t.Errorf("read %d tools: a mix of writes", n)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if _, ok := Load(dir, "k"); !ok {
+		t.Fatal("no cache after the writes")
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".k.json.tmp-*"))
+	if len(left) > 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}
+
+func TestKey(t *testing.T) {
+	base := func() *catalog.Server {
+		return &catalog.Server{Name: "a", Command: "npx", Args: []string{"-y", "pkg"},
+			Env: map[string]catalog.EnvValue{"TOKEN": {Value: "secret1"}}}
+	}
+	k := Key(base())
+	same := base()
+	same.Name, same.Env = "b", map[string]catalog.EnvValue{"TOKEN": {Value: "another secret"}}
+	if Key(same) != k {
+		t.Error("the key depends on the entry's name or an env value")
+	}
+	for name, change := range map[string]func(*catalog.Server){
+		"args":     func(s *catalog.Server) { s.Args = []string{"-y", "pkg@2"} },
+		"command":  func(s *catalog.Server) { s.Command = "uvx" },
+		"env name": func(s *catalog.Server) { s.Env["OTHER"] = catalog.EnvValue{Value: "x"} },
+		"url":      func(s *catalog.Server) { s.URL = "https://example.com/mcp" },
+		"cwd":      func(s *catalog.Server) { s.Cwd = "/tmp" },
+	} {
+		s := base()
+		change(s)
+		if Key(s) == k {
+			t.Errorf("changing %s keeps the key", name)
+		}
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(`{"format":1,"server":{"name":"s","version":"1"},"tools":[{"name":"a"}]}`))
+	f.Add([]byte(`{"format":1,"tools":[{"name":""}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "k.json"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := Load(dir, "k"); ok {
+			if _, ok := e.Decode(); !ok {
+				t.Fatal("Load accepted an entry Decode refuses")
+			}
+		}
+	})
+}
