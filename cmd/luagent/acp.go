@@ -23,6 +23,7 @@ import (
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/cmdfile"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/permission"
 	"github.com/luagent/luagent/runtime/project"
 	"github.com/luagent/luagent/runtime/secret"
@@ -297,6 +298,13 @@ func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string,
 			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			hb.Wait(wctx)
 			cancel()
+			for _, st := range hb.Status() { // the editor's servers that did not start say why
+				for _, c := range added {
+					if st.Name == c.Name && st.Status == hub.Failed {
+						a.warn(fmt.Sprintf("the editor's MCP server %s did not start: %v", c.Name, st.Err))
+					}
+				}
+			}
 		} else {
 			a.warn("the agent has no hub: the editor's MCP servers are not connected")
 		}

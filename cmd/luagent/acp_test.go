@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -744,5 +745,21 @@ func TestACPClientMCPServersWithAgentServers(t *testing.T) {
 	if r["stopReason"] != "end_turn" || len(us) == 0 || us[0]["title"] != "echo2: echo" ||
 		!strings.Contains(chunkText(us, "agent_message_chunk"), "from-the-editor") {
 		t.Errorf("%v: %s %v", r, kinds(us), us)
+	}
+}
+
+// An MCP server the editor passes that cannot start is said on stderr
+// (the editor's agent log), and the session opens without it.
+func TestACPClientMCPServerThatFails(t *testing.T) {
+	home, _ := askHome(t)
+	p := startACP(t, home)
+	p.initialize(map[string]any{})
+	r, _ := p.result(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{
+		map[string]any{"name": "broken", "command": filepath.Join(t.TempDir(), "no-such-server"), "args": []string{}, "env": []any{}}}}))
+	if sid, _ := r["sessionId"].(string); sid == "" {
+		t.Fatalf("no session: %v", r)
+	}
+	if !strings.Contains(p.errw.String(), "the editor's MCP server broken did not start") {
+		t.Errorf("stderr says nothing of it:\n%s", p.errw.String())
 	}
 }
