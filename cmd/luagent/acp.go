@@ -255,7 +255,7 @@ func (a *acpAgent) masked(err error) error {
 func (a *acpAgent) LoadSession(ctx context.Context, req acp.LoadSessionRequest, replay func(acp.Update)) (acp.Session, error) {
 	prior, err := a.store.Load(req.SessionID)
 	if err != nil {
-		return nil, errs.Errorf(errs.NotFound, "session/load", "unknown session %q: %s (luagent sessions list shows them)", req.SessionID, sessionMsg(err))
+		return nil, errs.Errorf(errs.NotFound, "session/load", "unknown session %q: %s", req.SessionID, sessionMsg(err))
 	}
 	s, err := a.open(ctx, prior, req.Cwd, req.MCPServers)
 	if err != nil {
