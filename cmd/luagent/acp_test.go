@@ -494,8 +494,14 @@ func TestACPAuth(t *testing.T) {
 // The MCP servers the client passes are connected beside the catalog's.
 func TestACPClientMCPServers(t *testing.T) {
 	home, _ := askHome(t)
+	editorEcho(t, startACP(t, home))
+}
+
+// editorEcho opens a session with an MCP server the editor passes (echo2)
+// and has the model call its tool.
+func editorEcho(t *testing.T, p *acpPeer) {
+	t.Helper()
 	srv := writeFile(t, t.TempDir(), "echo2.lua", metaEchoServer)
-	p := startACP(t, home)
 	p.initialize(map[string]any{})
 	r, _ := p.result(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{
 		map[string]any{"name": "echo2", "command": bin, "args": []string{"serve", srv}, "env": []any{}}}}))
@@ -733,19 +739,8 @@ end }`)
 // servers session/new passes join the file's list.
 func TestACPClientMCPServersWithAgentServers(t *testing.T) {
 	home, _ := askHome(t)
-	srv := writeFile(t, t.TempDir(), "echo2.lua", metaEchoServer)
 	file := writeFile(t, t.TempDir(), "own.lua", `return agent.new{ model = "mock", servers = { "srv" } }`)
-	p := startACP(t, home, "--agent", file)
-	p.initialize(map[string]any{})
-	r, _ := p.result(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{
-		map[string]any{"name": "echo2", "command": bin, "args": []string{"serve", srv}, "env": []any{}}}}))
-	sid, _ := r["sessionId"].(string)
-	r, before := p.result(p.prompt(sid, "call echo2__echo with message=from-the-editor"))
-	us := updates(before)
-	if r["stopReason"] != "end_turn" || len(us) == 0 || us[0]["title"] != "echo2: echo" ||
-		!strings.Contains(chunkText(us, "agent_message_chunk"), "from-the-editor") {
-		t.Errorf("%v: %s %v", r, kinds(us), us)
-	}
+	editorEcho(t, startACP(t, home, "--agent", file))
 }
 
 // An MCP server the editor passes that cannot start is said on stderr
