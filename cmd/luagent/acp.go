@@ -23,6 +23,7 @@ import (
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/cmdfile"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/permission"
 	"github.com/luagent/luagent/runtime/project"
 	"github.com/luagent/luagent/runtime/secret"
@@ -254,7 +255,7 @@ func (a *acpAgent) masked(err error) error {
 func (a *acpAgent) LoadSession(ctx context.Context, req acp.LoadSessionRequest, replay func(acp.Update)) (acp.Session, error) {
 	prior, err := a.store.Load(req.SessionID)
 	if err != nil {
-		return nil, errs.Errorf(errs.NotFound, "session/load", "unknown session %q: %s (luagent sessions list shows them)", req.SessionID, sessionMsg(err))
+		return nil, errs.Errorf(errs.NotFound, "session/load", "unknown session %q: %s", req.SessionID, sessionMsg(err))
 	}
 	s, err := a.open(ctx, prior, req.Cwd, req.MCPServers)
 	if err != nil {
@@ -297,6 +298,13 @@ func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string,
 			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			hb.Wait(wctx)
 			cancel()
+			for _, st := range hb.Status() { // the editor's servers that did not start say why
+				for _, c := range added {
+					if st.Name == c.Name && st.Status == hub.Failed {
+						a.warn(fmt.Sprintf("the editor's MCP server %s did not start: %v", c.Name, st.Err))
+					}
+				}
+			}
 		} else {
 			a.warn("the agent has no hub: the editor's MCP servers are not connected")
 		}

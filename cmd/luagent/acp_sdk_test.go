@@ -769,6 +769,38 @@ func TestACPSDKCancelTerminal(t *testing.T) {
 	}
 }
 
+// A cancel that comes while the editor is still creating the terminal (at
+// the call's in_progress, before terminal/create is answered) still kills
+// and releases it; and a command's tool call keeps its terminal in the
+// content of its last update, as the editor replaces content each update.
+func TestACPSDKCancelWhileCreatingTerminal(t *testing.T) {
+	ops := `[{"op":"initialize"},{"op":"new"},
+{"op":"prompt","text":"run command command=sleep args='[\"60\"]'","permissions":["allow_once"],"cancelOn":"in_progress"},
+{"op":"prompt","text":"run command command=true","permissions":["allow_once"]}]`
+	tr := driveACP(t, "", ops, acpEnv(t.TempDir()), bin, "acp", "--model", "mock")
+	if o := tr.op(t, 2); !o.CancelSent || o.stopReason() != "cancelled" {
+		t.Errorf("cancelled command: %s", o)
+	}
+	for _, term := range tr.Terminals {
+		if term.Command == "sleep" && (!term.Killed || !term.Released) {
+			t.Errorf("a terminal left running in the editor: %+v", term)
+		}
+	}
+	o := tr.op(t, 3)
+	if !o.OK || o.stopReason() != "end_turn" {
+		t.Fatalf("after the cancel: %s", o)
+	}
+	var last *acpUpdate
+	for i, u := range o.Updates {
+		if u.SessionUpdate == "tool_call_update" && u.Status == "completed" {
+			last = &o.Updates[i]
+		}
+	}
+	if last == nil || !strings.Contains(string(last.Content), `"type":"terminal"`) {
+		t.Errorf("the completed update drops the terminal: %+v", last)
+	}
+}
+
 // Command files are the editor's slash commands: once the session is open
 // an available_commands_update lists them (name, description, input
 // hint), and a prompt "/NAME args" runs the command's prompt.

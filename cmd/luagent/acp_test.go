@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -493,8 +494,14 @@ func TestACPAuth(t *testing.T) {
 // The MCP servers the client passes are connected beside the catalog's.
 func TestACPClientMCPServers(t *testing.T) {
 	home, _ := askHome(t)
+	editorEcho(t, startACP(t, home))
+}
+
+// editorEcho opens a session with an MCP server the editor passes (echo2)
+// and has the model call its tool.
+func editorEcho(t *testing.T, p *acpPeer) {
+	t.Helper()
 	srv := writeFile(t, t.TempDir(), "echo2.lua", metaEchoServer)
-	p := startACP(t, home)
 	p.initialize(map[string]any{})
 	r, _ := p.result(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{
 		map[string]any{"name": "echo2", "command": bin, "args": []string{"serve", srv}, "env": []any{}}}}))
@@ -732,17 +739,22 @@ end }`)
 // servers session/new passes join the file's list.
 func TestACPClientMCPServersWithAgentServers(t *testing.T) {
 	home, _ := askHome(t)
-	srv := writeFile(t, t.TempDir(), "echo2.lua", metaEchoServer)
 	file := writeFile(t, t.TempDir(), "own.lua", `return agent.new{ model = "mock", servers = { "srv" } }`)
-	p := startACP(t, home, "--agent", file)
+	editorEcho(t, startACP(t, home, "--agent", file))
+}
+
+// An MCP server the editor passes that cannot start is said on stderr
+// (the editor's agent log), and the session opens without it.
+func TestACPClientMCPServerThatFails(t *testing.T) {
+	home, _ := askHome(t)
+	p := startACP(t, home)
 	p.initialize(map[string]any{})
 	r, _ := p.result(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{
-		map[string]any{"name": "echo2", "command": bin, "args": []string{"serve", srv}, "env": []any{}}}}))
-	sid, _ := r["sessionId"].(string)
-	r, before := p.result(p.prompt(sid, "call echo2__echo with message=from-the-editor"))
-	us := updates(before)
-	if r["stopReason"] != "end_turn" || len(us) == 0 || us[0]["title"] != "echo2: echo" ||
-		!strings.Contains(chunkText(us, "agent_message_chunk"), "from-the-editor") {
-		t.Errorf("%v: %s %v", r, kinds(us), us)
+		map[string]any{"name": "broken", "command": filepath.Join(t.TempDir(), "no-such-server"), "args": []string{}, "env": []any{}}}}))
+	if sid, _ := r["sessionId"].(string); sid == "" {
+		t.Fatalf("no session: %v", r)
+	}
+	if !strings.Contains(p.errw.String(), "the editor's MCP server broken did not start") {
+		t.Errorf("stderr says nothing of it:\n%s", p.errw.String())
 	}
 }

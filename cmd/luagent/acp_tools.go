@@ -105,17 +105,21 @@ func (s *acpSession) runCommand(ctx context.Context, raw json.RawMessage) (ragen
 	if a.Cwd != "" {
 		cwd = s.abs(a.Cwd)
 	}
+	// The create is waited for even when the turn is cancelled meanwhile:
+	// the editor may have started the command, and only its terminal id
+	// lets it be killed and released.
 	var created acp.CreateTerminalResponse
-	if err := s.a.srv.Call(ctx, acp.MethodTerminalCreate, acp.CreateTerminalRequest{SessionID: s.id, Command: a.Command, Args: a.Args,
-		Cwd: cwd, OutputByteLimit: acpOutputLimit}, &created); err != nil {
+	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	err := s.a.srv.Call(cctx, acp.MethodTerminalCreate, acp.CreateTerminalRequest{SessionID: s.id, Command: a.Command, Args: a.Args,
+		Cwd: cwd, OutputByteLimit: acpOutputLimit}, &created)
+	ccancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ragent.Result{}, context.Cause(ctx)
+		}
 		return ragent.Result{}, err
 	}
 	term := acp.TerminalRequest{SessionID: s.id, TerminalID: created.TerminalID}
-	if id := ragent.CallID(ctx); id != "" {
-		// The editor shows the terminal in the tool call as it runs.
-		s.a.srv.Update(s.id, acp.Update{SessionUpdate: acp.UpdateToolCallUpd, ToolCall: &acp.ToolCall{ToolCallID: id,
-			Content: []acp.ToolCallContent{{Type: "terminal", TerminalID: created.TerminalID}}}})
-	}
 	// Released whatever happens, on a context of its own: the turn's may
 	// be cancelled.
 	defer func() {
@@ -123,6 +127,21 @@ func (s *acpSession) runCommand(ctx context.Context, raw json.RawMessage) (ragen
 		defer cancel()
 		s.a.srv.Call(rctx, acp.MethodTerminalRelease, term, nil)
 	}()
+	if ctx.Err() != nil { // cancelled while the editor created it
+		kctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		s.a.srv.Call(kctx, acp.MethodTerminalKill, term, nil)
+		cancel()
+		return ragent.Result{}, context.Cause(ctx)
+	}
+	if id := ragent.CallID(ctx); id != "" {
+		// The editor shows the terminal in the tool call as it runs, and
+		// still when it ended (an update's content replaces the last's).
+		id = s.ids.Of(id)
+		shown := acp.ToolCallContent{Type: "terminal", TerminalID: created.TerminalID}
+		s.a.srv.Update(s.id, acp.Update{SessionUpdate: acp.UpdateToolCallUpd, ToolCall: &acp.ToolCall{ToolCallID: id,
+			Content: []acp.ToolCallContent{shown}}})
+		s.ids.Keep(id, shown)
+	}
 	var exit acp.TerminalExitStatus
 	if err := s.a.srv.Call(ctx, acp.MethodTerminalWait, term, &exit); err != nil {
 		if ctx.Err() != nil {

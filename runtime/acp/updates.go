@@ -159,6 +159,33 @@ type IDs struct {
 	mu   sync.Mutex
 	used map[string]bool
 	cur  map[string]string // the model's id → the one given to its latest call
+	kept map[string][]ToolCallContent
+}
+
+// Keep makes c part of the call's content when it ends (a terminal the
+// call showed as it ran: an update's content replaces the last one's).
+func (x *IDs) Keep(id string, c ...ToolCallContent) {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.kept == nil {
+		x.kept = map[string][]ToolCallContent{}
+	}
+	x.kept[id] = append(x.kept[id], c...)
+}
+
+// takeKept takes what Keep kept for the call.
+func (x *IDs) takeKept(id string) []ToolCallContent {
+	if x == nil {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	k := x.kept[id]
+	delete(x.kept, id)
+	return k
 }
 
 // Start gives the id of a new call the model named id.
@@ -258,6 +285,9 @@ func (t *Turn) Event(e ragent.Event) {
 		}
 		if e.Result != nil && len(e.Result.StructuredContent) > 0 {
 			tc.RawOutput = e.Result.StructuredContent
+		}
+		if k := t.IDs.takeKept(tc.ToolCallID); len(k) > 0 {
+			tc.Content = append(k, tc.Content...)
 		}
 		t.Update(Update{SessionUpdate: kind, ToolCall: tc})
 	case ragent.EventResponse:
