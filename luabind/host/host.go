@@ -6,7 +6,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"github.com/luagent/luagent/runtime/project"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,6 +29,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hooks"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/project"
 	"github.com/luagent/luagent/runtime/trace"
 	"github.com/luagent/luagent/runtime/tui"
 	"github.com/luagent/luagent/runtime/visible"
@@ -104,7 +104,7 @@ func CatalogModels(home string) (map[string]llm.ModelConfig, string, error) {
 	if home == "" {
 		return nil, "", nil
 	}
-	c, err := catalog.Load(catalog.Path(home))
+	c, err := loadCatalog(home)
 	if err != nil {
 		return nil, "", err
 	}
@@ -122,7 +122,7 @@ func CatalogFallbackModels(home string) []string {
 	if home == "" {
 		return nil
 	}
-	c, err := catalog.Load(catalog.Path(home))
+	c, err := loadCatalog(home)
 	if err != nil {
 		return nil
 	}
@@ -137,7 +137,7 @@ func CatalogToolSearch(home string) (mode string, threshold int) {
 	if home == "" {
 		return "", 0
 	}
-	c, err := catalog.Load(catalog.Path(home))
+	c, err := loadCatalog(home)
 	if err != nil {
 		return "", 0
 	}
@@ -153,7 +153,7 @@ func CatalogHooks(home string) hooks.Config {
 		return hooks.Config{}
 	}
 	path := catalog.Path(home)
-	c, err := catalog.Load(path)
+	c, err := loadCatalog(home)
 	if err != nil {
 		return hooks.Config{}
 	}
