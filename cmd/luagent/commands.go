@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -83,7 +82,7 @@ func askSlash(a *askOptions, prompt string, stderr io.Writer) (string, int, bool
 	}
 	grants, skipped := c.Grants()
 	if c.Untrusted && len(c.AllowedTools) > 0 {
-		fmt.Fprintf(stderr, "luagent: %s: allowed-tools grant nothing: the project folder is not trusted (luagent trust %s)\n", visible.Text(c.Path), visible.Text(filepath.Dir(filepath.Dir(filepath.Dir(c.Path)))))
+		fmt.Fprintf(stderr, "luagent: %s: allowed-tools grant nothing: the project folder is not trusted (luagent trust %s)\n", visible.Text(c.Path), visible.Text(c.Project))
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintf(stderr, "luagent: %s: allowed-tools %s name no luagent tool; skipped\n", visible.Text(c.Path), visible.Text(strings.Join(skipped, ", ")))

@@ -2,7 +2,6 @@ package cmdfile
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -153,7 +152,7 @@ func LoadAgents(o Options) *AgentSet {
 		}
 	}
 	if skipped > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d .lua agent file(s) in %s not run: the project folder is not trusted (luagent trust %s)", skipped, skippedDir, filepath.Dir(filepath.Dir(skippedDir))))
+		s.Notes = append(s.Notes, fmt.Sprintf("%d .lua agent file(s) in %s not run: the project folder is not trusted (luagent trust %s)", skipped, skippedDir, o.ProjectDir))
 	}
 	sort.SliceStable(s.Agents, func(i, j int) bool { return s.Agents[i].Name < s.Agents[j].Name })
 	return s

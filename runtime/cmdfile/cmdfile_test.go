@@ -145,6 +145,13 @@ func TestLoadCommands(t *testing.T) {
 		if c := s.Find("frontend:test"); c == nil || c.Prompt("a") != "Test a" || c.Usage() != "/frontend:test" {
 			t.Errorf("frontend:test %+v", c)
 		}
+		// The folder to trust is the project's, also for a file in a subfolder.
+		if c := s.Find("frontend:test"); c != nil && trusted == (c.Project == proj) {
+			t.Errorf("trusted %v: the project to trust is %q, want %q when untrusted", trusted, c.Project, proj)
+		}
+		if !trusted && len(s.Notes) > 0 && !strings.HasSuffix(s.Notes[0], "(luagent trust "+proj+")") {
+			t.Errorf("note %q does not name the project folder", s.Notes[0])
+		}
 		calc := s.Find("calc")
 		if trusted != (calc != nil && calc.Lua) {
 			t.Errorf("trusted %v: calc %+v", trusted, calc)

@@ -89,8 +89,10 @@ type Command struct {
 	// Body is a .md file's prompt, before Expand.
 	Body string
 	// Untrusted is a project file in a folder not trusted: its
-	// AllowedTools grant nothing (Grants is empty).
+	// AllowedTools grant nothing (Grants is empty). Project is then the
+	// project's folder, the one to trust.
 	Untrusted bool
+	Project   string
 	// Shadowed says another command has the name: this one is called by
 	// its qualified name only.
 	Shadowed bool
@@ -292,6 +294,9 @@ func LoadCommands(o Options) *Set {
 		untrusted := d.source == Project && !o.Trusted
 		for _, f := range walk(d.dir, d.source, true, &s.Problems) {
 			c := &Command{Name: f.name, Namespace: f.ns, Source: f.source, Path: f.path, Untrusted: untrusted}
+			if untrusted {
+				c.Project = o.ProjectDir
+			}
 			if f.ext == ".lua" {
 				if untrusted {
 					skipped++
@@ -329,7 +334,7 @@ func LoadCommands(o Options) *Set {
 		}
 	}
 	if skipped > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d .lua command file(s) in %s not run: the project folder is not trusted (luagent trust %s)", skipped, skippedDir, filepath.Dir(filepath.Dir(skippedDir))))
+		s.Notes = append(s.Notes, fmt.Sprintf("%d .lua command file(s) in %s not run: the project folder is not trusted (luagent trust %s)", skipped, skippedDir, o.ProjectDir))
 	}
 	sort.SliceStable(s.Commands, func(i, j int) bool { return s.Commands[i].Qualified() < s.Commands[j].Qualified() })
 	return s

@@ -93,7 +93,7 @@ func (t *chatTerm) runFile(ctx context.Context, c *cmdfile.Command, args string)
 	}
 	grants, skipped := c.Grants()
 	if c.Untrusted && len(c.AllowedTools) > 0 {
-		t.say("(%s: allowed-tools grant nothing: the project folder is not trusted; luagent trust)", c.Path)
+		t.say("(%s: allowed-tools grant nothing: the project folder is not trusted; luagent trust %s)", c.Path, c.Project)
 	}
 	if len(skipped) > 0 {
 		t.say("(%s: allowed-tools %s name no luagent tool; skipped)", filepath.Base(c.Path), strings.Join(skipped, ", "))
