@@ -215,19 +215,11 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 		return EndAnswer, true, nil
 	}
 	if over {
-		for _, tc := range msg.ToolCalls {
-			a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, IsError: true,
-				Parts: []llm.Part{llm.Text("not run: the cost bound (max_cost) is reached")}})
-		}
+		a.answerUnrun(msg.ToolCalls, "not run: the cost bound (max_cost) is reached")
 		return EndCost, true, costReached(spent, bound)
 	}
 	if b := a.cfg.TokenBudget; b > 0 && tr.Usage.Total() >= b {
-		// The calls are answered, unrun, so the conversation stays
-		// well-formed for a next Ask.
-		for _, tc := range msg.ToolCalls {
-			a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, IsError: true,
-				Parts: []llm.Part{llm.Text("not run: the token budget is spent")}})
-		}
+		a.answerUnrun(msg.ToolCalls, "not run: the token budget is spent")
 		return EndBudget, true, errs.Errorf(errs.Limit, "agent", "the token budget is spent: %d of %d tokens", tr.Usage.Total(), b)
 	}
 	results := a.runCalls(ctx, turn, ts, msg.ToolCalls, tr)
@@ -288,4 +280,13 @@ func (a *Agent) system() string {
 		fmt.Fprintf(&b, "## Instructions from the MCP server %q (its tools are named %s__TOOL)\n%s", st.Name, st.Name, text)
 	}
 	return b.String()
+}
+
+// answerUnrun answers calls that will not run, so the conversation stays
+// well-formed for a next Ask.
+func (a *Agent) answerUnrun(calls []llm.ToolCall, why string) {
+	for _, tc := range calls {
+		a.messages = append(a.messages, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, IsError: true,
+			Parts: []llm.Part{llm.Text(why)}})
+	}
 }

@@ -73,9 +73,6 @@ func (a *Agent) editedSample(ctx context.Context, c Call, req *llm.Request) (*ll
 	return samplingRequest(p)
 }
 
-// AddTools offers tools of the host's beside the agent's own (luagent
-// acp: the editor's file system and terminal). Call it before the first
-// Ask; a name already offered by a local tool is replaced.
 // AddServers adds servers of the hub to the ones the agent uses, when
 // it uses a subset (Config.Servers): an editor's MCP servers join an
 // agent file's own list.
@@ -92,6 +89,9 @@ func (a *Agent) AddServers(names ...string) {
 	}
 }
 
+// AddTools offers tools of the host's beside the agent's own (luagent
+// acp: the editor's file system and terminal). Call it before the first
+// Ask; a name already offered by a local tool is replaced.
 func (a *Agent) AddTools(tools ...LocalTool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

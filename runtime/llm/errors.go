@@ -108,16 +108,10 @@ func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), sub)
 }
 
-// providerMessage is the message of an error body: error.message (both
-// APIs), error as a string (some compatible servers), message, detail, or
-// the body's first line.
-func providerMessage(body []byte) (msg, typ string) {
-	msg, typ, _ = providerError(body)
-	return msg, typ
-}
-
-// providerError is providerMessage with the error's code apart (OpenAI
-// sends type "invalid_request_error" and code "context_length_exceeded").
+// providerError is the message of an error body (error.message in both
+// APIs, error as a string (some compatible servers), message, detail, or
+// the body's first line), its type, and its code apart (OpenAI sends type
+// "invalid_request_error" and code "context_length_exceeded").
 func providerError(body []byte) (msg, typ, code string) {
 	var b struct {
 		Error   json.RawMessage `json:"error"`

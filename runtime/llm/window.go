@@ -26,6 +26,9 @@ func KnownWindow(model string) int {
 	if _, m, ok := strings.Cut(model, ":"); ok {
 		model = m
 	}
+	if i := strings.LastIndexByte(model, '/'); i >= 0 { // a router's vendor/model
+		model = model[i+1:]
+	}
 	model = strings.ToLower(model)
 	best, n := 0, 0
 	for _, k := range knownWindows {

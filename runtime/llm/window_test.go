@@ -14,6 +14,7 @@ func TestKnownWindow(t *testing.T) {
 		{"gpt-5", 400000},
 		{"o3", 200000},
 		{"o4-mini", 200000},
+		{"openai:anthropic/claude-sonnet-4", 200000}, // a router's vendor/model name, as prices take it
 		{"mock", 0},
 		{"ollama:llama3.2", 0},
 		{"", 0},
