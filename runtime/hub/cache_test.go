@@ -70,7 +70,7 @@ func warm(t *testing.T, dir string, cfg *catalog.Server) {
 		t.Fatalf("warm run: %s %v %q", st.Status, st.Err, st.Stderr)
 	}
 	h.Close()
-	if _, ok := servercache.Load(dir, servercache.Key(cfg)); !ok {
+	if _, _, ok := servercache.Load(dir, servercache.Key(cfg)); !ok {
 		t.Fatal("no cache after a successful start")
 	}
 }
@@ -188,7 +188,7 @@ func TestCacheChangedContract(t *testing.T) {
 	if r, err := h.Call(ctx, "c__echo", json.RawMessage(`{"message":"x","loud":true}`), CallOptions{}); err != nil || r.Text() != "x" {
 		t.Fatalf("after rediscovery: %v %v", r, err)
 	}
-	e, ok := servercache.Load(dir, servercache.Key(cfg))
+	e, _, ok := servercache.Load(dir, servercache.Key(cfg))
 	if !ok || e.Server.Version != "2.0.0" || len(e.Tools) != 2 || len(e.Prompts) != 1 || len(e.Resources) != 1 {
 		t.Fatalf("cache after the change: %+v %v", e.Server, ok)
 	}
@@ -246,7 +246,7 @@ func TestCacheTwoRuns(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	e, ok := servercache.Load(dir, servercache.Key(cfg))
+	e, _, ok := servercache.Load(dir, servercache.Key(cfg))
 	if !ok || len(e.Tools) != 3 {
 		t.Fatalf("cache after two runs: %v, %d tools", ok, len(e.Tools))
 	}
@@ -272,7 +272,7 @@ func TestCacheCorrupt(t *testing.T) {
 	if st := h.Status()[0]; st.Status != Ready {
 		t.Fatalf("WaitListed returned with c %s: a corrupt cache must be waited for", st.Status)
 	}
-	if _, ok := servercache.Load(dir, servercache.Key(cfg)); !ok {
+	if _, _, ok := servercache.Load(dir, servercache.Key(cfg)); !ok {
 		t.Fatal("the corrupt file was not replaced")
 	}
 }

@@ -55,13 +55,12 @@ func (h *Hub) loadCacheLocked(s *server) bool {
 	if h.opts.CacheDir == "" {
 		return false
 	}
-	e, ok := servercache.Load(h.opts.CacheDir, servercache.Key(s.cfg))
+	e, tools, ok := servercache.Load(h.opts.CacheDir, servercache.Key(s.cfg))
 	if !ok {
 		return false
 	}
-	tools, _ := e.Decode()
 	s.setTools(tools)
-	s.cached, s.cachedIns, s.removed = true, e.Instructions, nil
+	s.cached, s.removed = true, nil
 	s.cachedLists = &e
 	return true
 }
@@ -184,7 +183,7 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 				s.removed[t.Name] = true
 			}
 		}
-		s.cached, s.cachedIns = false, ""
+		s.cached = false
 	}
 	s.setTools(tools)
 	h.renameLocked()

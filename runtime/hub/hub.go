@@ -180,7 +180,6 @@ type server struct {
 	// its cache and not started. removed are the cached tools its fresh
 	// list dropped (for Call's error).
 	cached, idle bool
-	cachedIns    string
 	cachedLists  *servercache.Entry // its prompts and resources (cached)
 	removed      map[string]bool
 	// withdrawn are the cached tools of a start that failed.
@@ -308,8 +307,8 @@ func (h *Hub) Instructions() map[string]string {
 		switch {
 		case s.state.Status == Ready && s.state.Info.Instructions != "":
 			out[name] = s.state.Info.Instructions
-		case s.cached && s.cachedIns != "":
-			out[name] = s.cachedIns // as it said at its last start
+		case s.cached && s.cachedLists != nil && s.cachedLists.Instructions != "":
+			out[name] = s.cachedLists.Instructions // as it said at its last start
 		}
 	}
 	return out

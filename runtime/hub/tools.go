@@ -51,7 +51,7 @@ func (s *server) clearTools() {
 	s.tools, s.hashes, s.qnames, s.filtered = nil, nil, nil, nil
 	s.index = &shard{}
 	s.dirty = false
-	s.cached, s.cachedIns, s.cachedLists, s.removed, s.withdrawn = false, "", nil, nil, nil
+	s.cached, s.cachedLists, s.removed, s.withdrawn = false, nil, nil, nil
 }
 
 // setTools takes a fresh tool list (Hub.mu held): duplicates of a name

@@ -98,21 +98,21 @@ func (e *Entry) Decode() (tools []mcp.Tool, ok bool) {
 	return tools, true
 }
 
-// Load reads a server's entry; ok is false when there is none or it is
-// unusable (torn, corrupt, too large, another format, tools that do not
-// decode).
-func Load(dir, key string) (e Entry, ok bool) {
+// Load reads a server's entry and its tools, decoded; ok is false when
+// there is none or it is unusable (torn, corrupt, too large, another
+// format, tools that do not decode).
+func Load(dir, key string) (e Entry, tools []mcp.Tool, ok bool) {
 	data, err := privfile.ReadLimited(filepath.Join(dir, key+".json"), maxSize)
 	if err != nil {
-		return Entry{}, false
+		return Entry{}, nil, false
 	}
 	if json.Unmarshal(data, &e) != nil || e.Format != Format || e.Tools == nil {
-		return Entry{}, false
+		return Entry{}, nil, false
 	}
-	if _, ok := e.Decode(); !ok {
-		return Entry{}, false
+	if tools, ok = e.Decode(); !ok {
+		return Entry{}, nil, false
 	}
-	return e, true
+	return e, tools, true
 }
 
 // lockWait bounds the wait for another run writing the same file: the

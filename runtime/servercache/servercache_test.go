@@ -22,13 +22,13 @@ func entry(n int) Entry {
 
 func TestSaveLoad(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cache", "servers")
-	if _, ok := Load(dir, "k"); ok {
+	if _, _, ok := Load(dir, "k"); ok {
 		t.Fatal("a missing file is a cache")
 	}
 	if err := Save(dir, "k", entry(3)); err != nil {
 		t.Fatal(err)
 	}
-	e, ok := Load(dir, "k")
+	e, _, ok := Load(dir, "k")
 	if !ok || len(e.Tools) != 3 || e.Server.Version != "1.0" || e.Instructions != "be nice" || e.Format != Format {
 		t.Fatalf("load = %+v, %v", e, ok)
 	}
@@ -66,14 +66,14 @@ func TestCorrupt(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "k.json"), []byte(tc.data), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if e, ok := Load(dir, "k"); ok {
+			if e, _, ok := Load(dir, "k"); ok {
 				t.Fatalf("a corrupt file is a cache: %+v", e)
 			}
 			// and a save replaces it
 			if err := Save(dir, "k", entry(1)); err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := Load(dir, "k"); !ok {
+			if _, _, ok := Load(dir, "k"); !ok {
 				t.Fatal("no cache after a save over a corrupt file")
 			}
 		})
@@ -96,7 +96,7 @@ func TestConcurrent(t *testing.T) {
 		})
 		wg.Go(func() {
 			for range 20 {
-				e, ok := Load(dir, "k")
+				e, _, ok := Load(dir, "k")
 				if !ok {
 					continue // before the first save
 				}
@@ -107,7 +107,7 @@ func TestConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if _, ok := Load(dir, "k"); !ok {
+	if _, _, ok := Load(dir, "k"); !ok {
 		t.Fatal("no cache after the writes")
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, ".k.json.tmp-*"))
@@ -150,7 +150,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "k.json"), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if e, ok := Load(dir, "k"); ok {
+		if e, _, ok := Load(dir, "k"); ok {
 			if _, ok := e.Decode(); !ok {
 				t.Fatal("Load accepted an entry Decode refuses")
 			}
