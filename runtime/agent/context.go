@@ -122,7 +122,7 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 		pre = compact.Estimate(a.messages)
 	}
 	sum := a.cfg.Summarize
-	var used llm.Usage // the default summariser's request, counted in the Ask's usage
+	var used Usage // the default summariser's request, counted in the Ask's usage
 	if sum == nil {
 		// Its requests are priced as the agent's own: they count in /cost,
 		// the totals and max_cost, manual or not.
@@ -136,10 +136,7 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 		return res, err
 	}
 	if tr != nil {
-		tr.Usage.InputTokens += used.InputTokens
-		tr.Usage.OutputTokens += used.OutputTokens
-		tr.Usage.CacheReadTokens += used.CacheReadTokens
-		tr.Usage.CacheWriteTokens += used.CacheWriteTokens
+		tr.Usage.Add(used)
 	}
 	if res.Summarized == 0 {
 		return res, nil
@@ -174,17 +171,14 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 // passes the response to priced.
 type usageModel struct {
 	llm.Model
-	u      *llm.Usage
+	u      *Usage
 	priced func(*llm.Response)
 }
 
 func (m usageModel) Stream(ctx context.Context, req *llm.Request, on func(llm.Event)) (*llm.Response, error) {
 	resp, err := m.Model.Stream(ctx, req, on)
 	if err == nil {
-		m.u.InputTokens += resp.Usage.InputTokens
-		m.u.OutputTokens += resp.Usage.OutputTokens
-		m.u.CacheReadTokens += resp.Usage.CacheReadTokens
-		m.u.CacheWriteTokens += resp.Usage.CacheWriteTokens
+		m.u.Add(Usage(resp.Usage))
 		m.priced(resp)
 	}
 	return resp, err

@@ -81,10 +81,7 @@ func (a *Agent) AddCosts(c Costs) {
 	}
 	for m, v := range c.Models {
 		mu := a.costs.Models[m]
-		mu.InputTokens += v.InputTokens
-		mu.OutputTokens += v.OutputTokens
-		mu.CacheReadTokens += v.CacheReadTokens
-		mu.CacheWriteTokens += v.CacheWriteTokens
+		mu.Usage.Add(v.Usage)
 		mu.Requests += v.Requests
 		mu.CostUSD += v.CostUSD
 		mu.Unpriced = mu.Unpriced || v.Unpriced
@@ -97,8 +94,7 @@ func (a *Agent) AddCosts(c Costs) {
 // accountSample counts a sampling request the agent's model answered
 // (beside an Ask: in the running one's transcript, if any).
 func (a *Agent) accountSample(resp *llm.Response) {
-	u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
-		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens}
+	u := Usage(resp.Usage)
 	model, usd, known := a.price(a.cfg.Model.Name(), resp, u)
 	a.account(model, u, usd, known)
 }
@@ -110,17 +106,13 @@ func (a *Agent) price(asked string, resp *llm.Response, u Usage) (model string, 
 	if resp.Model != "" {
 		model = resp.Model
 	}
-	usd, known = a.cfg.Prices.Of(model, cost.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens})
+	usd, known = a.cfg.Prices.Of(model, cost.Usage(u))
 	return model, usd, known
 }
 
 func addModelUsage(m map[string]ModelUsage, model string, u Usage, usd float64, known bool) {
 	mu := m[model]
-	mu.InputTokens += u.InputTokens
-	mu.OutputTokens += u.OutputTokens
-	mu.CacheReadTokens += u.CacheReadTokens
-	mu.CacheWriteTokens += u.CacheWriteTokens
+	mu.Usage.Add(u)
 	mu.Requests++
 	mu.CostUSD += usd
 	mu.Unpriced = mu.Unpriced || !known

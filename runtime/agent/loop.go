@@ -173,16 +173,12 @@ func (a *Agent) turn(ctx context.Context, turn int, tr *Transcript, text *string
 	if a.cfg.AfterModel != nil {
 		a.cfg.AfterModel(ctx, resp)
 	}
-	u := Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
-		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens}
+	u := Usage(resp.Usage)
 	model, usd, known := a.price(tr.Model, resp, u)
 	a.trace(costAttrs(trace.Event{Kind: trace.ModelResponse, Span: mspan, Parent: span, Method: tr.Model, Count: turn, Duration: d,
 		Input: u.InputTokens, Output: u.OutputTokens, Message: fmt.Sprintf("%s, %d+%d tokens", resp.StopReason, u.InputTokens, u.OutputTokens)}, usd, known))
 	a.lastInput = u.InputTokens
-	tr.Usage.InputTokens += u.InputTokens
-	tr.Usage.OutputTokens += u.OutputTokens
-	tr.Usage.CacheReadTokens += u.CacheReadTokens
-	tr.Usage.CacheWriteTokens += u.CacheWriteTokens
+	tr.Usage.Add(u)
 	a.account(model, u, usd, known)
 	spent, bound, over := a.overBound()
 

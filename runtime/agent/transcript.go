@@ -62,6 +62,14 @@ type Usage struct {
 // Total is input plus output.
 func (u Usage) Total() int { return u.InputTokens + u.OutputTokens }
 
+// Add adds v's counts to u's.
+func (u *Usage) Add(v Usage) {
+	u.InputTokens += v.InputTokens
+	u.OutputTokens += v.OutputTokens
+	u.CacheReadTokens += v.CacheReadTokens
+	u.CacheWriteTokens += v.CacheWriteTokens
+}
+
 // Turn is one model call.
 type Turn struct {
 	Turn       int           `json:"turn"`

@@ -362,7 +362,7 @@ func ResultOf(tr *ragent.Transcript, text string, err error, took time.Duration,
 		r.TotalCostUSD, r.CostUnknown = tr.CostUSD, tr.Unpriced
 		for m, mu := range tr.ModelUsage {
 			// Claude Code's shape: inputTokens is the uncached part.
-			r.ModelUsage[m] = ModelUsage{InputTokens: max(0, mu.InputTokens-mu.CacheReadTokens-mu.CacheWriteTokens), OutputTokens: mu.OutputTokens,
+			r.ModelUsage[m] = ModelUsage{InputTokens: uncached(mu.Usage), OutputTokens: mu.OutputTokens,
 				CacheReadInputTokens: mu.CacheReadTokens, CacheCreationInputTokens: mu.CacheWriteTokens, CostUSD: mu.CostUSD,
 				ContextWindow: windowOf(tr, m)}
 		}

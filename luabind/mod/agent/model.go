@@ -66,8 +66,7 @@ func requestJSON(r *llm.Request) json.RawMessage {
 
 func (r *respJSON) response() *llm.Response {
 	out := &llm.Response{StopReason: r.StopReason,
-		Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
-			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens}}
+		Usage: llm.Usage(r.Usage)}
 	out.Message.Role = llm.RoleAssistant
 	if r.Text != "" {
 		out.Message.Parts = []llm.Part{llm.Text(r.Text)}
@@ -319,8 +318,7 @@ func respOut(r *llm.Response) json.RawMessage {
 		}
 	}
 	out := map[string]any{"text": text.String(), "stop_reason": r.StopReason,
-		"usage": ragent.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
-			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens}}
+		"usage": ragent.Usage(r.Usage)}
 	calls := []ragent.ToolCall{}
 	for _, tc := range r.Message.ToolCalls {
 		calls = append(calls, ragent.ToolCall(tc))
