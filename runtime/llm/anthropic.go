@@ -336,7 +336,7 @@ func (m *anthropicModel) request(req *Request) (*anRequest, error) {
 		}
 	}
 	for _, t := range stableTools(req.Tools) {
-		schema, err := anthropicSchema(m.name, t)
+		schema, err := anthropicSchemas.of(t.Schema, func() (json.RawMessage, error) { return anthropicSchema(m.name, t) })
 		if err != nil {
 			return nil, err
 		}

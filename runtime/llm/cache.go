@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Prompt caching. The providers cache a request's prefix: Anthropic up to
@@ -74,3 +76,30 @@ func markCache(p *anRequest) {
 		}
 	}
 }
+
+// schemaMemo keeps tool schemas already made canonical, by their bytes as
+// the hub gave them: the same tools go out with every request, and
+// canonicalising one is a decode and an encode each time. A bounded
+// number is kept (a server that changes its schemas at every listing
+// costs the work again, not memory).
+type schemaMemo struct {
+	m sync.Map // string(schema) -> json.RawMessage
+	n atomic.Int32
+}
+
+const maxMemoSchemas = 4096
+
+func (s *schemaMemo) of(raw json.RawMessage, build func() (json.RawMessage, error)) (json.RawMessage, error) {
+	if v, ok := s.m.Load(string(raw)); ok {
+		return v.(json.RawMessage), nil
+	}
+	out, err := build()
+	if err == nil && s.n.Load() < maxMemoSchemas {
+		if _, had := s.m.LoadOrStore(string(raw), out); !had {
+			s.n.Add(1)
+		}
+	}
+	return out, err
+}
+
+var anthropicSchemas, openaiSchemas schemaMemo

@@ -30,3 +30,19 @@ func FuzzCanonicalJSON(f *testing.F) {
 		}
 	})
 }
+
+// A schema is made canonical once: later requests reuse the bytes.
+func TestSchemaMemo(t *testing.T) {
+	var memo schemaMemo
+	builds := 0
+	build := func() (json.RawMessage, error) { builds++; return canonicalJSON(json.RawMessage(`{"b":1,"a":2}`)), nil }
+	for range 3 {
+		got, err := memo.of(json.RawMessage(`{"b":1,"a":2}`), build)
+		if err != nil || string(got) != `{"a":2,"b":1}` {
+			t.Fatalf("%s %v", got, err)
+		}
+	}
+	if builds != 1 {
+		t.Fatalf("built %d times, want 1", builds)
+	}
+}

@@ -374,7 +374,7 @@ func (m *openaiModel) request(req *Request) (*oaRequest, error) {
 		}
 	}
 	for _, t := range stableTools(req.Tools) {
-		schema, err := objectSchema(m.name, t)
+		schema, err := openaiSchemas.of(t.Schema, func() (json.RawMessage, error) { return objectSchema(m.name, t) })
 		if err != nil {
 			return nil, err
 		}
