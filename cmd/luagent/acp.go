@@ -28,6 +28,7 @@ import (
 	"github.com/luagent/luagent/runtime/project"
 	"github.com/luagent/luagent/runtime/secret"
 	"github.com/luagent/luagent/runtime/session"
+	"github.com/luagent/luagent/runtime/sessionid"
 	"github.com/luagent/luagent/runtime/visible"
 )
 
@@ -320,7 +321,7 @@ func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string,
 			return nil, err
 		}
 		a.warn("this session is not saved: " + sessionMsg(err))
-		s.id = "unsaved-" + newACPID()
+		s.id = "unsaved-" + sessionid.New()
 	} else {
 		s.w, s.id = w, w.ID()
 	}
@@ -545,4 +546,3 @@ func (s *acpSession) abs(path string) string {
 	return filepath.Join(s.cwd, path)
 }
 
-func newACPID() string { return fmt.Sprintf("%d", time.Now().UnixNano()) }

@@ -120,17 +120,16 @@ func (s *acpSession) runCommand(ctx context.Context, raw json.RawMessage) (ragen
 		return ragent.Result{}, err
 	}
 	term := acp.TerminalRequest{SessionID: s.id, TerminalID: created.TerminalID}
-	// Released whatever happens, on a context of its own: the turn's may
-	// be cancelled.
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Released whatever happens; killed and released on a context of
+	// their own, as the turn's may be cancelled.
+	call := func(method string) {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		s.a.srv.Call(rctx, acp.MethodTerminalRelease, term, nil)
-	}()
+		s.a.srv.Call(cctx, method, term, nil)
+	}
+	defer call(acp.MethodTerminalRelease)
 	if ctx.Err() != nil { // cancelled while the editor created it
-		kctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		s.a.srv.Call(kctx, acp.MethodTerminalKill, term, nil)
-		cancel()
+		call(acp.MethodTerminalKill)
 		return ragent.Result{}, context.Cause(ctx)
 	}
 	if id := ragent.CallID(ctx); id != "" {
@@ -145,9 +144,7 @@ func (s *acpSession) runCommand(ctx context.Context, raw json.RawMessage) (ragen
 	var exit acp.TerminalExitStatus
 	if err := s.a.srv.Call(ctx, acp.MethodTerminalWait, term, &exit); err != nil {
 		if ctx.Err() != nil {
-			kctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			s.a.srv.Call(kctx, acp.MethodTerminalKill, term, nil)
-			cancel()
+			call(acp.MethodTerminalKill)
 		}
 		return ragent.Result{}, err
 	}
