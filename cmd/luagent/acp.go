@@ -545,4 +545,3 @@ func (s *acpSession) abs(path string) string {
 	}
 	return filepath.Join(s.cwd, path)
 }
-
