@@ -47,19 +47,15 @@ func askSlash(a *askOptions, prompt string, stderr io.Writer) (string, int, bool
 	if strings.HasPrefix(prompt, "//") {
 		return prompt[1:], 0, true
 	}
-	first, args, _ := strings.Cut(prompt, " ")
-	if i := strings.IndexAny(first, "\n\t"); i >= 0 {
-		first, args = first[:i], prompt[i+1:]
-	}
-	m := slashName().FindStringSubmatch(first)
-	if m == nil {
+	name, first, args, ok := slashCall(prompt)
+	if !ok {
 		return prompt, 0, true
 	}
 	set := cmdfile.LoadCommands(fileOptions())
 	for _, p := range set.Problems {
 		fmt.Fprintln(stderr, "luagent: "+visible.Text(p))
 	}
-	c := set.Find(m[1])
+	c := set.Find(name)
 	if c == nil || c.Lua {
 		for _, n := range set.Notes { // an untrusted project's .lua files
 			fmt.Fprintln(stderr, "luagent: "+visible.Text(n))
@@ -69,12 +65,12 @@ func askSlash(a *askOptions, prompt string, stderr io.Writer) (string, int, bool
 		if _, err := os.Stat(first); err == nil {
 			return prompt, 0, true // a path: the prompt is about it
 		}
-		fmt.Fprintf(stderr, "luagent: unknown command /%s: %s; a prompt starting with / is written //...\n", visible.Text(m[1]), commandsHint(set))
+		fmt.Fprintf(stderr, "luagent: unknown command /%s: %s; a prompt starting with / is written //...\n", visible.Text(name), commandsHint(set))
 		return "", host.ExitUsage, false
 	}
 	out, err := cmdlua.Prompt(context.Background(), c, args)
 	if err != nil {
-		fmt.Fprintf(stderr, "luagent: /%s: %s\n", m[1], visible.Text(errText(err)))
+		fmt.Fprintf(stderr, "luagent: /%s: %s\n", name, visible.Text(errText(err)))
 		return "", host.ExitError, false
 	}
 	if spec := cmdfile.ModelSpec(c.Model); spec != "" && a.model == "" {
@@ -123,14 +119,32 @@ func fileAgents(stderr io.Writer, shown func(string) string) []*cmdfile.Agent {
 // run and do not apply to one message); any other text as it is, an
 // unknown /word included.
 func slashPrompt(ctx context.Context, text string) (string, error) {
-	first, args, _ := strings.Cut(strings.TrimLeft(text, " "), " ")
-	m := slashName().FindStringSubmatch(first)
-	if m == nil {
+	trimmed := strings.TrimLeft(text, " ")
+	if strings.HasPrefix(trimmed, "//") {
+		return trimmed[1:], nil // the slash doubled, as in ask
+	}
+	name, _, args, ok := slashCall(trimmed)
+	if !ok {
 		return text, nil
 	}
-	c := cmdfile.LoadCommands(fileOptions()).Find(m[1])
+	c := cmdfile.LoadCommands(fileOptions()).Find(name)
 	if c == nil {
 		return text, nil
 	}
 	return cmdlua.Prompt(ctx, c, args)
+}
+
+// slashCall splits "/NAME args" (the name's word ends at a space, tab or
+// newline): the command's name, the first word as written, the rest; ok
+// is false when the prompt is no command call.
+func slashCall(prompt string) (name, first, args string, ok bool) {
+	first, args, _ = strings.Cut(prompt, " ")
+	if i := strings.IndexAny(first, "\n\t"); i >= 0 {
+		first, args = first[:i], prompt[i+1:]
+	}
+	m := slashName().FindStringSubmatch(first)
+	if m == nil {
+		return "", "", "", false
+	}
+	return m[1], first, args, true
 }

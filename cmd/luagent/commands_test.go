@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,4 +178,15 @@ func TestTTYChatFileCommandTab(t *testing.T) {
 	m = tt.wait(m, "mock: Review x.go now", "> ")
 	tt.send("/quit\r")
 	tt.exited()
+}
+
+// A stream-json or ACP message treats a doubled slash as ask does: the
+// text with one slash, never a command.
+func TestSlashPromptDoubledSlash(t *testing.T) {
+	if got, err := slashPrompt(context.Background(), "//review is a word"); err != nil || got != "/review is a word" {
+		t.Fatalf("%q %v", got, err)
+	}
+	if name, first, args, ok := slashCall("/review\nthe body"); !ok || name != "review" || first != "/review" || args != "the body" {
+		t.Fatalf("%q %q %q %v", name, first, args, ok)
+	}
 }
