@@ -1,6 +1,7 @@
 package cmdfile
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/permission"
@@ -265,8 +267,9 @@ func walk(dir, source string, deep bool, problems *[]string) []file {
 	return out
 }
 
+// errorsIsNotExist: no such folder, or a file where a folder was expected.
 func errorsIsNotExist(err error) bool {
-	return os.IsNotExist(err) || strings.Contains(err.Error(), "not a directory")
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 func readFile(p string) ([]byte, error) {

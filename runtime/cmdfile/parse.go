@@ -271,7 +271,7 @@ func ModelSpec(m string) string {
 		return m
 	case strings.HasPrefix(m, "claude-"):
 		return "anthropic:" + m
-	case strings.HasPrefix(m, "gpt-") || regexp.MustCompile(`^o[1-9]`).MatchString(m):
+	case strings.HasPrefix(m, "gpt-") || len(m) > 1 && m[0] == 'o' && '1' <= m[1] && m[1] <= '9':
 		return "openai:" + m
 	}
 	return m
