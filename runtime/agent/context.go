@@ -105,7 +105,7 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 	if a.cfg.Model == nil && a.cfg.Summarize == nil {
 		return compact.Result{}, errs.New(errs.Invalid, "agent", "the agent has no model to summarise with")
 	}
-	if older, _ := compact.Split(a.messages, a.keepTurns()); len(older) == 0 {
+	if older, _ := compact.Split(a.messages, compact.KeepOf(a.cfg.KeepTurns)); len(older) == 0 {
 		return compact.Result{}, nil
 	}
 	if ok, why, _ := a.PreCompact(ctx, trigger, focus); !ok {
@@ -182,13 +182,6 @@ func (m usageModel) Stream(ctx context.Context, req *llm.Request, on func(llm.Ev
 		m.priced(resp)
 	}
 	return resp, err
-}
-
-func (a *Agent) keepTurns() int {
-	if a.cfg.KeepTurns == 0 {
-		return compact.DefaultKeepTurns
-	}
-	return a.cfg.KeepTurns
 }
 
 // Compactions is how many times the conversation was compacted.

@@ -179,6 +179,15 @@ type Options struct {
 	Pinned []string
 }
 
+// KeepOf is the number of last user turns Options.KeepTurns keeps (0:
+// DefaultKeepTurns).
+func KeepOf(n int) int {
+	if n == 0 {
+		return DefaultKeepTurns
+	}
+	return n
+}
+
 // Result says what a compaction did.
 type Result struct {
 	Summarized int // messages replaced by the summary
@@ -196,11 +205,7 @@ func Compact(ctx context.Context, msgs []llm.Message, o Options) ([]llm.Message,
 	if o.Summarize == nil {
 		return msgs, Result{}, errs.New(errs.Invalid, "compact", "no summariser")
 	}
-	keep := o.KeepTurns
-	if keep == 0 {
-		keep = DefaultKeepTurns
-	}
-	older, kept := Split(msgs, keep)
+	older, kept := Split(msgs, KeepOf(o.KeepTurns))
 	if len(older) == 0 {
 		return msgs, Result{}, nil
 	}
