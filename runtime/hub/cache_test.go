@@ -18,6 +18,7 @@ import (
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/privfile"
 	"github.com/luagent/luagent/runtime/servercache"
 	"github.com/luagent/luagent/runtime/testkit"
 	"github.com/luagent/luagent/runtime/transport"
@@ -188,6 +189,7 @@ func TestCacheChangedContract(t *testing.T) {
 	if r, err := h.Call(ctx, "c__echo", json.RawMessage(`{"message":"x","loud":true}`), CallOptions{}); err != nil || r.Text() != "x" {
 		t.Fatalf("after rediscovery: %v %v", r, err)
 	}
+	h.Close() // the cache is saved after Ready; Close waits for it
 	e, _, ok := servercache.Load(dir, servercache.Key(cfg))
 	if !ok || e.Server.Version != "2.0.0" || len(e.Tools) != 2 || len(e.Prompts) != 1 || len(e.Resources) != 1 {
 		t.Fatalf("cache after the change: %+v %v", e.Server, ok)
@@ -272,6 +274,7 @@ func TestCacheCorrupt(t *testing.T) {
 	if st := h.Status()[0]; st.Status != Ready {
 		t.Fatalf("WaitListed returned with c %s: a corrupt cache must be waited for", st.Status)
 	}
+	h.Close() // the cache is saved after Ready; Close waits for it
 	if _, _, ok := servercache.Load(dir, servercache.Key(cfg)); !ok {
 		t.Fatal("the corrupt file was not replaced")
 	}
@@ -339,5 +342,89 @@ func TestCloseKillsNeverStarted(t *testing.T) {
 	h.Close()
 	if d := time.Since(start); d >= transport.DefaultShutdownGrace {
 		t.Fatalf("Close took %v: the never-started server got the grace (%v)", d, transport.DefaultShutdownGrace)
+	}
+}
+
+// A server is Ready without waiting for its cache to be written: while
+// another run holds the cache file's lock, the start ends, and the save
+// waits for the lock after it; Close waits for the save.
+func TestCacheSavedAfterReady(t *testing.T) {
+	old := saveWait
+	saveWait = time.Minute
+	t.Cleanup(func() { saveWait = old })
+	dir := t.TempDir()
+	cfg := cachedServer(t, "c", "/dev/null", "a")
+	unlock, err := privfile.Lock(context.Background(), filepath.Join(dir, servercache.Key(cfg)+".json.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New([]*catalog.Server{cfg}, Options{CacheDir: dir})
+	h.Start()
+	h.Wait(ctx60(t))
+	if st := h.Status()[0]; st.Status != Ready {
+		t.Fatalf("with the cache locked: %s %v", st.Status, st.Err)
+	}
+	if _, _, ok := servercache.Load(dir, servercache.Key(cfg)); ok {
+		t.Fatal("a cache was written while another run held its lock")
+	}
+	unlock()
+	h.Close()
+	if _, tools, ok := servercache.Load(dir, servercache.Key(cfg)); !ok || len(tools) != 3 {
+		t.Fatalf("after the lock was let go and Close: cache %v, %d tools", ok, len(tools))
+	}
+}
+
+// A server that lists what its cache holds leaves the file as it is (no
+// write, no fsync at every start); one that changed replaces it.
+func TestCacheUnchangedNotRewritten(t *testing.T) {
+	dir := t.TempDir()
+	cfg := cachedServer(t, "c", "/dev/null", "a")
+	warm(t, dir, cfg)
+	path := filepath.Join(dir, servercache.Key(cfg)+".json")
+	inode := func() uint64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	first := inode()
+	warm(t, dir, cfg)
+	if inode() != first {
+		t.Error("an unchanged server's cache was written again")
+	}
+	warm(t, dir, cachedServer(t, "c", "/dev/null", "b"))
+	if inode() == first {
+		t.Error("a changed server's cache was not replaced")
+	}
+	if e, tools, _ := servercache.Load(dir, servercache.Key(cfg)); e.Server.Version != "2.0.0" || len(tools) != 2 {
+		t.Errorf("after the change: version %q, %d tools", e.Server.Version, len(tools))
+	}
+}
+
+// BenchmarkStartReadyCached: from Start to Ready for one Lua server with
+// tools, prompts and a resource, its cache warm (Close not timed): what a
+// call to its tool waits for.
+func BenchmarkStartReadyCached(b *testing.B) {
+	dir := b.TempDir()
+	cfg := cachedServer(b, "c", "/dev/null", "a")
+	h := New([]*catalog.Server{cfg}, Options{CacheDir: dir})
+	h.Start()
+	h.Wait(context.Background())
+	h.Close()
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h := New([]*catalog.Server{cfg}, Options{CacheDir: dir})
+		h.Start()
+		if err := h.Wait(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if st := h.Status()[0]; st.Status != Ready {
+			b.Fatalf("%s %v", st.Status, st.Err)
+		}
+		h.Close()
+		b.StartTimer()
 	}
 }

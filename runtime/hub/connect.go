@@ -78,24 +78,49 @@ func (h *Hub) primeLocked(s *server) bool {
 	return true
 }
 
-// saveCache keeps a server's fresh list for its next start (best effort:
-// a cache that cannot be written is logged and the run goes on).
-func (h *Hub) saveCache(ctx context.Context, cfg *catalog.Server, c *mcp.Client, tools []mcp.Tool) {
+// saveWait bounds a cache save: its prompt and resource lists, the wait
+// for the file's lock and the write. Close waits for saves in progress.
+var saveWait = 2 * time.Second // a test lengthens it
+
+// saveCacheLater keeps a server's fresh list for its next start, after
+// the server is Ready and off the start's path: listing its prompts and
+// resources, the file's lock and its fsync cost the turn nothing. prev is
+// what its cache held (nil: none); a server that listed just that leaves
+// the file as it is. Called with h.mu held, before Close can wait.
+func (h *Hub) saveCacheLater(cfg *catalog.Server, c *mcp.Client, tools []mcp.Tool, prev *servercache.Entry) {
 	if h.opts.CacheDir == "" {
 		return
 	}
+	h.saves.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), saveWait)
+		defer cancel()
+		if err := h.saveCache(ctx, cfg, c, tools, prev); err != nil && h.opts.Logf != nil {
+			h.opts.Logf("hub: %s: %v", cfg.Name, err)
+		}
+	})
+}
+
+// saveCache writes a server's entry unless it is prev's. A list that
+// fails (the server went away, Close closed it) saves nothing: a partial
+// entry would hide the prompts or resources of the last good one.
+func (h *Hub) saveCache(ctx context.Context, cfg *catalog.Server, c *mcp.Client, tools []mcp.Tool, prev *servercache.Entry) error {
 	info := c.Info()
 	e := servercache.Entry{Server: info.ServerInfo, Instructions: info.Instructions, Tools: make([]json.RawMessage, 0, len(tools))}
-	// Its prompts and resources too, when it declares them (a list that
-	// fails is left out: the cache is an optimisation).
+	var err error
 	if info.Capabilities.Prompts != nil {
 		e.HasPrompts = true
-		e.Prompts, _ = c.Prompts(ctx)
+		if e.Prompts, err = c.Prompts(ctx); err != nil {
+			return nil
+		}
 	}
 	if info.Capabilities.Resources != nil {
 		e.HasResources = true
-		e.Resources, _ = c.Resources(ctx)
-		e.Templates, _ = c.Templates(ctx)
+		if e.Resources, err = c.Resources(ctx); err != nil {
+			return nil
+		}
+		if e.Templates, err = c.Templates(ctx); err != nil {
+			return nil
+		}
 	}
 	for _, t := range tools {
 		raw := t.Raw
@@ -104,9 +129,10 @@ func (h *Hub) saveCache(ctx context.Context, cfg *catalog.Server, c *mcp.Client,
 		}
 		e.Tools = append(e.Tools, raw)
 	}
-	if err := servercache.Save(h.opts.CacheDir, servercache.Key(cfg), e); err != nil && h.opts.Logf != nil {
-		h.opts.Logf("hub: %s: %v", cfg.Name, err)
+	if prev != nil && e.Same(prev) {
+		return nil
 	}
+	return servercache.Save(ctx, h.opts.CacheDir, servercache.Key(cfg), e)
 }
 
 // connect starts one server, negotiates and lists its tools.
@@ -139,10 +165,6 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	if err != nil && ctx.Err() != nil && errs.KindOf(err) != errs.Auth {
 		err = startupTimeoutError(cfg, step, err)
 	}
-	if err == nil {
-		h.saveCache(ctx, cfg, c, tools)
-	}
-
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if s.gen != gen || h.closed {
@@ -173,6 +195,7 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 		return
 	}
 	s.client, s.skills = c, sk
+	h.saveCacheLater(cfg, c, tools, s.cachedLists)
 	if s.cached {
 		s.removed = nil
 		for _, t := range s.tools {

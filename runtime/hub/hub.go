@@ -150,6 +150,9 @@ type Hub struct {
 	// bg counts the starts in progress and the closes of clients let go:
 	// Close waits for them, so no server outlives the hub.
 	bg sync.WaitGroup
+	// saves counts the cache saves in progress (saveCacheLater): Close
+	// waits for them before it closes their servers' clients.
+	saves sync.WaitGroup
 }
 
 // server is one entry's live side (fields under Hub.mu).
@@ -349,6 +352,7 @@ func (h *Hub) Close() error {
 	subs := h.subs
 	h.subs = map[*subscriber]bool{}
 	h.mu.Unlock()
+	h.saves.Wait() // bounded by saveWait
 	for _, c := range clients {
 		h.bg.Go(func() { c.Close() })
 	}

@@ -17,6 +17,7 @@
 package servercache
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -115,13 +116,24 @@ func Load(dir, key string) (e Entry, tools []mcp.Tool, ok bool) {
 	return e, tools, true
 }
 
-// lockWait bounds the wait for another run writing the same file: the
-// cache is an optimisation, not worth holding an exit for.
-const lockWait = 2 * time.Second
+// Same reports whether e and o hold the same lists, name, version and
+// instructions (when they were saved, and the format, aside): a server
+// that listed what its cache holds needs no new file.
+func (e *Entry) Same(o *Entry) bool {
+	raws := func(a, b []json.RawMessage) bool {
+		return slices.EqualFunc(a, b, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
+	}
+	return e.Server == o.Server && e.Instructions == o.Instructions &&
+		e.HasPrompts == o.HasPrompts && e.HasResources == o.HasResources &&
+		raws(e.Tools, o.Tools) && raws(e.Prompts, o.Prompts) &&
+		raws(e.Resources, o.Resources) && raws(e.Templates, o.Templates)
+}
 
 // Save replaces a server's entry (folder 0700, file 0600, atomic rename
-// under the file's lock). e.Format and e.Saved are set here.
-func Save(dir, key string, e Entry) error {
+// under the file's lock). e.Format and e.Saved are set here. The wait for
+// another run writing the same file ends with ctx: give it a deadline (the
+// cache is an optimisation, not worth holding an exit for).
+func Save(ctx context.Context, dir, key string, e Entry) error {
 	e.Format, e.Saved = Format, time.Now().UTC()
 	if e.Tools == nil {
 		e.Tools = []json.RawMessage{}
@@ -134,8 +146,6 @@ func Save(dir, key string, e Entry) error {
 		return errs.Errorf(errs.Invalid, "servercache", "making the tool cache folder %s: %v", dir, privfile.PathErr(err))
 	}
 	path := filepath.Join(dir, key+".json")
-	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
-	defer cancel()
 	unlock, err := privfile.Lock(ctx, path+".lock")
 	if err != nil {
 		return errs.Errorf(errs.Invalid, "servercache", "locking the tool cache %s: %v", path, privfile.PathErr(err))

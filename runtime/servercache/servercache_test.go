@@ -1,6 +1,7 @@
 package servercache
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/mcp"
+	"github.com/luagent/luagent/runtime/privfile"
 )
 
 func entry(n int) Entry {
@@ -25,7 +27,7 @@ func TestSaveLoad(t *testing.T) {
 	if _, _, ok := Load(dir, "k"); ok {
 		t.Fatal("a missing file is a cache")
 	}
-	if err := Save(dir, "k", entry(3)); err != nil {
+	if err := Save(context.Background(), dir, "k", entry(3)); err != nil {
 		t.Fatal(err)
 	}
 	e, _, ok := Load(dir, "k")
@@ -70,7 +72,7 @@ func TestCorrupt(t *testing.T) {
 				t.Fatalf("a corrupt file is a cache: %+v", e)
 			}
 			// and a save replaces it
-			if err := Save(dir, "k", entry(1)); err != nil {
+			if err := Save(context.Background(), dir, "k", entry(1)); err != nil {
 				t.Fatal(err)
 			}
 			if _, _, ok := Load(dir, "k"); !ok {
@@ -88,7 +90,7 @@ func TestConcurrent(t *testing.T) {
 	for w := range 4 {
 		wg.Go(func() {
 			for range 10 {
-				if err := Save(dir, "k", entry(w+1)); err != nil {
+				if err := Save(context.Background(), dir, "k", entry(w+1)); err != nil {
 					t.Error(err)
 					return
 				}
@@ -156,4 +158,47 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Same ignores when an entry was saved and its format, nothing else.
+func TestSame(t *testing.T) {
+	a, b := entry(2), entry(2)
+	b.Saved, b.Format = b.Saved.Add(1), Format
+	if !a.Same(&b) {
+		t.Fatal("entries that differ only in Saved and Format differ")
+	}
+	for name, change := range map[string]func(e *Entry){
+		"a tool":        func(e *Entry) { e.Tools[1] = json.RawMessage(`{"name":"t1"}`) },
+		"one tool more": func(e *Entry) { e.Tools = append(e.Tools, e.Tools[0]) },
+		"version":       func(e *Entry) { e.Server.Version = "1.1" },
+		"instructions":  func(e *Entry) { e.Instructions = "" },
+		"prompts":       func(e *Entry) { e.HasPrompts, e.Prompts = true, []json.RawMessage{json.RawMessage(`{"name":"p"}`)} },
+		"a resource":    func(e *Entry) { e.Resources = []json.RawMessage{json.RawMessage(`{}`)} },
+		"a template":    func(e *Entry) { e.Templates = []json.RawMessage{json.RawMessage(`{}`)} },
+		"resources":     func(e *Entry) { e.HasResources = true },
+	} {
+		c := entry(2)
+		change(&c)
+		if a.Same(&c) || c.Same(&a) {
+			t.Errorf("%s changed, and the entries are the same", name)
+		}
+	}
+}
+
+// Save's wait for the lock ends with its context.
+func TestSaveLockEndsWithContext(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := privfile.Lock(context.Background(), filepath.Join(dir, "k.json.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Save(ctx, dir, "k", entry(1)); err == nil {
+		t.Fatal("saved while another holds the lock")
+	}
+	if _, _, ok := Load(dir, "k"); ok {
+		t.Fatal("a file was written without the lock")
+	}
 }
