@@ -23,6 +23,7 @@ import (
 	"github.com/luagent/luagent/runtime/chat"
 	"github.com/luagent/luagent/runtime/cmdfile"
 	"github.com/luagent/luagent/runtime/errs"
+	"github.com/luagent/luagent/runtime/llm"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/permission"
 	"github.com/luagent/luagent/runtime/project"
@@ -216,27 +217,28 @@ func (a *acpAgent) allowAlways(ctx context.Context, c ragent.Call) {
 // Authenticate checks that the model's key is in the environment: the
 // one method is the environment, which only a restart changes.
 func (a *acpAgent) Authenticate(ctx context.Context, methodID string) error {
-	if v := missingKey(a.spec, os.Getenv); v != "" {
-		return errs.Errorf(errs.Auth, "authenticate", "%s is not set: add it to the agent server's env in the editor's settings and restart the agent", v)
+	if err := keyProblem(a.spec, os.LookupEnv); err != nil {
+		return errs.Errorf(errs.Auth, "authenticate", "%s in the agent server's env (the editor's settings), then restart the agent", a.shown(err.Error()))
 	}
 	return nil
 }
 
-// missingKey is the environment variable the model spec needs and does
-// not have ("" when it needs none, or has it).
-func missingKey(spec string, getenv func(string) string) string {
-	provider, _, _ := strings.Cut(spec, ":")
-	v := map[string]string{"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}[provider]
-	if v == "" || getenv(v) != "" {
-		return ""
+// keyProblem is the auth error the model spec would meet at its first
+// request, resolved as the providers resolve it (the catalog's models
+// with their apiKeyEnv and baseUrl, the provider's own variables); nil
+// when it has its key, needs none, or is the agent file's ("").
+func keyProblem(spec string, lookup func(string) (string, bool)) error {
+	if spec == "" {
+		return nil
 	}
-	if provider == "openai" && getenv("OPENAI_BASE_URL") != "" {
-		return "" // a compatible server may need no key
+	models, _, err := host.CatalogModels(host.Home())
+	if err != nil {
+		return nil // the catalog's own error is told where it is read
 	}
-	if provider == "anthropic" && getenv("ANTHROPIC_BASE_URL") != "" {
-		return ""
+	if _, err := llm.New(spec, llm.Config{Models: models, Lookup: lookup}); errs.KindOf(err) == errs.Auth {
+		return err
 	}
-	return v
+	return nil
 }
 
 func (a *acpAgent) NewSession(ctx context.Context, req acp.NewSessionRequest) (acp.Session, error) {
@@ -268,8 +270,8 @@ func (a *acpAgent) LoadSession(ctx context.Context, req acp.LoadSessionRequest, 
 
 // open makes a session's agent: new, or going on with prior.
 func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string, servers []acp.MCPServer) (*acpSession, error) {
-	if v := missingKey(a.spec, os.Getenv); v != "" {
-		return nil, errs.Errorf(errs.Auth, "session", "the model %s needs %s: set it in the agent server's env and restart the agent", a.spec, v)
+	if err := keyProblem(a.spec, os.LookupEnv); err != nil {
+		return nil, errs.Errorf(errs.Auth, "session", "%s in the agent server's env (the editor's settings), then restart the agent", a.shown(err.Error()))
 	}
 	s := &acpSession{a: a, cwd: cwd}
 	s.mode.Store(acpModeDefault)

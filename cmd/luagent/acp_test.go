@@ -758,3 +758,36 @@ func TestACPClientMCPServerThatFails(t *testing.T) {
 		t.Errorf("stderr says nothing of it:\n%s", p.errw.String())
 	}
 }
+
+// A configured model's key is looked for where the configuration says
+// (apiKeyEnv), not under the provider's usual variable: missing, session/new
+// and authenticate name it; present, both go through with the provider's
+// own variable unset.
+func TestACPAuthConfiguredKeyVar(t *testing.T) {
+	home := t.TempDir()
+	cfg := map[string]any{"models": map[string]any{"work": map[string]any{"provider": "openai", "model": "gpt-4.1-mini", "apiKeyEnv": "WORK_OPENAI_KEY"}}}
+	data, _ := json.Marshal(cfg)
+	if err := os.WriteFile(filepath.Join(home, "config.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startACPEnv(t, home, []string{"WORK_OPENAI_KEY="}, "--model", "work")
+	p.initialize(map[string]any{})
+	m, _ := p.response(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}}))
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32000) || !strings.Contains(e["message"].(string), "WORK_OPENAI_KEY") {
+		t.Errorf("session/new without the configured key: %v", m)
+	}
+	m, _ = p.response(p.request("authenticate", map[string]any{"methodId": "env-api-key"}))
+	if e, _ := m["error"].(map[string]any); e == nil || !strings.Contains(fmt.Sprint(e["message"]), "WORK_OPENAI_KEY") {
+		t.Errorf("authenticate without the configured key: %v", m)
+	}
+
+	p = startACPEnv(t, home, []string{"WORK_OPENAI_KEY=sk-work-test"}, "--model", "work")
+	p.initialize(map[string]any{})
+	if m, _ := p.response(p.request("authenticate", map[string]any{"methodId": "env-api-key"})); m["error"] != nil {
+		t.Errorf("authenticate with the configured key set: %v", m)
+	}
+	m, _ = p.response(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}}))
+	if m["error"] != nil {
+		t.Errorf("session/new with the configured key set: %v", m)
+	}
+}
