@@ -11,6 +11,7 @@ import (
 
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/jsonrpc"
+	"github.com/luagent/luagent/runtime/transport"
 )
 
 // Handler is what the sessions do: luagent's agent (cmd/luagent).
@@ -98,11 +99,16 @@ func NewServer(h Handler, o Options) *Server {
 // then cancels the running turns, waits for them, and closes the
 // sessions.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	st := &stdioStream{r: NewReader(in, s.o.MaxLine), w: out}
-	if c, ok := in.(io.Closer); ok {
-		st.c = c
+	max := s.o.MaxLine
+	if max <= 0 {
+		max = DefaultMaxLine
 	}
-	s.conn = jsonrpc.NewIdleConn(st, jsonrpc.Options{
+	// The MCP server's stdio stream: a write never waits for a client
+	// that stops reading (the reader goes on, a cancel still arrives);
+	// output held for one is bounded.
+	st := transport.NewStdio(in, out, max)
+	st.OnJunk(s.junk)
+	s.conn = jsonrpc.NewIdleConn(lines{st}, jsonrpc.Options{
 		Name:         "acp client",
 		Request:      s.request,
 		Notification: s.notification,
@@ -131,6 +137,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	s.sessions = map[string]*sessionState{}
 	s.mu.Unlock()
+	st.Close() // what the turns and requests answered last goes out first
 	if err := s.conn.Err(); err != nil && err != io.EOF && ctx.Err() == nil {
 		return err
 	}
@@ -567,6 +574,10 @@ func (s *Server) notification(m *jsonrpc.Message) {
 // invalid answers a line that is JSON but not a JSON-RPC message:
 // invalid request, with its id when it has one that can be read.
 func (s *Server) invalid(line []byte, err error) {
+	if !json.Valid(line) {
+		s.conn.Reply(jsonrpc.ID{}, nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: the line is not JSON (one JSON-RPC message a line)"})
+		return
+	}
 	var env struct {
 		ID     json.RawMessage `json:"id"`
 		Method any             `json:"method"`

@@ -294,3 +294,35 @@ func FuzzServer(f *testing.F) {
 		}
 	})
 }
+
+// A client that stops reading the agent's output does not stop the agent
+// reading its input: lines that each get a reply (parse errors here) are
+// all read, and the request after them reaches its handler.
+func TestClientNotReadingDoesNotBlockTheReader(t *testing.T) {
+	block := make(chan struct{})
+	h := (&blockingAgent{block: block}).init()
+	srv := NewServer(h, Options{AuthMethods: []AuthMethod{{ID: "x", Name: "x"}}})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe() // nobody reads outR until the end
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(context.Background(), inR, outW) }()
+	go func() {
+		for range 50 {
+			io.WriteString(inW, "not json\n")
+		}
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"authenticate","params":{"methodId":"x"}}`+"\n")
+	}()
+	select {
+	case <-h.started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the request after 50 junk lines never reached its handler: the reader waits for a client that does not read")
+	}
+	close(block)
+	outR.Close() // the client goes away: the held output fails, Serve ends
+	inW.Close()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve did not end after its client went away")
+	}
+}
