@@ -754,7 +754,8 @@ func TestACPClientMCPServerThatFails(t *testing.T) {
 	if sid, _ := r["sessionId"].(string); sid == "" {
 		t.Fatalf("no session: %v", r)
 	}
-	if !strings.Contains(p.errw.String(), "the editor's MCP server broken did not start") {
+	// stderr is another pipe than the answer's: wait for the line there.
+	if !p.errw.waitFor("the editor's MCP server broken did not start") {
 		t.Errorf("stderr says nothing of it:\n%s", p.errw.String())
 	}
 }
