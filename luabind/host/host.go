@@ -25,6 +25,7 @@ import (
 	"github.com/luagent/luagent/luabind/preload"
 	"github.com/luagent/luagent/luabind/sched"
 	"github.com/luagent/luagent/luabind/vm"
+	"github.com/luagent/luagent/runtime/approval"
 	"github.com/luagent/luagent/runtime/catalog"
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hooks"
@@ -168,6 +169,35 @@ func CatalogHooks(home string) hooks.Config {
 	return hs
 }
 
+// CatalogRules returns the permission rules of the user's config.json
+// and of the project's .luagent/config.json (its allow rules in a trusted
+// folder only), the rules every agent is decided by; nil when there are
+// none. A catalog that does not load has none (the commands that read it
+// say why); rules that do not parse are an error: an agent must not run
+// without the deny rules its user wrote.
+func CatalogRules(home string) (approval.Rules, error) {
+	if home == "" {
+		return nil, nil
+	}
+	c, err := loadCatalog(home)
+	if err != nil {
+		return nil, nil
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, errs.Errorf(errs.Invalid, "permissions", "cannot tell the working folder, so not its project's rules: %v", err)
+	}
+	s, err := project.NewSetup(home, cwd, c, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.Rules()
+	if err != nil || r.Len() == 0 {
+		return nil, err
+	}
+	return r, nil
+}
+
 // Home returns luagent's folder: $LUAGENT_HOME, else ~/.luagent.
 func Home() string {
 	if h := os.Getenv("LUAGENT_HOME"); h != "" {
@@ -270,6 +300,7 @@ func (h *Host) preloadAgent() {
 		ToolSearch:     func() (string, int) { return CatalogToolSearch(cfg.Home) },
 		FallbackModels: func() []string { return CatalogFallbackModels(cfg.Home) },
 		Hooks:          func() hooks.Config { return CatalogHooks(cfg.Home) },
+		Rules:          func() (approval.Rules, error) { return CatalogRules(cfg.Home) },
 		ContextWindow: func(spec string) int { // models.NAME.contextWindow, else a known model's
 			models, _, _ := CatalogModels(cfg.Home)
 			return llm.WindowOf(spec, models)

@@ -8,5 +8,9 @@ import "github.com/luagent/luagent/runtime/approval"
 // run.
 func (a *Agent) SetRules(r approval.Rules) { a.approver.SetRules(r) }
 
+// HostRules are the rules SetRules gave (nil: none): an agent made afresh
+// from this one's Config (a served agent's call) is decided by them too.
+func (a *Agent) HostRules() approval.Rules { return a.approver.HostRules() }
+
 // Rule is the permission rule that matched a call (Call.Rule).
 type Rule = approval.Rule

@@ -49,6 +49,14 @@ func (a *Approver) SetRules(r Rules) {
 	a.host.Store(&rulesBox{r})
 }
 
+// HostRules are the rules SetRules gave (nil: none).
+func (a *Approver) HostRules() Rules {
+	if b := a.host.Load(); b != nil {
+		return b.r
+	}
+	return nil
+}
+
 // Match is the rule a call matches (nil: none): of the agent's own rules
 // and the host's, a deny wins over an allow, an allow over an ask.
 func (a *Approver) Match(c Call) *Rule {

@@ -67,6 +67,11 @@ type Config struct {
 	// Hooks returns the command hooks every agent runs (the catalog's
 	// "hooks"; nil: none), read when an agent is made.
 	Hooks func() hooks.Config
+	// Rules returns the permission rules every agent is decided by (the
+	// user's config.json and the project's; nil: none), read when an
+	// agent is made. ask, chat and acp replace them with their own set
+	// (the same files, and the command line's --allow and --deny).
+	Rules func() (approval.Rules, error)
 	// ContextWindow is the window of an agent.new without context_window,
 	// by its model's name (a spec or a configured name): the host's
 	// --context-window, else the catalog's models.NAME.contextWindow, else
@@ -250,8 +255,17 @@ func (m *module) newAgent(L *lua.LState) int {
 	if n <= 0 {
 		n = DefaultMaxConcurrent
 	}
+	var rules approval.Rules
+	if m.cfg.Rules != nil {
+		if rules, err = m.cfg.Rules(); err != nil {
+			fail(err)
+		}
+	}
 	la.cfg, la.slots = cfg, make(chan struct{}, n)
 	la.a = ragent.New(cfg)
+	if rules != nil {
+		la.a.SetRules(rules)
+	}
 	if cfg.Hub != nil {
 		// The hub's servers with "sampling": true sample through this
 		// agent's model and policy (the agent made last), unless the hub

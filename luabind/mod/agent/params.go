@@ -200,7 +200,9 @@ func (m *module) askFresh(L *lua.LState) sched.Start {
 			if onEvent != nil {
 				cfg.OnEvent = func(e ragent.Event) { m.deliver(ctx, onEvent, e) }
 			}
-			text, tr, err := ragent.New(cfg).Ask(ctx, prompt)
+			fresh := ragent.New(cfg)
+			fresh.SetRules(la.a.HostRules()) // config.json's deny rules hold for a served call too
+			text, tr, err := fresh.Ask(ctx, prompt)
 			done(askCompletion(text, tr, err))
 		}()
 	}
