@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"sort"
 
 	"github.com/luagent/luagent/runtime/cost"
@@ -216,7 +215,7 @@ func (a *Agent) checkCostBound(model string) error {
 }
 
 func costReached(total, bound float64) error {
-	return errs.Errorf(errs.Limit, "agent", "the cost bound is reached: %s spent of max_cost $%g; raise it (--max-cost USD, max_cost) to go on", fmt.Sprintf("$%.4f", total), bound)
+	return errs.Errorf(errs.Limit, "agent", "the cost bound is reached: %s spent of max_cost $%g; raise it (--max-cost USD, max_cost) to go on", cost.Format(total, true), bound)
 }
 
 // costAttrs puts a response's cost on its trace event (left off when

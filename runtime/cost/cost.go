@@ -160,8 +160,8 @@ func (t *Table) Of(model string, u Usage) (usd float64, known bool) {
 	return p.Of(u), true
 }
 
-// Format shows an amount of USD for people: "$0.0123", or "unknown" when
-// it is not known.
+// Format shows an amount of USD for people: "$0.0123", "<$0.0001" for
+// a fraction of that, or "unknown" when it is not known.
 func Format(usd float64, known bool) string {
 	if !known {
 		return "unknown"
@@ -169,6 +169,8 @@ func Format(usd float64, known bool) string {
 	switch {
 	case usd == 0:
 		return "$0"
+	case usd < 0.00005: // "$0.0000" would read as nothing spent
+		return "<$0.0001"
 	case usd < 1:
 		return fmt.Sprintf("$%.4f", usd)
 	}

@@ -76,7 +76,8 @@ func TestFormat(t *testing.T) {
 		usd   float64
 		known bool
 		want  string
-	}{{0, false, "unknown"}, {0, true, "$0"}, {0.00123, true, "$0.0012"}, {1.5, true, "$1.50"}} {
+	}{{0, false, "unknown"}, {0, true, "$0"}, {0.00123, true, "$0.0012"}, {1.5, true, "$1.50"},
+		{0.00003, true, "<$0.0001"}, {0.00005, true, "$0.0001"}, {-0.0, true, "$0"}} {
 		if got := Format(tc.usd, tc.known); got != tc.want {
 			t.Errorf("Format(%v,%v) = %q, want %q", tc.usd, tc.known, got, tc.want)
 		}
