@@ -18,8 +18,9 @@ type SearchOptions struct {
 }
 
 // Search ranks the catalog's tools against query with BM25 (k1 = 1.2,
-// b = 0.75) over their names, titles, descriptions and argument names,
-// the name weighing most. Words are split at non-letters and at
+// b = 0.75) over their names, titles, descriptions, argument names and
+// their server's name ("github issue" finds github's issue tools), the
+// tool's name weighing most. Words are split at non-letters and at
 // snake_case and camelCase boundaries, lowercased, a plural s dropped:
 // "readFile" finds read_file, "files" finds "file". The index is kept per
 // server and rebuilt only for the server whose tools changed. Ties go to
@@ -138,9 +139,12 @@ const (
 	weightTitle = 2
 	weightArg   = 1.5
 	weightDesc  = 1
+	// weightServer: the server's name is a word of each of its tools,
+	// as one of the description.
+	weightServer = 1
 )
 
-func newShard(tools []mcp.Tool) *shard {
+func newShard(server string, tools []mcp.Tool) *shard {
 	sh := &shard{postings: map[string][]posting{}, lens: make([]float32, len(tools))}
 	tf := map[string]float32{}
 	for i, t := range tools {
@@ -158,6 +162,7 @@ func newShard(tools []mcp.Tool) *shard {
 			add(t.Annotations.Title, weightTitle)
 		}
 		add(t.Description, weightDesc)
+		add(server, weightServer)
 		for _, a := range argNames(t.InputSchema) {
 			add(a, weightArg)
 		}

@@ -117,3 +117,18 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 }
+
+// A server's name is a word of its tools: "gitlab issue" finds gitlab's
+// issue tool first, though github's reads the same and sorts first.
+func TestSearchServerName(t *testing.T) {
+	h := listed(map[string][]mcp.Tool{
+		"github": {tool("create_issue", "Open a new issue", "title")},
+		"gitlab": {tool("create_issue", "Open a new issue", "title")},
+		"fs":     {tool("read_file", "Read a file", "path")},
+	}, "github", "gitlab", "fs")
+	for q, want := range map[string]string{"gitlab issue": "gitlab__create_issue", "github issue": "github__create_issue", "gitlab": "gitlab__create_issue"} {
+		if got, _ := h.Search(q, SearchOptions{}); len(got) == 0 || got[0].Name != want {
+			t.Errorf("search %q: %v, want %s first", q, names(got), want)
+		}
+	}
+}

@@ -79,7 +79,7 @@ func (s *server) setTools(tools []mcp.Tool) {
 	for i, t := range s.tools {
 		s.hashes[i] = schemaHash(t)
 	}
-	s.index = newShard(s.tools)
+	s.index = newShard(s.cfg.Name, s.tools)
 	s.state.Tools = len(s.tools)
 }
 
