@@ -153,12 +153,7 @@ func (m *wireModel) failure(ctx context.Context, err error) error {
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		e = errs.New(errs.Cancelled, m.name, "cancelled")
 	case errors.As(err, &e):
-		var st *httpStatus
-		errors.As(e, &st) // kept: a fallback reports the status it met
 		e = &errs.Error{Kind: e.Kind, Op: m.name, Msg: e.Msg}
-		if st != nil {
-			e.Err = st
-		}
 	case errors.As(err, &ne) && ne.Timeout():
 		// the HTTP client's own timeout (Config.HTTPClient)
 		e = errs.New(errs.Timeout, m.name, "no answer in time: "+err.Error())
@@ -219,25 +214,7 @@ func (m *wireModel) httpError(status int, body []byte) *errs.Error {
 	if k == errs.Auth && m.keyVar != "" {
 		text += " (check " + m.keyVar + ")"
 	}
-	e := errs.New(k, m.name, m.scrub(text))
-	e.Err = &httpStatus{status}
-	return e
-}
-
-// httpStatus is the HTTP status an error came with (the cause of an
-// httpError's *errs.Error), for StatusOf.
-type httpStatus struct{ code int }
-
-func (s *httpStatus) Error() string { return "HTTP status " + strconv.Itoa(s.code) }
-
-// StatusOf is the HTTP status a model's error came with, 0 when none (a
-// stream error event, a broken stream, a timeout).
-func StatusOf(err error) int {
-	var st *httpStatus
-	if errors.As(err, &st) {
-		return st.code
-	}
-	return 0
+	return errs.New(k, m.name, m.scrub(text))
 }
 
 // ctxError is the typed error of an ended context.

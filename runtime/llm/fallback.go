@@ -66,7 +66,23 @@ func (f *fallback) Stream(ctx context.Context, req *Request, on func(Event)) (*R
 		if errors.As(err, &e) {
 			msg = e.Msg
 		}
-		observe(ctx, Notice{Type: NoticeFallback, Model: m.Name(), Kind: errs.KindOf(err), Status: StatusOf(err), Message: msg, To: f.models[i+1].Name()})
+		observe(ctx, Notice{Type: NoticeFallback, Model: m.Name(), Kind: errs.KindOf(err), Status: statusOf(msg), Message: msg, To: f.models[i+1].Name()})
 	}
 	panic("unreachable")
+}
+
+// statusOf reads the HTTP status an error's message begins with
+// ("529: Overloaded", "429 Too Many Requests: ..."), 0 when none.
+func statusOf(msg string) int {
+	if len(msg) >= 4 && (msg[3] == ' ' || msg[3] == ':') {
+		n := 0
+		for _, c := range msg[:3] {
+			if c < '0' || c > '9' {
+				return 0
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	return 0
 }
