@@ -571,8 +571,10 @@ func (s *Server) notification(m *jsonrpc.Message) {
 	}
 }
 
-// invalid answers a line that is JSON but not a JSON-RPC message:
-// invalid request, with its id when it has one that can be read.
+// invalid answers a line that begins as a JSON object but is no message:
+// not JSON at all is a parse error (null id); JSON but not a JSON-RPC
+// message an invalid request, with its id when it has one that can be
+// read.
 func (s *Server) invalid(line []byte, err error) {
 	if !json.Valid(line) {
 		s.conn.Reply(jsonrpc.ID{}, nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "Parse error: the line is not JSON (one JSON-RPC message a line)"})
