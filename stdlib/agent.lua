@@ -712,7 +712,10 @@ function M.file_agents(list, model, warn)
     if not ok then
       local msg = type(a) == "table" and (a.message or tostring(a)) or tostring(a)
       msg = msg:find(d.path, 1, true) and msg or (d.path .. ": " .. msg)
-      if warn then warn(msg .. " (the other agent files still load)") else error(a, 0) end
+      -- On the main agent's model, a missing key is the main agent's too:
+      -- the run says so once, and the file is left out without a line.
+      local mains = not d.lua and d.model == nil and type(a) == "table" and a.kind == "auth"
+      if warn and not mains then warn(msg .. " (the other agent files still load)") elseif not warn then error(a, 0) end
     elseif taken[slug(a.name or d.name)] then
       if warn then warn(d.path .. ": another agent file is named " .. slug(a.name or d.name) .. "; rename one") end
     else

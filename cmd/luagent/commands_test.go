@@ -190,3 +190,22 @@ func TestSlashPromptDoubledSlash(t *testing.T) {
 		t.Fatalf("%q %q %q %v", name, first, args, ok)
 	}
 }
+
+// An agent file on the main agent's model says nothing of a missing key:
+// the run says it once. One with a model of its own whose key is missing
+// is named, and the run goes on without it.
+func TestAgentFileMissingKeyToldOnce(t *testing.T) {
+	home := t.TempDir()
+	repo := permRepo(t, "")
+	writeFile(t, repo, ".luagent/agents/helper.md", "---\nname: helper\ndescription: Helps\nmodel: inherit\n---\nYou help.\n")
+	env := []string{"LUAGENT_HOME=" + home, "OPENAI_API_KEY=", "ANTHROPIC_API_KEY="}
+	r := luagentIn(t, repo, "", env, "ask", "--model", "openai:gpt-4.1-mini", "hi")
+	if r.code == 0 || strings.Count(r.stderr, "OPENAI_API_KEY") != 1 || strings.Contains(r.stderr, "helper.md") {
+		t.Errorf("inherited model without its key: exit %d\n%s", r.code, r.stderr)
+	}
+	writeFile(t, repo, ".luagent/agents/other.md", "---\nname: other\ndescription: Elsewhere\nmodel: anthropic:claude-haiku-4-5\n---\nYou help.\n")
+	r = luagentIn(t, repo, "", env, "ask", "--model", "mock", "hi")
+	if r.code != 0 || !strings.Contains(r.stderr, "other.md") || !strings.Contains(r.stderr, "ANTHROPIC_API_KEY") || strings.Contains(r.stderr, "helper.md") {
+		t.Errorf("a model of its own without its key: exit %d\n%s", r.code, r.stderr)
+	}
+}
