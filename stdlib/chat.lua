@@ -90,7 +90,8 @@ function M.build(o)
   if o.own_hub then
     -- --server: only those are spawned. cache: a server with a cached
     -- tool list is not waited for (the first model request goes at once).
-    h = mcp.hub{ start = o.servers, cache = true, on_elicit = o.elicit }
+    -- dir: an ACP session's folder, for the servers without a cwd.
+    h = mcp.hub{ start = o.servers, cache = true, on_elicit = o.elicit, dir = o.dir }
     if o.warn then warn_failures(h, o.warn) end
   end
   local subs = o.subagents and agent.file_agents(o.subagents, o.model, o.warn) or nil

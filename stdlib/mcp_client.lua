@@ -495,6 +495,8 @@ end
 -- (Home/cache/servers/) while it starts: the hub's own wait skips those
 -- servers, a call to one of their tools waits for its server alone, and
 -- "startup": "lazy" entries with a cache start at their first call.
+-- dir = FOLDER runs the servers whose entry has no cwd there, and is the
+-- root of those with "roots": true (default: the working folder).
 function M.hub(t)
   if t ~= nil and type(t) ~= "table" then
     argerror(1, "'mcp.hub'", "options must be a table ({path = ...} or {servers = {...}})", 2)
@@ -509,6 +511,10 @@ function M.hub(t)
   end
   if type(rawget(t, "wait")) == "boolean" then o.Wait = t.wait end
   if rawget(t, "cache") == true then o.Cache = true end
+  if rawget(t, "dir") ~= nil then
+    if type(t.dir) ~= "string" or t.dir == "" then argerror(1, "'mcp.hub'", "dir must be a folder's path (a string)", 2) end
+    o.Dir = t.dir
+  end
   if type(rawget(t, "on_elicit")) == "function" then o.OnElicit = t.on_elicit end
   if type(rawget(t, "on_sample")) == "function" then o.OnSample = t.on_sample end
   return C.hub(o)

@@ -25,6 +25,7 @@ import (
 	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/hub"
 	"github.com/luagent/luagent/runtime/llm"
+	"github.com/luagent/luagent/runtime/memory"
 	"github.com/luagent/luagent/runtime/permission"
 	"github.com/luagent/luagent/runtime/project"
 	"github.com/luagent/luagent/runtime/secret"
@@ -119,7 +120,6 @@ func runACP(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 	if !ok {
 		return code
 	}
-	base, _ := perms.Rules() // checked by permissionSetup
 	mask := secret.NewMasker(secrets())
 	shown := func(s string) string { return visible.Text(mask.String(s)) }
 	warn := func(msg string) { fmt.Fprintln(stderr, "luagent: "+shown(msg)) }
@@ -132,10 +132,6 @@ func runACP(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 		}
 		spec = s
 	}
-	mem := projectMemory(cfg, false)
-	for _, n := range mem.Notes() {
-		warn(n)
-	}
 	return h.RunGo(context.Background(), func(ctx context.Context) int {
 		lu := chatlua.NewLua(h.Loop, h.LoadAgentFile)
 		if a.agent != "" {
@@ -144,9 +140,8 @@ func runACP(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 				return host.ExitError
 			}
 		}
-		ag := &acpAgent{opts: a, lu: lu, spec: spec, store: store, perms: perms, warn: warn, shown: shown,
-			memory: mem.Prompt(), subagents: fileAgents(stderr, shown)}
-		ag.rules.Store(base)
+		ag := &acpAgent{opts: a, cfg: cfg, lu: lu, spec: spec, store: store, perms: perms, warn: warn, shown: shown,
+			subagents: fileAgents(stderr, shown)}
 		ag.srv = acp.NewServer(ag, acp.Options{
 			Info: acp.Implementation{Name: "luagent", Title: "luagent", Version: version},
 			Capabilities: acp.AgentCapabilities{LoadSession: true,
@@ -169,27 +164,26 @@ type acpAgent struct {
 	lu        *chatlua.Lua
 	spec      string // the model ("" : the agent file's)
 	store     *session.Store
-	perms     *project.Setup
+	cfg       *catalog.Config
+	perms     *project.Setup // the user's config.json, where "always allow" is saved
 	warn      func(string)
 	shown     func(string) string
-	memory    string
 	subagents []*cmdfile.Agent
 	srv       *acp.Server
 
-	// rules are the permission rules, "always allow" answers added as
-	// they come (permission.Rules is not changed once handed out: each
+	// allowed are the "always allow" answers of this run, for every
+	// session (permission.Rules is not changed once handed out: each
 	// answer makes a new set).
-	rules   atomic.Pointer[permission.Rules]
-	rulesMu sync.Mutex
-	buildMu sync.Mutex // one agent built at a time (one Lua)
+	allowed   atomic.Pointer[permission.Rules]
+	allowedMu sync.Mutex
+	buildMu   sync.Mutex // one agent built at a time (one Lua)
 }
 
-// Match makes acpAgent the agents' approval.Rules.
-func (a *acpAgent) Match(c approval.Call) (approval.Rule, bool) {
-	if r := a.rules.Load(); r != nil {
-		return r.Match(c)
-	}
-	return approval.Rule{}, false
+// Match makes a session its agent's approval.Rules: the user's rules and
+// those of the project the session's folder is in, and this run's
+// "always allow" answers.
+func (s *acpSession) Match(c approval.Call) (approval.Rule, bool) {
+	return permission.Join(s.rules, s.a.allowed.Load()).Match(c)
 }
 
 // allowAlways adds and saves an allow rule for c's tool.
@@ -200,9 +194,9 @@ func (a *acpAgent) allowAlways(ctx context.Context, c ragent.Call) {
 		a.warn("cannot make an allow rule for " + pattern + ": " + err.Error())
 		return
 	}
-	a.rulesMu.Lock()
-	a.rules.Store(permission.Join(a.rules.Load(), add))
-	a.rulesMu.Unlock()
+	a.allowedMu.Lock()
+	a.allowed.Store(permission.Join(a.allowed.Load(), add))
+	a.allowedMu.Unlock()
 	file, note, err := a.perms.SaveAllow(ctx, project.SaveUser, pattern)
 	if err != nil {
 		a.warn("allow " + pattern + " holds for this run, but it could not be saved: " + err.Error())
@@ -275,8 +269,25 @@ func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string,
 	}
 	s := &acpSession{a: a, cwd: cwd}
 	s.mode.Store(acpModeDefault)
-	bo := chat.BuildOptions{Name: "acp", AgentFile: a.opts.agent, Model: a.spec, OwnHub: true, Warn: a.warn,
-		Memory: a.memory, Elicit: s.elicit}
+	// The session's folder, not luagent's, decides the project: its
+	// rules (allow rules in a trusted folder only), its memory, and where
+	// the catalog's servers run.
+	setup, err := project.NewSetup(host.Home(), cwd, a.cfg, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if s.rules, err = setup.Rules(); err != nil {
+		return nil, err
+	}
+	if line := setup.Ignored(); line != "" {
+		a.warn(line)
+	}
+	mem := memory.Load(memory.Options{Dir: cwd, Home: host.Home(), Names: a.cfg.MemoryFiles})
+	for _, n := range mem.Notes() {
+		a.warn(n)
+	}
+	bo := chat.BuildOptions{Name: "acp", AgentFile: a.opts.agent, Model: a.spec, OwnHub: true, Dir: cwd, Warn: a.warn,
+		Memory: mem.Prompt(), Elicit: s.elicit}
 	if prior != nil && a.opts.model == "" && prior.LastModel() != "" && a.opts.agent == "" {
 		bo.Model = prior.LastModel()
 	}
@@ -288,7 +299,7 @@ func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string,
 		return nil, err
 	}
 	ra := ag.Agent()
-	ra.SetRules(a)
+	ra.SetRules(s)
 	ra.SetAsk(s.ask)
 	ra.AddTools(s.clientTools()...)
 	if len(servers) > 0 {
@@ -357,14 +368,15 @@ func acpCatalogServers(list []acp.MCPServer) []*catalog.Server {
 
 // acpSession is one ACP session: its agent and saved session.
 type acpSession struct {
-	a    *acpAgent
-	id   string
-	cwd  string
-	ag   chat.Agent
-	w    *session.Writer
-	mode atomic.Value // string
-	asks atomic.Int64 // ids for questions without a tool call (sampling, elicitation)
-	ids  acp.IDs      // the tool calls' ids, unique in the session
+	a     *acpAgent
+	id    string
+	cwd   string
+	rules *permission.Rules // the user's and the session's project's
+	ag    chat.Agent
+	w     *session.Writer
+	mode  atomic.Value // string
+	asks  atomic.Int64 // ids for questions without a tool call (sampling, elicitation)
+	ids   acp.IDs      // the tool calls' ids, unique in the session
 }
 
 func (s *acpSession) ID() string { return s.id }

@@ -792,3 +792,57 @@ func TestACPAuthConfiguredKeyVar(t *testing.T) {
 		t.Errorf("session/new with the configured key set: %v", m)
 	}
 }
+
+// A session's folder, not luagent's, is its project: the catalog's
+// servers run there, its AGENTS.md reaches the model, and its project
+// file's rules decide the calls; another session in another folder has
+// none of them.
+func TestACPSessionFolderIsTheProject(t *testing.T) {
+	home := t.TempDir()
+	srv := writeFile(t, home, "srv.lua", askServer)
+	pwds := t.TempDir()
+	cfg := map[string]any{"version": 1, "mcpServers": map[string]any{"srv": map[string]any{"command": "sh",
+		"args": []string{"-c", `pwd -P >> "$0/pwd"; exec "$1" serve "$2" "$0/notes"`, pwds, bin, srv}}}}
+	b, _ := json.Marshal(cfg)
+	writeFile(t, home, "config.json", string(b))
+	proj, other := t.TempDir(), t.TempDir()
+	writeFile(t, proj, "AGENTS.md", "PROJECT-MEMORY-MARKER: be brief.\n")
+	writeFile(t, proj, ".luagent/config.json", `{"permissions": {"deny": ["srv__echo"]}}`)
+	log := &wireLog{}
+	ep := openAIEndpoint(t, log)
+	p := startACPEnv(t, home, openAIEnv(home, ep.URL, "sk-acp-test"), "--model", "openai:gpt-4.1-mini")
+	p.initialize(map[string]any{})
+
+	_, before := p.result(p.prompt(p.newSession(proj), "please echo hi"))
+	if us := updates(before); !strings.Contains(kinds(us), "tool_call_update:failed") || !strings.Contains(fmt.Sprint(us), "denied by the rule srv__echo") {
+		t.Errorf("the project's deny rule: %s\n%v", kinds(us), us)
+	}
+	log.mu.Lock()
+	first := strings.Join(log.bodies, "\n")
+	n := len(log.bodies)
+	log.mu.Unlock()
+	if !strings.Contains(first, "PROJECT-MEMORY-MARKER") {
+		t.Error("the session folder's AGENTS.md did not reach the model")
+	}
+
+	_, before = p.result(p.prompt(p.newSession(other), "please echo hi"))
+	if us := updates(before); !strings.Contains(kinds(us), "tool_call_update:completed") {
+		t.Errorf("another folder, no rule: %s\n%v", kinds(us), us)
+	}
+	log.mu.Lock()
+	second := strings.Join(log.bodies[n:], "\n")
+	log.mu.Unlock()
+	if strings.Contains(second, "PROJECT-MEMORY-MARKER") {
+		t.Error("another folder's session got the first folder's AGENTS.md")
+	}
+
+	pb, _ := os.ReadFile(filepath.Join(pwds, "pwd"))
+	want := []string{}
+	for _, d := range []string{proj, other} {
+		d, _ = filepath.EvalSymlinks(d)
+		want = append(want, d)
+	}
+	if got := strings.Fields(string(pb)); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("the catalog's server ran in %q, want %q", got, want)
+	}
+}

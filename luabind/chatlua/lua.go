@@ -103,6 +103,9 @@ func (l *Lua) Build(ctx context.Context, o chat.BuildOptions) (chat.Agent, error
 		if o.OwnHub {
 			t.RawSetString("own_hub", lua.LTrue)
 		}
+		if o.Dir != "" {
+			t.RawSetString("dir", lua.LString(o.Dir))
+		}
 		if o.Warn != nil {
 			warn := o.Warn
 			t.RawSetString("warn", L.NewFunction(func(L *lua.LState) int {

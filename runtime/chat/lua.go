@@ -55,7 +55,10 @@ type BuildOptions struct {
 	// waits for (ask), each failure passed to Warn; otherwise it shares
 	// the default hub, started in the background (chat).
 	OwnHub bool
-	Warn   func(msg string)
+	// Dir is the folder the own hub's servers run in when their entry
+	// names none (an ACP session's cwd; "": the working folder).
+	Dir  string
+	Warn func(msg string)
 	// Elicit answers the servers' elicitation requests (nil: the hub
 	// does not offer elicitation). It runs on its own goroutine.
 	Elicit func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)

@@ -55,7 +55,7 @@ func (h *Hub) loadCacheLocked(s *server) bool {
 	if h.opts.CacheDir == "" {
 		return false
 	}
-	e, tools, ok := servercache.Load(h.opts.CacheDir, servercache.Key(s.cfg))
+	e, tools, ok := servercache.Load(h.opts.CacheDir, h.cacheKey(s.cfg))
 	if !ok {
 		return false
 	}
@@ -132,7 +132,7 @@ func (h *Hub) saveCache(ctx context.Context, cfg *catalog.Server, c *mcp.Client,
 	if prev != nil && e.Same(prev) {
 		return nil
 	}
-	return servercache.Save(ctx, h.opts.CacheDir, servercache.Key(cfg), e)
+	return servercache.Save(ctx, h.opts.CacheDir, h.cacheKey(cfg), e)
 }
 
 // connect starts one server, negotiates and lists its tools.
@@ -358,7 +358,7 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 		if err != nil {
 			return o, err
 		}
-		o.Command = transport.Command{Path: cfg.Command, Args: cfg.Args, Dir: cfg.Cwd, Env: env, Secrets: envSecrets(env),
+		o.Command = transport.Command{Path: cfg.Command, Args: cfg.Args, Dir: h.dirOf(cfg), Env: env, Secrets: envSecrets(env),
 			Inherit: transport.Inherit{Minimal: cfg.InheritEnv.Minimal, Names: inheritNames(cfg.InheritEnv)}}
 	}
 	if len(cfg.Headers) > 0 {
@@ -420,6 +420,26 @@ func (h *Hub) clientOptions(cfg *catalog.Server, stderr *ring, interactive bool)
 	return o, nil
 }
 
+// dirOf is the folder an entry's server runs in: its own cwd, else
+// Options.Dir ("": luagent's working folder).
+func (h *Hub) dirOf(cfg *catalog.Server) string {
+	if cfg.Cwd != "" {
+		return cfg.Cwd
+	}
+	return h.opts.Dir
+}
+
+// cacheKey is an entry's tool-cache key, with the folder it runs in (a
+// server started in another folder may list other tools).
+func (h *Hub) cacheKey(cfg *catalog.Server) string {
+	if cfg.Cwd == "" && h.opts.Dir != "" {
+		c := *cfg
+		c.Cwd = h.opts.Dir
+		cfg = &c
+	}
+	return servercache.Key(cfg)
+}
+
 // roots answers an entry's roots/list: the folders of its "roots" list;
 // for "roots": true, Options.Roots when set, else the working folder.
 func (h *Hub) roots(cfg *catalog.Server) func(context.Context) ([]mcp.Root, error) {
@@ -428,7 +448,10 @@ func (h *Hub) roots(cfg *catalog.Server) func(context.Context) ([]mcp.Root, erro
 		return func(ctx context.Context) ([]mcp.Root, error) { return h.opts.Roots(ctx, name) }
 	}
 	return func(context.Context) ([]mcp.Root, error) {
-		wd, err := os.Getwd()
+		wd, err := h.opts.Dir, error(nil)
+		if wd == "" {
+			wd, err = os.Getwd()
+		}
 		if err != nil {
 			return nil, errs.Errorf(errs.NotFound, "roots/list", "server %q asked for its roots, the working folder, which is gone (%v): start luagent in an existing folder", name, err)
 		}

@@ -119,6 +119,11 @@ type Options struct {
 	// Logf, if set, receives a line per status change.
 	Logf func(format string, args ...any)
 
+	// Dir is the folder the servers whose entry sets no cwd run in, and
+	// the root of those with "roots": true ("": luagent's working folder):
+	// an ACP session's cwd.
+	Dir string
+
 	// CacheDir, if set, keeps each server's tool list from its last
 	// successful start (runtime/servercache; servercache.Dir(home)). A
 	// server starting with a cache offers its cached tools at once: Tools

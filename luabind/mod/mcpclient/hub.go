@@ -45,6 +45,7 @@ type hubOptions struct {
 	Servers, Wait      lua.LValue
 	Start              lua.LValue
 	Cache              bool
+	Dir                string // the servers' folder (hub.Options.Dir)
 	OnElicit, OnSample lua.LValue
 }
 
@@ -87,7 +88,7 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 	}
 	hb := &luaHub{m: m, path: o.Path, conns: map[string]*conn{}}
 	start, all := names(o.Start)
-	ho := hub.Options{Trace: m.cfg.Trace, Params: catalog.Params{}, OnStderr: m.cfg.Log}
+	ho := hub.Options{Trace: m.cfg.Trace, Params: catalog.Params{}, OnStderr: m.cfg.Log, Dir: o.Dir}
 	for k, v := range o.Params {
 		ho.Params[k] = v
 	}
