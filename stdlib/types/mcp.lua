@@ -330,6 +330,7 @@ function Conn:close() end
 ---@field wait? boolean return after the servers settled (default: the catalog's mcpInitStrategy; scripts wait, the REPL does not)
 ---@field start? string[] start only these servers (default: every enabled one); the others are not spawned until hub:start names them
 ---@field cache? boolean offer each server's tools from the cache of its last successful start while it starts (Home/cache/servers/): wait skips those servers, a call to one of their tools waits for its server alone; "startup": "lazy" entries with a cache start at their first call (agents' and ask's hubs use it)
+---@field dir? string the folder the servers whose entry has no cwd run in, and the root of those with "roots": true (default: the working folder)
 ---@field on_elicit? fun(params: table, server: string, tag: any): table answers every server's elicitation requests (server: the one asking; tag: the a:ask_fresh run's tag that caused it, when known)
 ---@field on_sample? fun(params: table, server: string, tag: any): table answers every server's sampling requests (server: the one asking; tag: as for on_elicit)
 
