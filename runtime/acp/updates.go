@@ -232,8 +232,11 @@ type Turn struct {
 	// stop is the last model response's stop reason.
 	stop string
 	end  ragent.EndReason
-	// calls are the tool calls announced (run_lua's inner calls too).
-	calls map[string]bool
+	// calls are the tool calls announced (run_lua's inner calls too);
+	// denied those refused, whose failed update is sent at the refusal
+	// (their end, which follows, adds nothing).
+	calls  map[string]bool
+	denied map[string]bool
 }
 
 // Event handles one agent event.
@@ -260,13 +263,17 @@ func (t *Turn) Event(e ragent.Event) {
 			return // not a tool call of this turn's (a server's sampling request)
 		}
 		if e.Decision == ragent.Deny {
+			if t.denied == nil {
+				t.denied = map[string]bool{}
+			}
+			t.denied[e.Call.ID] = true
 			t.Update(Update{SessionUpdate: UpdateToolCallUpd, ToolCall: &ToolCall{ToolCallID: t.IDs.Of(e.Call.ID), Status: StatusFailed,
 				Content: textContent("denied: " + e.Reason)}})
 			return
 		}
 		t.Update(Update{SessionUpdate: UpdateToolCallUpd, ToolCall: &ToolCall{ToolCallID: t.IDs.Of(e.Call.ID), Status: StatusInProgress}})
 	case ragent.EventToolEnd:
-		if e.Call == nil {
+		if e.Call == nil || t.denied[e.Call.ID] {
 			return
 		}
 		kind := UpdateToolCallUpd

@@ -205,3 +205,27 @@ func TestIDs(t *testing.T) {
 		t.Error("nil IDs")
 	}
 }
+
+// A refused call is one failed update, sent at the refusal: the tool end
+// the agent reports after it (its error, "the call was denied") adds none.
+func TestDeniedCallIsOneUpdate(t *testing.T) {
+	var got []Update
+	tr := &Turn{Cwd: "/w", Update: func(u Update) { got = append(got, u) }}
+	call := &ragent.Call{ID: "c1", Name: "x"}
+	for _, e := range []ragent.Event{
+		{Type: ragent.EventToolStart, Call: call},
+		{Type: ragent.EventApproval, Call: call, Decision: ragent.Deny, Reason: "cancelled"},
+		{Type: ragent.EventToolEnd, Call: call, Err: errors.New("agent: the call to x was denied: cancelled")},
+	} {
+		tr.Event(e)
+	}
+	failed := 0
+	for _, u := range got {
+		if u.ToolCall != nil && u.ToolCall.Status == StatusFailed {
+			failed++
+		}
+	}
+	if len(got) != 2 || failed != 1 {
+		t.Errorf("%d updates, %d failed; want the tool call and one failed update: %+v", len(got), failed, got)
+	}
+}
