@@ -71,3 +71,17 @@ print((a:ask("call echo with message=secret")))`
 		}
 	})
 }
+
+// An agent asked as a tool (an agent file's) is decided by its caller's
+// rules: ask's --deny reaches the subagent's calls too.
+func TestSubagentKeepsCallersRules(t *testing.T) {
+	home, _ := askHome(t)
+	repo := permRepo(t, "")
+	writeFile(t, repo, ".luagent/agents/helper.md", "---\nname: helper\ndescription: Delegate any task to the helper agent\nmodel: inherit\n---\nYou help.\n")
+	env := []string{"LUAGENT_HOME=" + home}
+	r := luagentIn(t, repo, "", env, "ask", "--model", "mock", "--yes", "--deny", "srv__echo", `delegate to the helper agent: prompt="call echo with message=secret"`)
+	out := r.stdout + r.stderr
+	if !strings.Contains(out, `helper {"prompt"`) || strings.Contains(out, "pong:secret") || !strings.Contains(out, "denied by the rule srv__echo (--deny)") {
+		t.Errorf("the subagent and --deny: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}

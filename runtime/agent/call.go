@@ -245,7 +245,11 @@ func (a *Agent) invoke(ctx context.Context, e entry, call *Call, turn int) (r Re
 				err = errs.Errorf(errs.Internal, "agent", "tool %s panicked: %v", call.Name, p)
 			}
 		}()
-		r, err = e.local.Call(context.WithValue(ctx, callIDKey{}, call.ID), call.Arguments)
+		lctx := context.WithValue(ctx, callIDKey{}, call.ID)
+		if hr := a.approver.HostRules(); hr != nil {
+			lctx = context.WithValue(lctx, callerRulesKey{}, hr)
+		}
+		r, err = e.local.Call(lctx, call.Arguments)
 		return r, nil, err
 	}
 	shown := a.shown(call)

@@ -201,7 +201,13 @@ func (m *module) askFresh(L *lua.LState) sched.Start {
 				cfg.OnEvent = func(e ragent.Event) { m.deliver(ctx, onEvent, e) }
 			}
 			fresh := ragent.New(cfg)
-			fresh.SetRules(la.a.HostRules()) // config.json's deny rules hold for a served call too
+			// config.json's rules hold for a served call too; asked as a
+			// tool, the caller's (--deny, a session's project) hold.
+			rules := la.a.HostRules()
+			if cr := ragent.CallerRules(ctx); cr != nil {
+				rules = cr
+			}
+			fresh.SetRules(rules)
 			text, tr, err := fresh.Ask(ctx, prompt)
 			done(askCompletion(text, tr, err))
 		}()
