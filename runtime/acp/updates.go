@@ -255,6 +255,7 @@ func (t *Turn) Event(e ragent.Event) {
 			t.calls = map[string]bool{}
 		}
 		t.calls[e.Call.ID] = true
+		delete(t.denied, e.Call.ID) // a model may use an id again
 		tc := ToolCallOf(*e.Call, t.Cwd, StatusPending)
 		tc.ToolCallID = t.IDs.Start(e.Call.ID)
 		t.Update(Update{SessionUpdate: UpdateToolCall, ToolCall: tc})

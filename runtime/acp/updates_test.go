@@ -228,4 +228,17 @@ func TestDeniedCallIsOneUpdate(t *testing.T) {
 	if len(got) != 2 || failed != 1 {
 		t.Errorf("%d updates, %d failed; want the tool call and one failed update: %+v", len(got), failed, got)
 	}
+	// The model uses the id again (some local servers number each
+	// response's calls from 1): this call is allowed and ends.
+	got = nil
+	for _, e := range []ragent.Event{
+		{Type: ragent.EventToolStart, Call: call},
+		{Type: ragent.EventApproval, Call: call, Decision: ragent.Allow},
+		{Type: ragent.EventToolEnd, Call: call, Result: &ragent.Result{}},
+	} {
+		tr.Event(e)
+	}
+	if len(got) != 3 || got[2].ToolCall == nil || got[2].ToolCall.Status != StatusCompleted {
+		t.Errorf("the id used again: %+v", got)
+	}
 }
