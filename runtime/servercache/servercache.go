@@ -120,13 +120,24 @@ func Load(dir, key string) (e Entry, tools []mcp.Tool, ok bool) {
 // instructions (when they were saved, and the format, aside): a server
 // that listed what its cache holds needs no new file.
 func (e *Entry) Same(o *Entry) bool {
+	// A saved entry's values went through json.Marshal (compacted, <>&
+	// escaped); a server's own bytes are compared the same way.
 	raws := func(a, b []json.RawMessage) bool {
-		return slices.EqualFunc(a, b, func(x, y json.RawMessage) bool { return bytes.Equal(x, y) })
+		return slices.EqualFunc(a, b, func(x, y json.RawMessage) bool { return bytes.Equal(encoded(x), encoded(y)) })
 	}
 	return e.Server == o.Server && e.Instructions == o.Instructions &&
 		e.HasPrompts == o.HasPrompts && e.HasResources == o.HasResources &&
 		raws(e.Tools, o.Tools) && raws(e.Prompts, o.Prompts) &&
 		raws(e.Resources, o.Resources) && raws(e.Templates, o.Templates)
+}
+
+// encoded is raw as json.Marshal writes it into a file.
+func encoded(raw json.RawMessage) []byte {
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // Save replaces a server's entry (folder 0700, file 0600, atomic rename

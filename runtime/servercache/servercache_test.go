@@ -202,3 +202,19 @@ func TestSaveLockEndsWithContext(t *testing.T) {
 		t.Fatal("a file was written without the lock")
 	}
 }
+
+// A server's own bytes (spaces, <>&) and the same values read back from
+// the file are the same entry.
+func TestSameAfterTheFile(t *testing.T) {
+	dir := t.TempDir()
+	e := entry(1)
+	e.Tools = append(e.Tools, json.RawMessage(`{ "name": "t9", "description": "reads <path> & more" }`))
+	e.Prompts = []json.RawMessage{json.RawMessage(`{"name" : "p"}`)}
+	if err := Save(context.Background(), dir, "k", e); err != nil {
+		t.Fatal(err)
+	}
+	back, _, ok := Load(dir, "k")
+	if !ok || !e.Same(&back) {
+		t.Errorf("an entry and itself read back differ: %s vs %s", e.Tools[1], back.Tools[1])
+	}
+}
