@@ -172,16 +172,15 @@ func CatalogHooks(home string) hooks.Config {
 // CatalogRules returns the permission rules of the user's config.json
 // and of the project's .luagent/config.json (its allow rules in a trusted
 // folder only), the rules every agent is decided by; nil when there are
-// none. A catalog that does not load has none (the commands that read it
-// say why); rules that do not parse are an error: an agent must not run
-// without the deny rules its user wrote.
+// none. A catalog that does not load, or rules that do not parse, are an
+// error: an agent must not run without the deny rules its user wrote.
 func CatalogRules(home string) (approval.Rules, error) {
 	if home == "" {
 		return nil, nil
 	}
 	c, err := loadCatalog(home)
 	if err != nil {
-		return nil, nil
+		return nil, err
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
