@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"sync"
 
 	lua "github.com/yuin/gopher-lua"
@@ -88,6 +89,11 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 	}
 	hb := &luaHub{m: m, path: o.Path, conns: map[string]*conn{}}
 	start, all := names(o.Start)
+	if o.Dir != "" {
+		if o.Dir, err = filepath.Abs(o.Dir); err != nil {
+			L.RaiseError("mcp.hub: dir %q: %v", o.Dir, err)
+		}
+	}
 	ho := hub.Options{Trace: m.cfg.Trace, Params: catalog.Params{}, OnStderr: m.cfg.Log, Dir: o.Dir}
 	for k, v := range o.Params {
 		ho.Params[k] = v
