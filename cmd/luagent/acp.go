@@ -140,8 +140,7 @@ func runACP(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 				return host.ExitError
 			}
 		}
-		ag := &acpAgent{opts: a, cfg: cfg, lu: lu, spec: spec, store: store, perms: perms, warn: warn, shown: shown,
-			subagents: fileAgents(stderr, shown)}
+		ag := &acpAgent{opts: a, cfg: cfg, lu: lu, spec: spec, store: store, perms: perms, warn: warn, shown: shown}
 		ag.srv = acp.NewServer(ag, acp.Options{
 			Info: acp.Implementation{Name: "luagent", Title: "luagent", Version: version},
 			Capabilities: acp.AgentCapabilities{LoadSession: true,
@@ -160,16 +159,15 @@ func runACP(o options, h *host.Host, stdin io.Reader, stdout, stderr io.Writer) 
 
 // acpAgent is the acp.Handler: it makes sessions.
 type acpAgent struct {
-	opts      *acpOptions
-	lu        *chatlua.Lua
-	spec      string // the model ("" : the agent file's)
-	store     *session.Store
-	cfg       *catalog.Config
-	perms     *project.Setup // the user's config.json, where "always allow" is saved
-	warn      func(string)
-	shown     func(string) string
-	subagents []*cmdfile.Agent
-	srv       *acp.Server
+	opts  *acpOptions
+	lu    *chatlua.Lua
+	spec  string // the model ("" : the agent file's)
+	store *session.Store
+	cfg   *catalog.Config
+	perms *project.Setup // the user's config.json, where "always allow" is saved
+	warn  func(string)
+	shown func(string) string
+	srv   *acp.Server
 
 	// allowed are the "always allow" answers of this run, for every
 	// session (permission.Rules is not changed once handed out: each
@@ -291,7 +289,7 @@ func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string,
 	if prior != nil && a.opts.model == "" && prior.LastModel() != "" && a.opts.agent == "" {
 		bo.Model = prior.LastModel()
 	}
-	bo.Subagents = a.subagents
+	bo.Subagents = fileAgentsFrom(fileOptionsIn(cwd), a.warn)
 	a.buildMu.Lock()
 	ag, err := a.lu.Build(ctx, bo)
 	a.buildMu.Unlock()
@@ -407,7 +405,7 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []acp.ContentBlock, upda
 	if err != nil {
 		return "", err
 	}
-	if text, err = slashPrompt(ctx, text); err != nil { // a command file's (commands.go)
+	if text, err = slashPromptFrom(ctx, text, fileOptionsIn(s.cwd)); err != nil { // a command file's (commands.go)
 		return "", err
 	}
 	t := &acp.Turn{Cwd: s.cwd, Update: update, IDs: &s.ids}
@@ -427,7 +425,7 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []acp.ContentBlock, upda
 // Opened offers the command files as slash commands.
 func (s *acpSession) Opened(update func(acp.Update)) {
 	var list []acp.AvailableCommand
-	for _, c := range cmdfile.LoadCommands(fileOptions()).Commands {
+	for _, c := range cmdfile.LoadCommands(fileOptionsIn(s.cwd)).Commands {
 		name := c.Name
 		if c.Shadowed {
 			name = c.Qualified()

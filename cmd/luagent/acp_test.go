@@ -846,3 +846,37 @@ func TestACPSessionFolderIsTheProject(t *testing.T) {
 		t.Errorf("the catalog's server ran in %q, want %q", got, want)
 	}
 }
+
+// A session's command files and agent files are its folder's project's.
+func TestACPSessionFolderCommandsAndAgents(t *testing.T) {
+	home := t.TempDir()
+	proj, other := t.TempDir(), t.TempDir()
+	writeFile(t, proj, ".luagent/commands/hello.md", "---\ndescription: Say hello\n---\nHello from the project, $ARGUMENTS.\n")
+	writeFile(t, proj, ".luagent/agents/helper.md", "---\nname: helper\ndescription: Delegate any task to the helper agent\nmodel: inherit\n---\nYou help.\n")
+	p := startACP(t, home, "--model", "mock")
+	p.initialize(map[string]any{})
+	commands := func(cwd string) (string, string) {
+		res, _ := p.result(p.request("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}}))
+		sid, _ := res["sessionId"].(string)
+		_, before := p.result(p.prompt(sid, "/hello Ada"))
+		var names []string
+		for _, u := range updates(before) {
+			if u["sessionUpdate"] == "available_commands_update" {
+				cmds, _ := u["availableCommands"].([]any)
+				for _, c := range cmds {
+					m, _ := c.(map[string]any)
+					names = append(names, fmt.Sprint(m["name"]))
+				}
+			}
+		}
+		_, before = p.result(p.prompt(sid, `delegate to the helper agent: prompt="hi"`))
+		return strings.Join(names, ",") + " | " + chunkText(updates(before), "agent_message_chunk"), kinds(updates(before))
+	}
+	if got, k := commands(proj); !strings.HasPrefix(got, "hello |") || !strings.Contains(k, "tool_call") {
+		t.Errorf("the project's session: commands | answer %s; updates %s", got, k)
+	}
+	got, k := commands(other)
+	if strings.Contains(got, "hello") || strings.Contains(k, "tool_call") {
+		t.Errorf("another folder's session has the project's files: %s %s", got, k)
+	}
+}

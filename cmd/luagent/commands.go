@@ -20,11 +20,17 @@ import (
 // project's folder (runtime/project.Root, else the working folder) and
 // $LUAGENT_HOME, and whether the project's folder is trusted.
 func fileOptions() cmdfile.Options {
-	home := host.Home()
 	cwd, err := os.Getwd()
 	if err != nil {
-		return cmdfile.Options{Home: home}
+		return cmdfile.Options{Home: host.Home()}
 	}
+	return fileOptionsIn(cwd)
+}
+
+// fileOptionsIn is fileOptions for the project cwd is in (an ACP
+// session's folder).
+func fileOptionsIn(cwd string) cmdfile.Options {
+	home := host.Home()
 	root := project.Root(cwd)
 	if root == "" {
 		root = cwd
@@ -107,9 +113,14 @@ func errText(err error) string {
 // fileAgents are the agent files (.luagent/agents/, $LUAGENT_HOME/agents/)
 // for ask, what could not be read or was skipped said in one line each.
 func fileAgents(stderr io.Writer, shown func(string) string) []*cmdfile.Agent {
-	set := cmdfile.LoadAgents(fileOptions())
+	return fileAgentsFrom(fileOptions(), func(p string) { fmt.Fprintln(stderr, "luagent: "+shown(p)) })
+}
+
+// fileAgentsFrom are the agent files o finds, each problem passed to warn.
+func fileAgentsFrom(o cmdfile.Options, warn func(string)) []*cmdfile.Agent {
+	set := cmdfile.LoadAgents(o)
 	for _, p := range append(set.Problems, set.Notes...) {
-		fmt.Fprintln(stderr, "luagent: "+shown(p))
+		warn(p)
 	}
 	return set.Agents
 }
@@ -119,6 +130,11 @@ func fileAgents(stderr io.Writer, shown func(string) string) []*cmdfile.Agent {
 // run and do not apply to one message); any other text as it is, an
 // unknown /word included.
 func slashPrompt(ctx context.Context, text string) (string, error) {
+	return slashPromptFrom(ctx, text, fileOptions())
+}
+
+// slashPromptFrom is slashPrompt with the command files o finds.
+func slashPromptFrom(ctx context.Context, text string, o cmdfile.Options) (string, error) {
 	trimmed := strings.TrimLeft(text, " ")
 	if strings.HasPrefix(trimmed, "//") {
 		return trimmed[1:], nil // the slash doubled, as in ask
@@ -127,7 +143,7 @@ func slashPrompt(ctx context.Context, text string) (string, error) {
 	if !ok {
 		return text, nil
 	}
-	c := cmdfile.LoadCommands(fileOptions()).Find(name)
+	c := cmdfile.LoadCommands(o).Find(name)
 	if c == nil {
 		return text, nil
 	}
