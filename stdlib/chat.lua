@@ -97,7 +97,7 @@ function M.build(o)
   local subs = o.subagents and agent.file_agents(o.subagents, o.model, o.warn) or nil
   return agent.new{ name = o.name, model = o.model, fallback_models = o.fallback_models, hub = h, servers = o.servers,
     yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory, agents = subs,
-    context_window = o.context_window }
+    context_window = o.context_window, dir = o.dir }
 end
 
 function M.with_model(a, model)

@@ -880,3 +880,24 @@ func TestACPSessionFolderCommandsAndAgents(t *testing.T) {
 		t.Errorf("another folder's session has the project's files: %s %s", got, k)
 	}
 }
+
+// A session's hooks are those of its folder's project (trusted), run there.
+func TestACPSessionFolderHooks(t *testing.T) {
+	home := t.TempDir()
+	proj, other := t.TempDir(), t.TempDir()
+	out := filepath.Join(t.TempDir(), "hooked")
+	writeFile(t, proj, ".luagent/config.json", `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "pwd -P >> `+out+`"}]}]}}`)
+	if r := luagentIn(t, proj, "", []string{"LUAGENT_HOME=" + home}, "trust"); r.code != 0 {
+		t.Fatalf("trust: %+v", r)
+	}
+	p := startACP(t, home, "--model", "mock")
+	p.initialize(map[string]any{})
+	for _, dir := range []string{proj, other} {
+		p.result(p.prompt(p.newSession(dir), "hello"))
+	}
+	b, _ := os.ReadFile(out)
+	want, _ := filepath.EvalSymlinks(proj)
+	if strings.TrimSpace(string(b)) != want {
+		t.Errorf("UserPromptSubmit ran in %q, want once, in %s", strings.Fields(string(b)), want)
+	}
+}

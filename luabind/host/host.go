@@ -149,7 +149,11 @@ func CatalogToolSearch(home string) (mode string, threshold int) {
 // missing or does not load: the commands that read the catalog say why).
 // A project's .luagent/config.json adds its hooks in a trusted folder
 // (runtime/project).
-func CatalogHooks(home string) hooks.Config {
+func CatalogHooks(home string) hooks.Config { return CatalogHooksIn(home, "") }
+
+// CatalogHooksIn is CatalogHooks with the project dir is in ("": the
+// working folder's).
+func CatalogHooksIn(home, dir string) hooks.Config {
 	if home == "" {
 		return hooks.Config{}
 	}
@@ -159,10 +163,13 @@ func CatalogHooks(home string) hooks.Config {
 		return hooks.Config{}
 	}
 	hs := c.HooksFrom(path)
-	if cwd, err := os.Getwd(); err == nil {
+	if dir == "" {
+		dir, err = os.Getwd()
+	}
+	if err == nil {
 		// Not trusted, or wrong: none of the project's (ask and chat say
 		// so when they read the project file for its rules).
-		if ph, _, _, err := project.Hooks(home, cwd); err == nil {
+		if ph, _, _, err := project.Hooks(home, dir); err == nil {
 			hs = hs.Merge(ph)
 		}
 	}
@@ -174,7 +181,7 @@ func CatalogHooks(home string) hooks.Config {
 // folder only), the rules every agent is decided by; nil when there are
 // none. A catalog that does not load, or rules that do not parse, are an
 // error: an agent must not run without the deny rules its user wrote.
-func CatalogRules(home string) (approval.Rules, error) {
+func CatalogRules(home, dir string) (approval.Rules, error) {
 	if home == "" {
 		return nil, nil
 	}
@@ -182,11 +189,12 @@ func CatalogRules(home string) (approval.Rules, error) {
 	if err != nil {
 		return nil, err
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return nil, errs.Errorf(errs.Invalid, "permissions", "cannot tell the working folder, so not its project's rules: %v", err)
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, errs.Errorf(errs.Invalid, "permissions", "cannot tell the working folder, so not its project's rules: %v", err)
+		}
 	}
-	s, err := project.NewSetup(home, cwd, c, nil, nil)
+	s, err := project.NewSetup(home, dir, c, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -298,8 +306,8 @@ func (h *Host) preloadAgent() {
 	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version, CodeMode: codemode.Run, APIKeysFile: cfg.APIKeysFile,
 		ToolSearch:     func() (string, int) { return CatalogToolSearch(cfg.Home) },
 		FallbackModels: func() []string { return CatalogFallbackModels(cfg.Home) },
-		Hooks:          func() hooks.Config { return CatalogHooks(cfg.Home) },
-		Rules:          func() (approval.Rules, error) { return CatalogRules(cfg.Home) },
+		Hooks:          func(dir string) hooks.Config { return CatalogHooksIn(cfg.Home, dir) },
+		Rules:          func(dir string) (approval.Rules, error) { return CatalogRules(cfg.Home, dir) },
 		ContextWindow: func(spec string) int { // models.NAME.contextWindow, else a known model's
 			models, _, _ := CatalogModels(cfg.Home)
 			return llm.WindowOf(spec, models)

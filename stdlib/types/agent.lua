@@ -102,6 +102,7 @@
 ---@field tool_search? "auto"|"always"|"never" whether mcp_search_tools stands for the hub's tools: "auto" past tool_search_threshold tools, "always" however few, "never" not at all (default: config.json's toolSearch, else "auto")
 ---@field tool_search_threshold? integer in "auto" mode, more tools than this are found through mcp_search_tools (default: config.json's toolSearchThreshold, else 40)
 ---@field memory? false|string false: luagent ask and chat leave the project memory (AGENTS.md) out of this agent's system prompt; text: appended to the system prompt (what ask and chat set)
+---@field dir? string the agent's project folder: the command hooks and permission rules of the project it is in apply (default: the working folder; an ACP session's cwd)
 ---@field session? boolean save the agent's asks in a new session under $LUAGENT_HOME/sessions/ (a:session() says which; stdlib/doc/sessions.md)
 ---@field code_mode? boolean|"only"|"beside"|agent.CodeMode the model gets run_lua, a Lua snippet calling the tools as tools.SERVER.TOOL{...} in a sandbox: true or "only" instead of the tools, "beside" with them
 

@@ -14,6 +14,8 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -65,13 +67,14 @@ type Config struct {
 	// tool_search_threshold gets (nil: the defaults).
 	ToolSearch func() (mode string, threshold int)
 	// Hooks returns the command hooks every agent runs (the catalog's
-	// "hooks"; nil: none), read when an agent is made.
-	Hooks func() hooks.Config
+	// "hooks" and those of the project dir is in; nil: none), read when
+	// an agent is made.
+	Hooks func(dir string) hooks.Config
 	// Rules returns the permission rules every agent is decided by (the
-	// user's config.json and the project's; nil: none), read when an
-	// agent is made. ask, chat and acp replace them with their own set
+	// user's config.json and that of the project dir is in; nil: none),
+	// read when an agent is made. ask, chat and acp replace them with their own set
 	// (the same files, and the command line's --allow and --deny).
-	Rules func() (approval.Rules, error)
+	Rules func(dir string) (approval.Rules, error)
 	// ContextWindow is the window of an agent.new without context_window,
 	// by its model's name (a spec or a configured name): the host's
 	// --context-window, else the catalog's models.NAME.contextWindow, else
@@ -235,7 +238,15 @@ func (m *module) newAgent(L *lua.LState) int {
 	}
 	hooks, _ := opts.RawGetString("hooks").(*lua.LTable)
 	m.bindHooks(hooks, &cfg)
-	if cfg.HookSet, err = m.hookSet(hooks); err != nil { // hooks.go
+	// dir is the agent's project folder: its hooks and rules are that
+	// project's (an ACP session's; default: the working folder).
+	dir := optString(opts, "dir")
+	if dir == "" {
+		dir, _ = os.Getwd()
+	} else if dir, err = filepath.Abs(dir); err != nil {
+		fail(errs.Errorf(errs.Invalid, "agent.new", "dir: %v", err))
+	}
+	if cfg.HookSet, err = m.hookSet(hooks, dir); err != nil { // hooks.go
 		fail(err)
 	}
 	cfg.Subagent = lua.LVAsBool(opts.RawGetString("subagent"))
@@ -257,7 +268,7 @@ func (m *module) newAgent(L *lua.LState) int {
 	}
 	var rules approval.Rules
 	if m.cfg.Rules != nil {
-		if rules, err = m.cfg.Rules(); err != nil {
+		if rules, err = m.cfg.Rules(dir); err != nil {
 			fail(err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/luagent/luagent/runtime/project"
-	"os"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -17,14 +16,14 @@ import (
 )
 
 // hookSet is an agent's lifecycle hooks: the catalog's command hooks
-// (Config.Hooks), then the Lua handlers of h's event keys
+// (Config.Hooks, those of dir's project), run in dir, then the Lua
+// handlers of h's event keys
 // (hooks = {PreToolUse = fn or {fn, ...}, ...}; the lower-case keys are
 // bindHooks').
-func (m *module) hookSet(h *lua.LTable) (*hooks.Set, error) {
+func (m *module) hookSet(h *lua.LTable, dir string) (*hooks.Set, error) {
 	set := hooks.NewSet()
 	if m.cfg.Hooks != nil {
-		dir, _ := os.Getwd()
-		for _, hd := range hooks.Commands(m.cfg.Hooks(), hooks.Runner{Dir: dir, ProjectDir: project.Root(dir), Withhold: transport.WithheldEnv()}) {
+		for _, hd := range hooks.Commands(m.cfg.Hooks(dir), hooks.Runner{Dir: dir, ProjectDir: project.Root(dir), Withhold: transport.WithheldEnv()}) {
 			set.Add(hd)
 		}
 	}
