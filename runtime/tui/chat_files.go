@@ -107,34 +107,13 @@ func (t *chatTerm) runFile(ctx context.Context, c *cmdfile.Command, args string)
 			}
 		}
 		ra := t.s.Agent().Agent()
-		ra.SetRules(granted{base: t.rules, extra: extra})
+		// The command's allow rules beside the chat's: a deny still wins,
+		// and an allow over an ask (the command's author allowed it).
+		base, _ := t.rules.(*permission.Rules) // nil: none
+		ra.SetRules(permission.Join(base, extra))
 		defer func() { t.s.Agent().Agent().SetRules(t.rules) }()
 	}
 	t.turn(ctx, func(ctx context.Context) (string, error) { return t.s.Turn(ctx, prompt) })
-}
-
-// granted are the chat's rules with a command's allowed-tools: a deny
-// or allow rule of the chat's is decided first, then the command's allow
-// rules (over an ask rule: the command's author allowed it).
-type granted struct {
-	base  approval.Rules
-	extra approval.Rules
-}
-
-func (g granted) Match(c approval.Call) (approval.Rule, bool) {
-	var r approval.Rule
-	ok := false
-	if g.base != nil {
-		if r, ok = g.base.Match(c); ok && r.Verdict != approval.Ask {
-			return r, true
-		}
-	}
-	if g.extra != nil {
-		if e, ok2 := g.extra.Match(c); ok2 {
-			return e, true
-		}
-	}
-	return r, ok
 }
 
 // fileHelp is /help's part for the command files.

@@ -55,14 +55,14 @@ func TestGranted(t *testing.T) {
 	base.Add(approval.Deny, "srv__rm", "config.json")
 	base.Add(approval.Ask, "srv__write", "config.json")
 	extra.Add(approval.Allow, "mcp__srv", "review.md")
-	g := granted{base: base, extra: extra}
+	g := permission.Join(base, extra) // what the chat sets for a command with allowed-tools
 	for tool, want := range map[string]approval.Decision{"srv__rm": approval.Deny, "srv__write": approval.Allow, "srv__read": approval.Allow} {
 		r, ok := g.Match(approval.Call{Name: tool, Server: "srv"})
 		if !ok || r.Verdict != want {
 			t.Errorf("%s: %+v %v, want %v", tool, r, ok, want)
 		}
 	}
-	if _, ok := (granted{base: base}).Match(approval.Call{Name: "other__x"}); ok {
+	if _, ok := permission.Join(base, nil).Match(approval.Call{Name: "other__x"}); ok {
 		t.Error("matched with no rule")
 	}
 }
