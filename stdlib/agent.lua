@@ -705,10 +705,10 @@ end
 -- Every one is a subagent: its answers fire SubagentStop. A file whose
 -- agent cannot be made, or whose name another has, is passed to warn (a
 -- line naming it) and left out; without warn, its error is raised.
-function M.file_agents(list, model, warn)
+function M.file_agents(list, model, warn, dir)
   local out, taken = {}, {}
   for _, d in ipairs(list or {}) do
-    local ok, a = task.pcall(M.file_agent, d, model)
+    local ok, a = task.pcall(M.file_agent, d, model, dir)
     if not ok then
       local msg = type(a) == "table" and (a.message or tostring(a)) or tostring(a)
       msg = msg:find(d.path, 1, true) and msg or (d.path .. ": " .. msg)
@@ -726,19 +726,20 @@ function M.file_agents(list, model, warn)
   return out
 end
 
--- agent.file_agent(d, model) is one agent file's agent (agent.file_agents).
-function M.file_agent(d, model)
+-- agent.file_agent(d, model, dir) is one agent file's agent
+-- (agent.file_agents); dir, when given, is its project folder.
+function M.file_agent(d, model, dir)
   local a
   if d.lua then
     local got = native.load_file(d.path)()
     if type(got) == "table" and not M.is(got) and M.is(got[1]) then got = got[1] end
     if not M.is(got) then invalid(d.path .. " must return an agent (return agent.new{...})") end
-    local changes = { subagent = true }
+    local changes = { subagent = true, dir = dir }
     if got.name == nil then changes.name = d.name end
     a = got:with(changes)
   else
     local o = { name = d.name, description = d.description, system = d.system ~= "" and d.system or nil,
-      model = d.model or model, servers = d.servers, subagent = true }
+      model = d.model or model, servers = d.servers, subagent = true, dir = dir }
     if d.tools then
       local only = d.tools
       if #only == 0 then

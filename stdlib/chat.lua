@@ -60,7 +60,7 @@ function M.build(o)
         subs[#subs + 1] = x
         names[agent.slug(x.name or "")] = true
       end
-      for _, x in ipairs(agent.file_agents(o.subagents, o.model or a._opts.model, o.warn)) do
+      for _, x in ipairs(agent.file_agents(o.subagents, o.model or a._opts.model, o.warn, o.dir)) do
         if names[agent.slug(x.name)] then
           if o.warn then o.warn(o.agent_file .. " has an agent named " .. agent.slug(x.name) .. "; the agent file of that name is left out") end
         else
@@ -70,6 +70,7 @@ function M.build(o)
       changes.agents = subs
     end
     if o.context_window then changes.context_window = o.context_window end
+    if o.dir then changes.dir = o.dir end -- an ACP session's folder: its hooks
     if o.memory then
       -- The project memory, unless the file's agent opts out.
       if a._opts.memory == false then
@@ -94,7 +95,7 @@ function M.build(o)
     h = mcp.hub{ start = o.servers, cache = true, on_elicit = o.elicit, dir = o.dir }
     if o.warn then warn_failures(h, o.warn) end
   end
-  local subs = o.subagents and agent.file_agents(o.subagents, o.model, o.warn) or nil
+  local subs = o.subagents and agent.file_agents(o.subagents, o.model, o.warn, o.dir) or nil
   return agent.new{ name = o.name, model = o.model, fallback_models = o.fallback_models, hub = h, servers = o.servers,
     yes = o.yes or nil, code_mode = o.code_mode or nil, memory = o.memory, agents = subs,
     context_window = o.context_window, dir = o.dir }
