@@ -358,11 +358,12 @@ func (s *Server) request(_ *jsonrpc.Conn, m *jsonrpc.Message) {
 		// free), unless a prompt runs in it.
 		s.mu.Lock()
 		old := s.sessions[req.SessionID]
-		if old != nil && old.running == nil {
+		busy := old != nil && old.running != nil // read under the lock: a prompt sets it
+		if old != nil && !busy {
 			delete(s.sessions, req.SessionID)
 		}
 		s.mu.Unlock()
-		if old != nil && old.running != nil {
+		if busy {
 			s.reply(m.ID, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 				Message: fmt.Sprintf("Invalid request: session %q is running a prompt; cancel it before loading the session again", req.SessionID)})
 			return

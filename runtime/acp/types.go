@@ -293,17 +293,23 @@ type Update struct {
 // MarshalJSON flattens the tool call's fields beside sessionUpdate (a
 // chunk's "content" is one block, a tool call's a list).
 func (u Update) MarshalJSON() ([]byte, error) {
-	m := map[string]any{"sessionUpdate": u.SessionUpdate}
+	m := map[string]any{}
 	if u.ToolCall != nil {
 		raw, err := json.Marshal(u.ToolCall)
 		if err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(raw, &m); err != nil {
+		// Its members as they were encoded: a number in rawInput keeps
+		// every digit (decoded to any it became a float64).
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
 			return nil, err
 		}
-		m["sessionUpdate"] = u.SessionUpdate
+		for k, v := range fields {
+			m[k] = v
+		}
 	}
+	m["sessionUpdate"] = u.SessionUpdate
 	if u.Content != nil {
 		m["content"] = u.Content
 	}

@@ -355,7 +355,6 @@ func (t *Turn) StopReason() StopReason {
 // Replay tells a saved conversation as the updates that would have shown
 // it: user and agent message chunks, each tool call and its result.
 func Replay(msgs []ragent.Message, cwd string, ids *IDs, update func(Update)) {
-	names := map[string]string{}
 	for _, m := range msgs {
 		switch m.Role {
 		case llm.RoleUser, llm.RoleAssistant:
@@ -370,7 +369,6 @@ func Replay(msgs []ragent.Message, cwd string, ids *IDs, update func(Update)) {
 				}
 			}
 			for _, tc := range m.ToolCalls {
-				names[tc.ID] = tc.Name
 				c := ragent.Call{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments}
 				call := ToolCallOf(c, cwd, StatusPending)
 				call.ToolCallID = ids.Start(tc.ID)

@@ -242,3 +242,13 @@ func TestDeniedCallIsOneUpdate(t *testing.T) {
 		t.Errorf("the id used again: %+v", got)
 	}
 }
+
+// A tool call's raw input reaches the client as the model sent it: a
+// large integer keeps every digit.
+func TestUpdateKeepsRawInput(t *testing.T) {
+	u := Update{SessionUpdate: UpdateToolCall, ToolCall: &ToolCall{ToolCallID: "c1", Title: "x", RawInput: json.RawMessage(`{"n":12345678901234567890}`)}}
+	b, err := json.Marshal(u)
+	if err != nil || !strings.Contains(string(b), `"rawInput":{"n":12345678901234567890}`) {
+		t.Errorf("%s %v", b, err)
+	}
+}
