@@ -289,7 +289,8 @@ func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string,
 	if prior != nil && a.opts.model == "" && prior.LastModel() != "" && a.opts.agent == "" {
 		bo.Model = prior.LastModel()
 	}
-	bo.Subagents = fileAgentsFrom(fileOptionsIn(cwd), a.warn)
+	s.files = fileOptionsIn(cwd)
+	bo.Subagents = fileAgentsFrom(s.files, a.warn)
 	a.buildMu.Lock()
 	ag, err := a.lu.Build(ctx, bo)
 	a.buildMu.Unlock()
@@ -370,6 +371,7 @@ type acpSession struct {
 	id    string
 	cwd   string
 	rules *permission.Rules // the user's and the session's project's
+	files cmdfile.Options   // where its command and agent files are (its project's)
 	ag    chat.Agent
 	w     *session.Writer
 	mode  atomic.Value // string
@@ -405,7 +407,7 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []acp.ContentBlock, upda
 	if err != nil {
 		return "", err
 	}
-	if text, err = slashPromptFrom(ctx, text, fileOptionsIn(s.cwd)); err != nil { // a command file's (commands.go)
+	if text, err = slashPromptFrom(ctx, text, func() cmdfile.Options { return s.files }); err != nil { // a command file's (commands.go)
 		return "", err
 	}
 	t := &acp.Turn{Cwd: s.cwd, Update: update, IDs: &s.ids}
@@ -425,7 +427,7 @@ func (s *acpSession) Prompt(ctx context.Context, prompt []acp.ContentBlock, upda
 // Opened offers the command files as slash commands.
 func (s *acpSession) Opened(update func(acp.Update)) {
 	var list []acp.AvailableCommand
-	for _, c := range cmdfile.LoadCommands(fileOptionsIn(s.cwd)).Commands {
+	for _, c := range cmdfile.LoadCommands(s.files).Commands {
 		name := c.Name
 		if c.Shadowed {
 			name = c.Qualified()

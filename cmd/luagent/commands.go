@@ -130,11 +130,12 @@ func fileAgentsFrom(o cmdfile.Options, warn func(string)) []*cmdfile.Agent {
 // run and do not apply to one message); any other text as it is, an
 // unknown /word included.
 func slashPrompt(ctx context.Context, text string) (string, error) {
-	return slashPromptFrom(ctx, text, fileOptions())
+	return slashPromptFrom(ctx, text, fileOptions)
 }
 
-// slashPromptFrom is slashPrompt with the command files o finds.
-func slashPromptFrom(ctx context.Context, text string, o cmdfile.Options) (string, error) {
+// slashPromptFrom is slashPrompt with the command files o finds (asked
+// only for a prompt that calls one: finding them reads the disk).
+func slashPromptFrom(ctx context.Context, text string, o func() cmdfile.Options) (string, error) {
 	trimmed := strings.TrimLeft(text, " ")
 	if strings.HasPrefix(trimmed, "//") {
 		return trimmed[1:], nil // the slash doubled, as in ask
@@ -143,7 +144,7 @@ func slashPromptFrom(ctx context.Context, text string, o cmdfile.Options) (strin
 	if !ok {
 		return text, nil
 	}
-	c := cmdfile.LoadCommands(o).Find(name)
+	c := cmdfile.LoadCommands(o()).Find(name)
 	if c == nil {
 		return text, nil
 	}
