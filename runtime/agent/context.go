@@ -76,21 +76,6 @@ func (a *Agent) Pin(text string) {
 	a.mu.Unlock()
 }
 
-// Pinned are the pinned notes.
-func (a *Agent) Pinned() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.pinned...)
-}
-
-// LastInputTokens is the input tokens of the agent's last model request
-// (0: none yet, or compacted since).
-func (a *Agent) LastInputTokens() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.lastInput
-}
-
 // Compact compacts the conversation now (chat's /compact): PreCompact
 // hooks (trigger "manual"), then the summary. It waits for a running Ask.
 func (a *Agent) Compact(ctx context.Context, focus string) (compact.Result, error) {
@@ -117,10 +102,7 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 		return compact.Result{}, err
 	}
 	start := time.Now()
-	pre := a.lastInput
-	if pre == 0 {
-		pre = compact.Estimate(a.messages)
-	}
+	pre := a.lastInput // the provider's count; else Compact's estimate, below
 	sum := a.cfg.Summarize
 	var used Usage // the default summariser's request, counted in the Ask's usage
 	if sum == nil {
@@ -140,6 +122,9 @@ func (a *Agent) compactLocked(ctx context.Context, tr *Transcript, trigger, focu
 	}
 	if res.Summarized == 0 {
 		return res, nil
+	}
+	if pre == 0 {
+		pre = res.Before
 	}
 	// What this Ask added goes to its transcript, and everything to the
 	// recorder, before the conversation is replaced.

@@ -36,9 +36,6 @@ func NewStore(limit int) *Store {
 	return &Store{limit: limit, texts: map[string]string{}}
 }
 
-// Limit is the page size in bytes.
-func (s *Store) Limit() int { return s.limit }
-
 // Cut returns text as the model is to see it: whole when it fits the
 // limit, else its first page and a note saying how to read the rest
 // (which the store keeps under id).

@@ -28,9 +28,6 @@ type fallback struct{ models []Model }
 
 func (f *fallback) Name() string { return f.models[0].Name() }
 
-// Models are the models in the order they are asked.
-func (f *fallback) Models() []Model { return f.models }
-
 // FallsBack says whether a model's error moves a WithFallback call to
 // the next model.
 func FallsBack(err error) bool {
