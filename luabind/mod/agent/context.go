@@ -106,10 +106,9 @@ func (m *module) compactNow(L *lua.LState) sched.Start {
 				done(sched.Fail(err))
 				return
 			}
-			raw, _ := json.Marshal(map[string]any{"summarized": res.Summarized, "kept": res.Kept,
-				"before": res.Before, "after": res.After, "summary": res.Summary})
 			done(func(L *lua.LState) ([]lua.LValue, error) {
-				v, err := value.Decode(L, raw)
+				v, err := value.ToLua(L, map[string]any{"summarized": res.Summarized, "kept": res.Kept,
+					"before": res.Before, "after": res.After, "summary": res.Summary})
 				return []lua.LValue{v}, err
 			})
 		}()
@@ -127,13 +126,12 @@ func (m *module) pin(L *lua.LState) int {
 func (m *module) contextReport(L *lua.LState) int {
 	la := m.checkAgent(L)
 	r := la.a.Context(L.OptString(2, ""))
-	parts := make([]map[string]any, 0, len(r.Parts))
+	parts := make([]any, 0, len(r.Parts))
 	for _, p := range r.Parts {
 		parts = append(parts, map[string]any{"name": p.Name, "tokens": p.Tokens})
 	}
-	raw, _ := json.Marshal(map[string]any{"window": r.Window, "last_input": r.LastInput, "parts": parts,
+	v, err := value.ToLua(L, map[string]any{"window": r.Window, "last_input": r.LastInput, "parts": parts,
 		"compactions": r.Compactions, "pinned": r.Pinned, "text": r.String()})
-	v, err := value.Decode(L, raw)
 	if err != nil {
 		L.RaiseError("%s", err.Error())
 	}
