@@ -432,12 +432,9 @@ func (h *Hub) dirOf(cfg *catalog.Server) string {
 // cacheKey is an entry's tool-cache key, with the folder it runs in (a
 // server started in another folder may list other tools).
 func (h *Hub) cacheKey(cfg *catalog.Server) string {
-	if cfg.Cwd == "" && h.opts.Dir != "" {
-		c := *cfg
-		c.Cwd = h.opts.Dir
-		cfg = &c
-	}
-	return servercache.Key(cfg)
+	c := *cfg
+	c.Cwd = h.dirOf(cfg)
+	return servercache.Key(&c)
 }
 
 // roots answers an entry's roots/list: the folders of its "roots" list;

@@ -143,7 +143,8 @@ func (h *Hub) gather(ctx context.Context, server, capability, which string, list
 	if server != "" {
 		h.mu.Lock()
 		if s := h.servers[server]; s != nil && !h.closed {
-			if items, ok := s.cachedItems(which); ok || s.cached {
+			if s.cached {
+				items, _ := s.cachedItems(which)
 				h.mu.Unlock()
 				return items, nil // a server still starting: its last start's list
 			}

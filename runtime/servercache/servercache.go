@@ -10,8 +10,8 @@
 // is torn, corrupt, too large or of another format is no cache.
 //
 //	dir := servercache.Dir(home)
-//	e, ok := servercache.Load(dir, servercache.Key(cfg))
-//	servercache.Save(dir, servercache.Key(cfg), servercache.Entry{Tools: raws})
+//	e, tools, ok := servercache.Load(dir, servercache.Key(cfg))
+//	err := servercache.Save(ctx, dir, servercache.Key(cfg), servercache.Entry{Tools: raws})
 //
 // It knows nothing of connections.
 package servercache

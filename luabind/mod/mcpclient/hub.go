@@ -27,9 +27,6 @@ type luaHub struct {
 	h    *hub.Hub
 	path string // the catalog file, "" for a servers table
 	wait bool   // mcp.hub and hub:start wait for the servers they start
-	// cached: servers with a cached tool list are not waited for
-	// (hub.Options.CacheDir, hub.WaitListed).
-	cached bool
 	// conns are the connection objects hub:server handed out (loop
 	// goroutine only), to route notifications to their handlers.
 	conns map[string]*conn
@@ -110,7 +107,7 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 	if m.cfg.Home != "" {
 		ho.Store = store.Default(m.cfg.Home)
 		if o.Cache {
-			ho.CacheDir, hb.cached = servercache.Dir(m.cfg.Home), true
+			ho.CacheDir = servercache.Dir(m.cfg.Home)
 		}
 	}
 	ho.OnNotification = func(server, method string, params json.RawMessage) {
@@ -136,11 +133,8 @@ func (m *module) newHub(L *lua.LState) sched.Start {
 // a server that fails shows in hub:status(), not as an error here.
 func (hb *luaHub) settle(vals ...lua.LValue) sched.Start {
 	return goDo(func(ctx context.Context) sched.Completion {
-		switch {
-		case hb.wait && hb.cached:
-			hb.h.WaitListed(ctx)
-		case hb.wait:
-			hb.h.Wait(ctx)
+		if hb.wait {
+			hb.h.WaitListed(ctx) // Wait, but for servers offered from their cache
 		}
 		return sched.Values(vals...)
 	})
