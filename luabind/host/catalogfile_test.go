@@ -23,7 +23,7 @@ func TestCatalogParsedOnceWhileUnchanged(t *testing.T) {
 	if mode, _ := CatalogToolSearch(home); mode != "never" {
 		t.Fatalf("toolSearch %q", mode)
 	}
-	CatalogHooks(home)
+	CatalogProject(home, t.TempDir())
 	if n := catalogs.loads - before; n != 1 {
 		t.Fatalf("config.json parsed %d times for four readings, want 1", n)
 	}

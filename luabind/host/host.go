@@ -145,64 +145,41 @@ func CatalogToolSearch(home string) (mode string, threshold int) {
 	return c.ToolSearch, c.ToolSearchThreshold
 }
 
-// CatalogHooks returns the catalog's "hooks" (none when the file is
-// missing or does not load: the commands that read the catalog say why).
-// A project's .luagent/config.json adds its hooks in a trusted folder
-// (runtime/project).
-func CatalogHooks(home string) hooks.Config { return CatalogHooksIn(home, "") }
-
-// CatalogHooksIn is CatalogHooks with the project dir is in ("": the
-// working folder's).
-func CatalogHooksIn(home, dir string) hooks.Config {
+// CatalogProject is what the catalog and the project dir is in give
+// every agent made there ("": the working folder's), read once: the
+// command hooks (the catalog's, and the project file's in a trusted
+// folder; project hooks that do not parse are left out, as ask and chat
+// say when they read the file) and the permission rules (the user's, the
+// project's deny and ask rules and its allow rules in a trusted folder;
+// nil: none). A catalog or project file that does not load, or rules that
+// do not parse, are an error: an agent must not run without the deny
+// rules its user wrote.
+func CatalogProject(home, dir string) (hooks.Config, approval.Rules, error) {
 	if home == "" {
-		return hooks.Config{}
-	}
-	path := catalog.Path(home)
-	c, err := loadCatalog(home)
-	if err != nil {
-		return hooks.Config{}
-	}
-	hs := c.HooksFrom(path)
-	if dir == "" {
-		dir, err = os.Getwd()
-	}
-	if err == nil {
-		// Not trusted, or wrong: none of the project's (ask and chat say
-		// so when they read the project file for its rules).
-		if ph, _, _, err := project.Hooks(home, dir); err == nil {
-			hs = hs.Merge(ph)
-		}
-	}
-	return hs
-}
-
-// CatalogRules returns the permission rules of the user's config.json
-// and of the project's .luagent/config.json (its allow rules in a trusted
-// folder only), the rules every agent is decided by; nil when there are
-// none. A catalog that does not load, or rules that do not parse, are an
-// error: an agent must not run without the deny rules its user wrote.
-func CatalogRules(home, dir string) (approval.Rules, error) {
-	if home == "" {
-		return nil, nil
+		return hooks.Config{}, nil, nil
 	}
 	c, err := loadCatalog(home)
 	if err != nil {
-		return nil, err
+		return hooks.Config{}, nil, err
 	}
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
-			return nil, errs.Errorf(errs.Invalid, "permissions", "cannot tell the working folder, so not its project's rules: %v", err)
+			return hooks.Config{}, nil, errs.Errorf(errs.Invalid, "permissions", "cannot tell the working folder, so not its project's rules: %v", err)
 		}
 	}
 	s, err := project.NewSetup(home, dir, c, nil, nil)
 	if err != nil {
-		return nil, err
+		return hooks.Config{}, nil, err
+	}
+	hs := c.HooksFrom(catalog.Path(home))
+	if ph, _, err := s.Hooks(); err == nil {
+		hs = hs.Merge(ph)
 	}
 	r, err := s.Rules()
 	if err != nil || r.Len() == 0 {
-		return nil, err
+		return hs, nil, err
 	}
-	return r, nil
+	return hs, r, nil
 }
 
 // Home returns luagent's folder: $LUAGENT_HOME, else ~/.luagent.
@@ -306,8 +283,7 @@ func (h *Host) preloadAgent() {
 	}, Params: cfg.Params, ParamsJSON: cfg.ParamsJSON, Version: cfg.Version, CodeMode: codemode.Run, APIKeysFile: cfg.APIKeysFile,
 		ToolSearch:     func() (string, int) { return CatalogToolSearch(cfg.Home) },
 		FallbackModels: func() []string { return CatalogFallbackModels(cfg.Home) },
-		Hooks:          func(dir string) hooks.Config { return CatalogHooksIn(cfg.Home, dir) },
-		Rules:          func(dir string) (approval.Rules, error) { return CatalogRules(cfg.Home, dir) },
+		Project:        func(dir string) (hooks.Config, approval.Rules, error) { return CatalogProject(cfg.Home, dir) },
 		ContextWindow: func(spec string) int { // models.NAME.contextWindow, else a known model's
 			models, _, _ := CatalogModels(cfg.Home)
 			return llm.WindowOf(spec, models)

@@ -20,15 +20,31 @@ func Hooks(home, cwd string) (c hooks.Config, dir string, ignored bool, err erro
 	if err != nil {
 		return hooks.Config{}, "", false, err
 	}
+	c, ignored, err = f.hooks(func() bool { return Trusted(home, f.Dir) })
+	return c, f.Dir, ignored, err
+}
+
+// Hooks are the project file's hooks when its folder is trusted (ignored:
+// it has hooks, and the folder is not), read from the setup's file.
+func (s *Setup) Hooks() (c hooks.Config, ignored bool, err error) {
+	if s.File == nil {
+		return hooks.Config{}, false, nil
+	}
+	return s.File.hooks(func() bool { return s.Trusted })
+}
+
+// hooks parses f's hooks when trusted() says its folder is trusted
+// (asked only when it has some).
+func (f *File) hooks(trusted func() bool) (hooks.Config, bool, error) {
 	if len(f.Hooks) == 0 || string(f.Hooks) == "null" {
-		return hooks.Config{}, f.Dir, false, nil
+		return hooks.Config{}, false, nil
 	}
-	if !Trusted(home, f.Dir) {
-		return hooks.Config{}, f.Dir, true, nil
+	if !trusted() {
+		return hooks.Config{}, true, nil
 	}
-	c, problems := hooks.Parse(f.Hooks, p)
+	c, problems := hooks.Parse(f.Hooks, f.Path)
 	if len(problems) > 0 {
-		return hooks.Config{}, f.Dir, false, errs.Errorf(errs.Invalid, "project", "%s: %s; fix the project's hooks", p, problems[0])
+		return hooks.Config{}, false, errs.Errorf(errs.Invalid, "project", "%s: %s; fix the project's hooks", f.Path, problems[0])
 	}
-	return c, f.Dir, false, nil
+	return c, false, nil
 }

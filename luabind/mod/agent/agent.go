@@ -66,15 +66,13 @@ type Config struct {
 	// ("" and 0: the defaults), what an agent.new without tool_search and
 	// tool_search_threshold gets (nil: the defaults).
 	ToolSearch func() (mode string, threshold int)
-	// Hooks returns the command hooks every agent runs (the catalog's
-	// "hooks" and those of the project dir is in; nil: none), read when
-	// an agent is made.
-	Hooks func(dir string) hooks.Config
-	// Rules returns the permission rules every agent is decided by (the
-	// user's config.json and that of the project dir is in; nil: none),
-	// read when an agent is made. ask, chat and acp replace them with their own set
-	// (the same files, and the command line's --allow and --deny).
-	Rules func(dir string) (approval.Rules, error)
+	// Project returns, for an agent made in dir, the command hooks it
+	// runs (the catalog's "hooks" and its project's) and the permission
+	// rules it is decided by (the user's config.json and its project's;
+	// nil: none); read once when an agent is made (nil: neither). ask,
+	// chat and acp replace the rules with their own set (the same files,
+	// and the command line's --allow and --deny).
+	Project func(dir string) (hooks.Config, approval.Rules, error)
 	// ContextWindow is the window of an agent.new without context_window,
 	// by its model's name (a spec or a configured name): the host's
 	// --context-window, else the catalog's models.NAME.contextWindow, else
@@ -236,8 +234,8 @@ func (m *module) newAgent(L *lua.LState) int {
 	if cfg.Skills, err = m.skillSource(opts.RawGetString("skills"), cfg.Hub); err != nil {
 		fail(err)
 	}
-	hooks, _ := opts.RawGetString("hooks").(*lua.LTable)
-	m.bindHooks(hooks, &cfg)
+	luaHooks, _ := opts.RawGetString("hooks").(*lua.LTable)
+	m.bindHooks(luaHooks, &cfg)
 	// dir is the agent's project folder: its hooks and rules are that
 	// project's (an ACP session's; default: the working folder).
 	dir := optString(opts, "dir")
@@ -246,7 +244,14 @@ func (m *module) newAgent(L *lua.LState) int {
 	} else if dir, err = filepath.Abs(dir); err != nil {
 		fail(errs.Errorf(errs.Invalid, "agent.new", "dir: %v", err))
 	}
-	if cfg.HookSet, err = m.hookSet(hooks, dir); err != nil { // hooks.go
+	var cmdHooks hooks.Config
+	var rules approval.Rules
+	if m.cfg.Project != nil {
+		if cmdHooks, rules, err = m.cfg.Project(dir); err != nil {
+			fail(err)
+		}
+	}
+	if cfg.HookSet, err = m.hookSet(luaHooks, cmdHooks, dir); err != nil { // hooks.go
 		fail(err)
 	}
 	cfg.Subagent = lua.LVAsBool(opts.RawGetString("subagent"))
@@ -265,12 +270,6 @@ func (m *module) newAgent(L *lua.LState) int {
 	n := int(optNumber(opts, "max_concurrent"))
 	if n <= 0 {
 		n = DefaultMaxConcurrent
-	}
-	var rules approval.Rules
-	if m.cfg.Rules != nil {
-		if rules, err = m.cfg.Rules(dir); err != nil {
-			fail(err)
-		}
 	}
 	la.cfg, la.slots = cfg, make(chan struct{}, n)
 	la.a = ragent.New(cfg)

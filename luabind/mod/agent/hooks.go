@@ -15,15 +15,15 @@ import (
 	"github.com/luagent/luagent/runtime/transport"
 )
 
-// hookSet is an agent's lifecycle hooks: the catalog's command hooks
-// (Config.Hooks, those of dir's project), run in dir, then the Lua
-// handlers of h's event keys
+// hookSet is an agent's lifecycle hooks: the command hooks cmds (the
+// catalog's and dir's project's, Config.Project), run in dir, then the
+// Lua handlers of h's event keys
 // (hooks = {PreToolUse = fn or {fn, ...}, ...}; the lower-case keys are
 // bindHooks').
-func (m *module) hookSet(h *lua.LTable, dir string) (*hooks.Set, error) {
+func (m *module) hookSet(h *lua.LTable, cmds hooks.Config, dir string) (*hooks.Set, error) {
 	set := hooks.NewSet()
-	if m.cfg.Hooks != nil {
-		for _, hd := range hooks.Commands(m.cfg.Hooks(dir), hooks.Runner{Dir: dir, ProjectDir: project.Root(dir), Withhold: transport.WithheldEnv()}) {
+	if len(cmds.Groups) > 0 { // the project's root is looked for only then
+		for _, hd := range hooks.Commands(cmds, hooks.Runner{Dir: dir, ProjectDir: project.Root(dir), Withhold: transport.WithheldEnv()}) {
 			set.Add(hd)
 		}
 	}
