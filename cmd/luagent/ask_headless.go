@@ -200,12 +200,12 @@ func (hl *askHeadless) run(ctx context.Context, ag chat.Agent, prompt string, st
 			text, err = headless.UserPrompt(p)
 		}
 		if err != nil {
-			hl.fail(&errs.Error{Kind: errs.KindOf(err), Msg: fmt.Sprintf("stream-json input line %d: %s", rd.n, errMsg(err))})
+			hl.fail(&errs.Error{Kind: errs.KindOf(err), Msg: fmt.Sprintf("stream-json input line %d: %s", rd.n, errs.Message(err))})
 			code = host.ExitError
 			continue
 		}
 		if text, err = slashPrompt(ctx, text); err != nil { // a command file's (commands.go)
-			hl.fail(&errs.Error{Kind: errs.KindOf(err), Msg: fmt.Sprintf("stream-json input line %d: %s", rd.n, errMsg(err))})
+			hl.fail(&errs.Error{Kind: errs.KindOf(err), Msg: fmt.Sprintf("stream-json input line %d: %s", rd.n, errs.Message(err))})
 			code = host.ExitError
 			continue
 		}
@@ -241,15 +241,6 @@ func (hl *askHeadless) end(code int) int {
 	hl.s.Init(headless.SystemInit{Cwd: cwd, Model: hl.model, PermissionMode: hl.permissionMode(), ClaudeCodeVersion: version})
 	hl.s.Result(headless.FailureOf(kind, msg, time.Since(hl.start), "", ""))
 	return code
-}
-
-// errMsg is err's message without its op.
-func errMsg(err error) string {
-	var e *errs.Error
-	if errors.As(err, &e) && e.Msg != "" {
-		return e.Msg
-	}
-	return err.Error()
 }
 
 // lastLine passes writes through and keeps the last line written: what

@@ -12,6 +12,7 @@ import (
 	"github.com/luagent/luagent/luabind/cmdlua"
 	"github.com/luagent/luagent/luabind/host"
 	"github.com/luagent/luagent/runtime/cmdfile"
+	"github.com/luagent/luagent/runtime/errs"
 	"github.com/luagent/luagent/runtime/project"
 	"github.com/luagent/luagent/runtime/visible"
 )
@@ -76,7 +77,7 @@ func askSlash(a *askOptions, prompt string, stderr io.Writer) (string, int, bool
 	}
 	out, err := cmdlua.Prompt(context.Background(), c, args)
 	if err != nil {
-		fmt.Fprintf(stderr, "luagent: /%s: %s\n", name, visible.Text(errText(err)))
+		fmt.Fprintf(stderr, "luagent: /%s: %s\n", name, visible.Text(errs.Message(err)))
 		return "", host.ExitError, false
 	}
 	if spec := cmdfile.ModelSpec(c.Model); spec != "" && a.model == "" {
@@ -103,11 +104,6 @@ func commandsHint(set *cmdfile.Set) string {
 		names = append(names[:12], "...")
 	}
 	return "the commands are /" + strings.Join(names, ", /") + " (luagent chat's /help describes them)"
-}
-
-// errText is an error's message without cmdlua's "commands: " prefix.
-func errText(err error) string {
-	return strings.TrimPrefix(err.Error(), "commands: ")
 }
 
 // fileAgents are the agent files (.luagent/agents/, $LUAGENT_HOME/agents/)

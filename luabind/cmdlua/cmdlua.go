@@ -11,7 +11,6 @@ package cmdlua
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -82,7 +81,7 @@ func Describe(ctx context.Context, set *cmdfile.Set) {
 			_, d, h, err := eval(ctx, s, c.Path)
 			s.Close()
 			if err != nil {
-				set.Problems = append(set.Problems, errText(err))
+				set.Problems = append(set.Problems, errs.Message(err))
 				set.Remove(c)
 				continue
 			}
@@ -121,11 +120,4 @@ func Prompt(ctx context.Context, c *cmdfile.Command, args string) (string, error
 		return "", errs.Errorf(errs.Invalid, "commands", "%s: run returned %s; return the prompt text", c.Path, vals[0].Type())
 	}
 	return string(p), nil
-}
-
-func errText(err error) string {
-	if e, ok := err.(*errs.Error); ok {
-		return e.Msg
-	}
-	return fmt.Sprint(err)
 }

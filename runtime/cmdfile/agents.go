@@ -136,7 +136,7 @@ func LoadAgents(o Options) *AgentSet {
 					continue
 				}
 				if a, err = ParseAgent(f.path, doc); err != nil {
-					s.Problems = append(s.Problems, oneLine(errMsg(err)))
+					s.Problems = append(s.Problems, oneLine(errs.Message(err)))
 					continue
 				}
 				if a.Name == "" {

@@ -315,7 +315,7 @@ func LoadCommands(o Options) *Set {
 				}
 				m, body, err := ParseCommand(f.path, doc)
 				if err != nil {
-					s.Problems = append(s.Problems, oneLine(errMsg(err)))
+					s.Problems = append(s.Problems, oneLine(errs.Message(err)))
 					continue
 				}
 				c.Meta, c.Body = m, body
@@ -341,14 +341,6 @@ func LoadCommands(o Options) *Set {
 	}
 	sort.SliceStable(s.Commands, func(i, j int) bool { return s.Commands[i].Qualified() < s.Commands[j].Qualified() })
 	return s
-}
-
-// errMsg is an error's message without its kind's prefix.
-func errMsg(err error) string {
-	if e, ok := err.(*errs.Error); ok {
-		return e.Msg
-	}
-	return err.Error()
 }
 
 // Remove takes c out of the names Find finds (luabind drops a .lua file

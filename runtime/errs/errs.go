@@ -134,6 +134,16 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Op == "" && t.Msg == "" && t.Err == nil && t.Kind == e.Kind
 }
 
+// Message is err's text without its op: the message of the first *Error
+// in its chain (when it has one), else err.Error().
+func Message(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Msg != "" {
+		return e.Msg
+	}
+	return err.Error()
+}
+
 // KindOf returns the kind of the first *Error in err's chain, or Unknown.
 func KindOf(err error) Kind {
 	var e *Error

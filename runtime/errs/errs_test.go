@@ -71,3 +71,20 @@ func TestProviderKindNames(t *testing.T) {
 		}
 	}
 }
+
+// Message is an error's text without its op, wrapped or not.
+func TestMessage(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{errs.New(errs.Invalid, "commands", "no such file"), "no such file"},
+		{fmt.Errorf("loading: %w", errs.New(errs.Auth, "llm", "no key")), "no key"},
+		{errs.New(errs.Timeout, "hub", ""), "hub: timeout"},
+		{errors.New("plain"), "plain"},
+	} {
+		if got := errs.Message(tc.err); got != tc.want {
+			t.Errorf("Message(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}

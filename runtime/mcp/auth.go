@@ -191,7 +191,7 @@ func Login(ctx context.Context, serverURL string, o OAuthOptions, client *http.C
 	req.Header.Set("Mcp-Method", "server/discover")
 	resp, err := client.Do(req)
 	if errs.KindOf(err) == errs.Protocol {
-		return nil, &errs.Error{Kind: errs.Protocol, Op: "login", Msg: errMsg(err), Err: err}
+		return nil, &errs.Error{Kind: errs.Protocol, Op: "login", Msg: errs.Message(err), Err: err}
 	}
 	if err != nil {
 		return nil, errs.Errorf(errs.Process, "login", "cannot reach %s: %v", secret.URL(serverURL), secret.URLError(err))

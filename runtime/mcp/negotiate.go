@@ -89,7 +89,7 @@ func (c *Client) dial(ctx context.Context) (*session, error) {
 			// Nothing to fall back to: say how it ended.
 			why, kind := disc.why, errs.Process
 			if disc.err != nil {
-				why = errMsg(disc.err)
+				why = errs.Message(disc.err)
 				if k := errs.KindOf(disc.err); k != errs.Unknown && k != errs.Closed {
 					kind = k // a refused redirect stays kind protocol
 				}
@@ -290,7 +290,7 @@ func (c *Client) initialize(ctx context.Context, s *session) error {
 		if je, ok := ServerError(err); ok && IsModernErrorCode(je.Code) {
 			return errModernAfterAll
 		}
-		return errs.Errorf(errs.KindOf(err), "connect", "initialize of %q failed: %v", c.opts.Name, errMsg(err))
+		return errs.Errorf(errs.KindOf(err), "connect", "initialize of %q failed: %v", c.opts.Name, errs.Message(err))
 	}
 	var r struct {
 		ProtocolVersion string          `json:"protocolVersion"`
@@ -310,13 +310,4 @@ func (c *Client) initialize(ctx context.Context, s *session) error {
 	s.info.Instructions = r.Instructions
 	parseCapabilities(r.Capabilities, &s.info.Capabilities)
 	return s.conn.Notify("notifications/initialized", nil)
-}
-
-// errMsg is an error's message without its op prefix.
-func errMsg(err error) string {
-	var e *errs.Error
-	if errors.As(err, &e) {
-		return e.Msg
-	}
-	return err.Error()
 }

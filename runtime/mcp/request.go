@@ -216,7 +216,7 @@ func (c *Client) lostAnswer(method, why string, err error) error {
 func (c *Client) connectionLost(method string, err error) error {
 	err = c.transportError(method, err)
 	if errs.KindOf(err) == errs.Process && !errors.Is(err, transport.ErrNotDelivered) {
-		return c.lostAnswer(method, errMsg(err), err)
+		return c.lostAnswer(method, errs.Message(err), err)
 	}
 	return err
 }

@@ -178,7 +178,7 @@ func (r *Request) Fail(err error) {
 		case errs.NotFound:
 			code = jsonrpc.CodeInvalidParams
 		}
-		je = &jsonrpc.Error{Code: code, Message: errMsg(err)}
+		je = &jsonrpc.Error{Code: code, Message: errs.Message(err)}
 	}
 	r.finish(nil, je)
 }

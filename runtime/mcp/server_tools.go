@@ -195,7 +195,7 @@ func (r *CallToolResult) encode() json.RawMessage {
 // an error instead.
 func (c *ToolCall) Return(res *CallToolResult, err error) {
 	if err != nil {
-		c.Reply(errorResult(errMsg(err)))
+		c.Reply(errorResult(errs.Message(err)))
 		return
 	}
 	if res == nil {

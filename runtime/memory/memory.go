@@ -227,15 +227,6 @@ func read(p string, max int) (File, os.FileInfo, bool) {
 	return f, info, true
 }
 
-// message is err's text without its op.
-func message(err error) string {
-	var e *errs.Error
-	if errors.As(err, &e) {
-		return e.Msg
-	}
-	return err.Error()
-}
-
 func cause(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -339,7 +330,7 @@ func (m *Memory) Notes() []string {
 	for _, f := range m.Files {
 		switch {
 		case f.Err != nil:
-			out = append(out, "memory: "+visible.Line(message(f.Err)))
+			out = append(out, "memory: "+visible.Line(errs.Message(f.Err)))
 		case f.Cut:
 			out = append(out, fmt.Sprintf("memory: %s is %d bytes; only its first %d are in the system prompt (at most %d a file, %d in all)", visible.Line(f.Path), f.Size, f.Used, m.MaxFile, m.MaxTotal))
 		}
@@ -363,7 +354,7 @@ func (m *Memory) Report() string {
 		var state string
 		switch {
 		case f.Err != nil:
-			state = message(f.Err)
+			state = errs.Message(f.Err)
 		case strings.TrimSpace(f.text) == "":
 			state = "empty"
 		case f.Cut:

@@ -297,7 +297,7 @@ func (h *HTTP) post(msg []byte, method string, id, params []byte, modernVersion 
 		retry, aerr := h.opts.Authorize(ctx, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), used)
 		if aerr != nil {
 			if isRequest {
-				h.deliver(errorReply(id, -32600, errMsgOf(aerr), resp.StatusCode))
+				h.deliver(errorReply(id, -32600, errs.Message(aerr), resp.StatusCode))
 			}
 			return
 		}
@@ -503,15 +503,6 @@ func (h *HTTP) deliverReply(id []byte, method string, status int, body []byte) {
 	h.deliver(errorReply(id, -32600, msg, status))
 }
 
-// errMsgOf is an error's message without an op prefix.
-func errMsgOf(err error) string {
-	var e *errs.Error
-	if errors.As(err, &e) {
-		return e.Msg
-	}
-	return err.Error()
-}
-
 // isReply: body is a JSON-RPC answer (a result, or an error object), not
 // some other JSON a proxy or an auth layer sent.
 func isReply(body []byte) bool {
@@ -610,7 +601,7 @@ func (h *HTTP) readSSE(ctx context.Context, body io.Reader, id []byte, method st
 		}
 		resp, err := h.get(ctx, lastID)
 		if err != nil {
-			h.deliver(streamBroken(id, "resuming the reply stream failed: "+errMsgOf(unwrapURLError(err))))
+			h.deliver(streamBroken(id, "resuming the reply stream failed: "+errs.Message(unwrapURLError(err))))
 			return
 		}
 		defer resp.Body.Close()

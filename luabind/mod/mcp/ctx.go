@@ -153,7 +153,7 @@ func (m *module) ctxLog(L *lua.LState) int {
 		L.ArgError(3, err.Error())
 	}
 	if err := c.r.Log(level, L.OptString(4, ""), data); err != nil && errs.KindOf(err) == errs.Invalid {
-		L.ArgError(2, errMsg(err))
+		L.ArgError(2, errs.Message(err))
 	}
 	return 0
 }
@@ -238,7 +238,7 @@ func (m *module) ctxPark(L *lua.LState) int {
 	ttl, err := c.r.Park(v, inputs)
 	if err != nil {
 		L.Push(lua.LNil)
-		L.Push(lua.LString(errMsg(err)))
+		L.Push(lua.LString(errs.Message(err)))
 		return 2
 	}
 	L.Push(lua.LNumber(ttl.Seconds()))
@@ -278,7 +278,7 @@ func (m *module) ctxRequire(L *lua.LState) int {
 	c.r.RequireCapabilities(names, func(err error) { failed = err })
 	if failed != nil {
 		if errs.KindOf(failed) == errs.Invalid {
-			L.ArgError(2, errMsg(failed))
+			L.ArgError(2, errs.Message(failed))
 		}
 		L.Error(sched.ErrorValueOf(L, failed), 0)
 	}

@@ -147,19 +147,11 @@ func registered(L *lua.LState, err error) int { return orWhy(L, lua.LTrue, err) 
 func orWhy(L *lua.LState, v lua.LValue, err error) int {
 	if err != nil {
 		L.Push(lua.LNil)
-		L.Push(lua.LString(errMsg(err)))
+		L.Push(lua.LString(errs.Message(err)))
 		return 2
 	}
 	L.Push(v)
 	return 1
-}
-
-func errMsg(err error) string {
-	var e *errs.Error
-	if errors.As(err, &e) {
-		return e.Msg
-	}
-	return err.Error()
 }
 
 // adder makes the native add_KIND(s, key, def, fn, ...): def encoded as

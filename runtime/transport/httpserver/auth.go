@@ -225,7 +225,7 @@ func (a *Auth) Check(w http.ResponseWriter, r *http.Request) bool {
 	case err == nil:
 		return true
 	case errs.KindOf(err) == errs.Auth:
-		reason := redact(message(err), token)
+		reason := redact(errs.Message(err), token)
 		if reason == "" {
 			reason = "the token is not valid"
 		}
@@ -237,14 +237,6 @@ func (a *Auth) Check(w http.ResponseWriter, r *http.Request) bool {
 		writeAuthError(w, http.StatusInternalServerError, "internal error: the token check failed (the server's log says why)")
 	}
 	return false
-}
-
-func message(err error) string {
-	var e *errs.Error
-	if errors.As(err, &e) {
-		return e.Msg
-	}
-	return err.Error()
 }
 
 // redact replaces every occurrence of token in s.
