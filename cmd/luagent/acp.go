@@ -209,16 +209,21 @@ func (a *acpAgent) allowAlways(ctx context.Context, c ragent.Call) {
 // Authenticate checks that the model's key is in the environment: the
 // one method is the environment, which only a restart changes.
 func (a *acpAgent) Authenticate(ctx context.Context, methodID string) error {
+	return a.keyProblem("authenticate")
+}
+
+// keyProblem is the auth error (op's) the model would meet at its first
+// request, resolved as the providers resolve it (the catalog's models
+// with their apiKeyEnv and baseUrl, the provider's own variables), saying
+// where the key goes; nil when it has its key, needs none, or is the
+// agent file's.
+func (a *acpAgent) keyProblem(op string) error {
 	if err := keyProblem(a.spec, os.LookupEnv); err != nil {
-		return errs.Errorf(errs.Auth, "authenticate", "%s in the agent server's env (the editor's settings), then restart the agent", a.shown(err.Error()))
+		return errs.Errorf(errs.Auth, op, "%s in the agent server's env (the editor's settings), then restart the agent", a.shown(err.Error()))
 	}
 	return nil
 }
 
-// keyProblem is the auth error the model spec would meet at its first
-// request, resolved as the providers resolve it (the catalog's models
-// with their apiKeyEnv and baseUrl, the provider's own variables); nil
-// when it has its key, needs none, or is the agent file's ("").
 func keyProblem(spec string, lookup func(string) (string, bool)) error {
 	if spec == "" {
 		return nil
@@ -262,8 +267,8 @@ func (a *acpAgent) LoadSession(ctx context.Context, req acp.LoadSessionRequest, 
 
 // open makes a session's agent: new, or going on with prior.
 func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string, servers []acp.MCPServer) (*acpSession, error) {
-	if err := keyProblem(a.spec, os.LookupEnv); err != nil {
-		return nil, errs.Errorf(errs.Auth, "session", "%s in the agent server's env (the editor's settings), then restart the agent", a.shown(err.Error()))
+	if err := a.keyProblem("session"); err != nil {
+		return nil, err
 	}
 	s := &acpSession{a: a, cwd: cwd}
 	s.mode.Store(acpModeDefault)
@@ -327,9 +332,7 @@ func (a *acpAgent) open(ctx context.Context, prior *session.Session, cwd string,
 	w, err := recordSession(a.store, prior, false, h, ra)
 	if err != nil {
 		if prior != nil {
-			if hb := ra.Hub(); hb != nil && a.opts.agent == "" {
-				hb.Close() // the session's own hub (OwnHub)
-			}
+			a.closeOwnHub(ra)
 			return nil, err
 		}
 		a.warn("this session is not saved: " + sessionMsg(err))
@@ -449,9 +452,14 @@ func (s *acpSession) Close() {
 	if s.w != nil {
 		s.w.Close()
 	}
-	// The default agent's hub is the session's own (OwnHub); an agent
-	// file's may be shared (the default hub): the host closes it at exit.
-	if hb := ra.Hub(); hb != nil && s.a.opts.agent == "" {
+	s.a.closeOwnHub(ra)
+}
+
+// closeOwnHub closes a session agent's hub when it is the session's own:
+// the default agent's (OwnHub). An agent file's may be shared (the
+// default hub): the host closes it at exit.
+func (a *acpAgent) closeOwnHub(ra *ragent.Agent) {
+	if hb := ra.Hub(); hb != nil && a.opts.agent == "" {
 		hb.Close()
 	}
 }
