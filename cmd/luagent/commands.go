@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/luagent/luagent/luabind/cmdlua"
 	"github.com/luagent/luagent/luabind/host"
@@ -39,9 +37,6 @@ func fileOptionsIn(cwd string) cmdfile.Options {
 	return cmdfile.Options{Home: home, ProjectDir: root, Trusted: project.Trusted(home, root)}
 }
 
-// slashName matches a command's name as typed: /review, /frontend:test.
-var slashName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/([A-Za-z0-9][A-Za-z0-9_.:-]*)$`) })
-
 // askSlash is `luagent ask "/NAME args"`: the command file's prompt, its
 // model (unless --model) and its allowed-tools (allow rules for this run,
 // their source the file). A
@@ -54,7 +49,7 @@ func askSlash(a *askOptions, prompt string, stderr io.Writer) (string, int, bool
 	if strings.HasPrefix(prompt, "//") {
 		return prompt[1:], 0, true
 	}
-	name, first, args, ok := slashCall(prompt)
+	name, first, args, ok := cmdfile.Call(prompt)
 	if !ok {
 		return prompt, 0, true
 	}
@@ -136,7 +131,7 @@ func slashPromptFrom(ctx context.Context, text string, o func() cmdfile.Options)
 	if strings.HasPrefix(trimmed, "//") {
 		return trimmed[1:], nil // the slash doubled, as in ask
 	}
-	name, _, args, ok := slashCall(trimmed)
+	name, _, args, ok := cmdfile.Call(trimmed)
 	if !ok {
 		return text, nil
 	}
@@ -145,19 +140,4 @@ func slashPromptFrom(ctx context.Context, text string, o func() cmdfile.Options)
 		return text, nil
 	}
 	return cmdlua.Prompt(ctx, c, args)
-}
-
-// slashCall splits "/NAME args" (the name's word ends at a space, tab or
-// newline): the command's name, the first word as written, the rest; ok
-// is false when the prompt is no command call.
-func slashCall(prompt string) (name, first, args string, ok bool) {
-	first, args, _ = strings.Cut(prompt, " ")
-	if i := strings.IndexAny(first, "\n\t"); i >= 0 {
-		first, args = first[:i], prompt[i+1:]
-	}
-	m := slashName().FindStringSubmatch(first)
-	if m == nil {
-		return "", "", "", false
-	}
-	return m[1], first, args, true
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/luagent/luagent/runtime/cmdfile"
 )
 
 // `luagent ask "/NAME args"` sends the command file's prompt, expanded,
@@ -186,7 +188,7 @@ func TestSlashPromptDoubledSlash(t *testing.T) {
 	if got, err := slashPrompt(context.Background(), "//review is a word"); err != nil || got != "/review is a word" {
 		t.Fatalf("%q %v", got, err)
 	}
-	if name, first, args, ok := slashCall("/review\nthe body"); !ok || name != "review" || first != "/review" || args != "the body" {
+	if name, first, args, ok := cmdfile.Call("/review\nthe body"); !ok || name != "review" || first != "/review" || args != "the body" {
 		t.Fatalf("%q %q %q %v", name, first, args, ok)
 	}
 }

@@ -49,15 +49,11 @@ func (t *chatTerm) loadAgents() []*cmdfile.Agent {
 // fileCommand is the command file a line calls (nil: none, or a
 // built-in's name) and the arguments after its name.
 func (t *chatTerm) fileCommand(line string) (*cmdfile.Command, string) {
-	s := strings.TrimSpace(line)
-	if t.files == nil || !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//") {
+	if t.files == nil {
 		return nil, ""
 	}
-	name, args, _ := strings.Cut(s[1:], " ")
-	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
-		name, args = name[:i], s[1+i+1:]
-	}
-	if chat.IsBuiltin(name) {
+	name, _, args, ok := cmdfile.Call(strings.TrimSpace(line))
+	if !ok || chat.IsBuiltin(name) {
 		return nil, ""
 	}
 	return t.files.Find(name), args
