@@ -67,7 +67,7 @@ func (p Price) Check() error {
 // model the table lacks ("o3-mini") is unknown rather than priced as
 // another.
 func Lookup(model string) (Price, bool) {
-	p, ok := builtin[normalize(model)]
+	p, ok := builtin[Normalize(model)]
 	return p, ok
 }
 
@@ -80,10 +80,10 @@ func Of(model string, u Usage) (usd float64, known bool) {
 	return p.Of(u), true
 }
 
-// normalize takes off what does not change a model's price: case, a
+// Normalize takes off what does not change a model's price (or window): case, a
 // "provider:" spec prefix, a "vendor/" prefix, a date snapshot suffix
 // (-20250514, -2025-04-14), "-latest" and Anthropic's "-0" alias suffix.
-func normalize(model string) string {
+func Normalize(model string) string {
 	m := asciiLower(strings.TrimSpace(model))
 	if _, rest, ok := strings.Cut(m, ":"); ok {
 		m = rest

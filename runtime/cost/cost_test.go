@@ -89,7 +89,7 @@ func FuzzNormalize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n := normalize(s)
+		n := Normalize(s)
 		if len(n) > len(s) {
 			t.Fatalf("normalize(%q) = %q grew", s, n)
 		}

@@ -1,6 +1,10 @@
 package llm
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/luagent/luagent/runtime/cost"
+)
 
 // knownWindows are the context windows (tokens) of models luagent knows,
 // by the provider's model name's prefix; the longest prefix wins.
@@ -23,13 +27,7 @@ var knownWindows = []struct {
 // window is configured (config.json's models.NAME.contextWindow,
 // --context-window, agent.new's context_window).
 func KnownWindow(model string) int {
-	if _, m, ok := strings.Cut(model, ":"); ok {
-		model = m
-	}
-	if i := strings.LastIndexByte(model, '/'); i >= 0 { // a router's vendor/model
-		model = model[i+1:]
-	}
-	model = strings.ToLower(model)
+	model = cost.Normalize(model) // as the price table reads it: no spec, vendor or date
 	best, n := 0, 0
 	for _, k := range knownWindows {
 		if strings.HasPrefix(model, k.prefix) && len(k.prefix) > n {
