@@ -63,16 +63,26 @@ func (h *Hub) readyWait(ctx context.Context, name string) (*mcp.Client, error) {
 			h.mu.Unlock()
 			return h.ready(name)
 		}
-		if s.idle {
-			h.startLocked(s)
+		if err := h.awaitStartLocked(ctx, s); err != nil {
+			return nil, errs.Wrap(errs.Cancelled, "hub", err)
 		}
-		ch := h.changed
-		h.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, errs.Wrap(errs.Cancelled, "hub", ctx.Err())
-		}
+	}
+}
+
+// awaitStartLocked is the wait of a call to a server offered from its
+// cache: it starts the server when it is an idle lazy one, lets h.mu go,
+// and waits for the hub's next change (ctx's error when ctx ends first).
+func (h *Hub) awaitStartLocked(ctx context.Context, s *server) error {
+	if s.idle {
+		h.startLocked(s)
+	}
+	ch := h.changed
+	h.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

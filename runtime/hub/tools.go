@@ -381,21 +381,15 @@ func (h *Hub) resolve(ctx context.Context, qualified, saw string) (*server, mcp.
 			// Offered from the cache: this call waits for its server alone
 			// (starting a lazy one), then checks the tool against the
 			// server's fresh list.
-			if s.idle {
-				h.startLocked(s)
-			}
 			waited = s
-			ch := h.changed
-			h.mu.Unlock()
-			select {
-			case <-ch:
+			err := h.awaitStartLocked(ctx, s)
+			switch {
+			case err == nil:
 				continue
-			case <-ctx.Done():
-				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-					return nil, mcp.Tool{}, nil, errs.Errorf(errs.Timeout, "tools/call", "tool %s: the deadline passed while server %q was starting", qualified, s.cfg.Name)
-				}
-				return nil, mcp.Tool{}, nil, errs.Errorf(errs.Cancelled, "tools/call", "tool %s cancelled while server %q was starting", qualified, s.cfg.Name)
+			case errors.Is(err, context.DeadlineExceeded):
+				return nil, mcp.Tool{}, nil, errs.Errorf(errs.Timeout, "tools/call", "tool %s: the deadline passed while server %q was starting", qualified, s.cfg.Name)
 			}
+			return nil, mcp.Tool{}, nil, errs.Errorf(errs.Cancelled, "tools/call", "tool %s cancelled while server %q was starting", qualified, s.cfg.Name)
 		}
 		if s.dirty && attempt == 0 {
 			h.mu.Unlock()
