@@ -60,8 +60,7 @@ func (h *Hub) loadCacheLocked(s *server) bool {
 		return false
 	}
 	s.setTools(tools)
-	s.cached, s.removed = true, nil
-	s.cachedLists = &e
+	s.cachedLists, s.removed = &e, nil
 	return true
 }
 
@@ -178,7 +177,7 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 		if c != nil {
 			h.closeLater(c)
 		}
-		if s.cached { // its cached tools are not to be offered any more
+		if s.cached() { // its cached tools are not to be offered any more
 			withdrawn := map[string]bool{}
 			for _, t := range s.tools {
 				withdrawn[t.Name] = true
@@ -196,7 +195,7 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 	}
 	s.client, s.skills = c, sk
 	h.saveCacheLater(cfg, c, tools, s.cachedLists)
-	if s.cached {
+	if s.cached() {
 		s.removed = nil
 		for _, t := range s.tools {
 			if !slices.ContainsFunc(tools, func(f mcp.Tool) bool { return f.Name == t.Name }) {
@@ -206,7 +205,7 @@ func (h *Hub) connect(ctx context.Context, cancel context.CancelFunc, s *server,
 				s.removed[t.Name] = true
 			}
 		}
-		s.cached = false
+		s.cachedLists = nil // its own lists from now on
 	}
 	s.setTools(tools)
 	h.renameLocked()

@@ -183,13 +183,14 @@ type server struct {
 
 	wanted bool // asked to start (Start, Restart): Reload restarts it when it changes
 
-	// cached is true while tools are the cache's (Options.CacheDir): the
-	// server has not listed its own yet. idle: a lazy entry offered from
-	// its cache and not started. removed are the cached tools its fresh
-	// list dropped (for Call's error).
-	cached, idle bool
-	cachedLists  *servercache.Entry // its prompts and resources (cached)
-	removed      map[string]bool
+	// cachedLists is its cache's entry while its tools are the cache's
+	// (Options.CacheDir, cached()): the server has not listed its own
+	// yet. idle: a lazy entry offered from its cache and not started.
+	// removed are the cached tools its fresh list dropped (for Call's
+	// error).
+	cachedLists *servercache.Entry
+	idle        bool
+	removed     map[string]bool
 	// withdrawn are the cached tools of a start that failed.
 	withdrawn map[string]bool
 }
@@ -270,7 +271,7 @@ func (h *Hub) wait(ctx context.Context, listed bool) error {
 		h.mu.Lock()
 		busy := false
 		for _, s := range h.servers {
-			busy = busy || s.state.Status == Connecting && !(listed && s.cached)
+			busy = busy || s.state.Status == Connecting && !(listed && s.cached())
 		}
 		ch := h.changed
 		h.mu.Unlock()
@@ -315,7 +316,7 @@ func (h *Hub) Instructions() map[string]string {
 		switch {
 		case s.state.Status == Ready && s.state.Info.Instructions != "":
 			out[name] = s.state.Info.Instructions
-		case s.cached && s.cachedLists != nil && s.cachedLists.Instructions != "":
+		case s.cached() && s.cachedLists.Instructions != "":
 			out[name] = s.cachedLists.Instructions // as it said at its last start
 		}
 	}

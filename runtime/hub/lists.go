@@ -59,7 +59,7 @@ func (h *Hub) readyWait(ctx context.Context, name string) (*mcp.Client, error) {
 	for {
 		h.mu.Lock()
 		s := h.servers[name]
-		if s == nil || !s.cached || h.closed {
+		if s == nil || !s.cached() || h.closed {
 			h.mu.Unlock()
 			return h.ready(name)
 		}
@@ -95,8 +95,8 @@ func (h *Hub) OffersResources(name string) bool {
 	switch {
 	case s == nil:
 		return false
-	case s.cached:
-		return s.cachedLists != nil && s.cachedLists.HasResources
+	case s.cached():
+		return s.cachedLists.HasResources
 	}
 	return s.state.Status == Ready && s.state.Info.Capabilities.Resources != nil
 }
@@ -105,7 +105,7 @@ func (h *Hub) OffersResources(name string) bool {
 // "resources", "templates"); ok is false when the cache has none.
 func (s *server) cachedItems(list string) (items []Item, ok bool) {
 	e := s.cachedLists
-	if !s.cached || e == nil {
+	if e == nil {
 		return nil, false
 	}
 	var raws []json.RawMessage
@@ -153,7 +153,7 @@ func (h *Hub) gather(ctx context.Context, server, capability, which string, list
 	if server != "" {
 		h.mu.Lock()
 		if s := h.servers[server]; s != nil && !h.closed {
-			if s.cached {
+			if s.cached() {
 				items, _ := s.cachedItems(which)
 				h.mu.Unlock()
 				return items, nil // a server still starting: its last start's list

@@ -47,11 +47,15 @@ type toolRef struct {
 	i int
 }
 
+// cached reports whether the server's tools are its cache's (it has not
+// listed its own yet).
+func (s *server) cached() bool { return s.cachedLists != nil }
+
 func (s *server) clearTools() {
 	s.tools, s.hashes, s.qnames, s.filtered = nil, nil, nil, nil
 	s.index = &shard{}
 	s.dirty = false
-	s.cached, s.cachedLists, s.removed, s.withdrawn = false, nil, nil, nil
+	s.cachedLists, s.removed, s.withdrawn = nil, nil, nil
 }
 
 // setTools takes a fresh tool list (Hub.mu held): duplicates of a name
@@ -176,7 +180,7 @@ func contractChange(saw, now string) string {
 // partialLocked reports whether an enabled server is still connecting.
 func (h *Hub) partialLocked() bool {
 	for _, s := range h.servers {
-		if s.state.Status == Connecting && !s.cached {
+		if s.state.Status == Connecting && !s.cached() {
 			return true
 		}
 	}
@@ -377,7 +381,7 @@ func (h *Hub) resolve(ctx context.Context, qualified, saw string) (*server, mcp.
 			return nil, mcp.Tool{}, nil, err
 		}
 		s := r.s
-		if s.cached {
+		if s.cached() {
 			// Offered from the cache: this call waits for its server alone
 			// (starting a lazy one), then checks the tool against the
 			// server's fresh list.
