@@ -213,6 +213,18 @@ func sweepGoSDKDirs() {
 func TSClient(t testing.TB) (cmd string, args []string) {
 	t.Helper()
 	dir := filepath.Join(RepoRoot(t), "scripts", "tsclient")
+	const pkg = "@modelcontextprotocol/client"
+	node := filepath.Join(dir, "node_modules", ".bin", "node")
+	if pinned, ok := pinnedInstalled(t, dir, pkg, node); !ok {
+		peerMissing(t, fmt.Sprintf("%s %s and its Node are not installed in scripts/tsclient/node_modules", pkg, pinned))
+	}
+	return node, []string{filepath.Join(dir, "drive.mjs")}
+}
+
+// pinnedInstalled reports whether pkg is installed in dir/node_modules at
+// the version dir/package.json pins (pinned), with node beside it.
+func pinnedInstalled(t testing.TB, dir, pkg, node string) (pinned string, ok bool) {
+	t.Helper()
 	var want, got struct {
 		Dependencies map[string]string `json:"dependencies"`
 		Version      string            `json:"version"`
@@ -220,17 +232,20 @@ func TSClient(t testing.TB) (cmd string, args []string) {
 	if err := readJSON(filepath.Join(dir, "package.json"), &want); err != nil {
 		t.Fatalf("peers: %v", err)
 	}
-	const pkg = "@modelcontextprotocol/client"
+	pinned = want.Dependencies[pkg]
 	err := readJSON(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "package.json"), &got)
-	node := filepath.Join(dir, "node_modules", ".bin", "node")
-	if _, serr := os.Stat(node); err != nil || serr != nil || got.Version != want.Dependencies[pkg] {
-		msg := fmt.Sprintf("%s %s and its Node are not installed in scripts/tsclient/node_modules", pkg, want.Dependencies[pkg])
-		if os.Getenv(SkipEnv) == "1" {
-			t.Skipf("peers: %s (%s=1)", msg, SkipEnv)
-		}
-		t.Fatalf("peers: %s; run `make peers` (or set %s=1 to skip)", msg, SkipEnv)
+	_, serr := os.Stat(node)
+	return pinned, err == nil && serr == nil && got.Version == pinned
+}
+
+// peerMissing ends a test whose pinned peer is not installed: a skip with
+// LUAGENT_SKIP_PEERS=1, else a failure saying to run make peers.
+func peerMissing(t testing.TB, msg string) {
+	t.Helper()
+	if os.Getenv(SkipEnv) == "1" {
+		t.Skipf("peers: %s (%s=1)", msg, SkipEnv)
 	}
-	return node, []string{filepath.Join(dir, "drive.mjs")}
+	t.Fatalf("peers: %s; run `make peers` (or set %s=1 to skip)", msg, SkipEnv)
 }
 
 // inspectorPkg is the MCP Inspector, pinned in scripts/tsclient.
@@ -261,11 +276,7 @@ func Inspector(t testing.TB) (node, cli string) {
 	node = filepath.Join(dir, "node_modules", ".bin", "node")
 	_, serr := os.Stat(node)
 	if err != nil || serr != nil || got.Version != pinned || got.Bin["mcp-inspector"] == "" {
-		msg := fmt.Sprintf("%s %s and its Node are not installed in scripts/tsclient/node_modules", inspectorPkg, pinned)
-		if os.Getenv(SkipEnv) == "1" {
-			t.Skipf("peers: %s (%s=1)", msg, SkipEnv)
-		}
-		t.Fatalf("peers: %s; run `make peers` (or set %s=1 to skip)", msg, SkipEnv)
+		peerMissing(t, fmt.Sprintf("%s %s and its Node are not installed in scripts/tsclient/node_modules", inspectorPkg, pinned))
 	}
 	return node, filepath.Join(pkgDir, filepath.FromSlash(got.Bin["mcp-inspector"]))
 }
@@ -282,21 +293,9 @@ func ACPClient(t testing.TB) (node string, args []string) {
 	root := RepoRoot(t)
 	dir := filepath.Join(root, "scripts", "acpclient")
 	const pkg = "@agentclientprotocol/sdk"
-	var want, got struct {
-		Dependencies map[string]string `json:"dependencies"`
-		Version      string            `json:"version"`
-	}
-	if err := readJSON(filepath.Join(dir, "package.json"), &want); err != nil {
-		t.Fatalf("peers: %v", err)
-	}
-	err := readJSON(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "package.json"), &got)
 	node = filepath.Join(root, "scripts", "tsclient", "node_modules", ".bin", "node")
-	if _, serr := os.Stat(node); err != nil || serr != nil || got.Version != want.Dependencies[pkg] {
-		msg := fmt.Sprintf("%s %s (scripts/acpclient/node_modules) or scripts/tsclient's Node is not installed", pkg, want.Dependencies[pkg])
-		if os.Getenv(SkipEnv) == "1" {
-			t.Skipf("peers: %s (%s=1)", msg, SkipEnv)
-		}
-		t.Fatalf("peers: %s; run `make peers` (or set %s=1 to skip)", msg, SkipEnv)
+	if pinned, ok := pinnedInstalled(t, dir, pkg, node); !ok {
+		peerMissing(t, fmt.Sprintf("%s %s (scripts/acpclient/node_modules) or scripts/tsclient's Node is not installed", pkg, pinned))
 	}
 	return node, []string{filepath.Join(dir, "drive.mjs")}
 }
