@@ -100,11 +100,7 @@ func npmBin(t testing.TB, pkg string) (node, js string) {
 	peersDir := filepath.Join(root, "scripts", "peers")
 	missing := func(format string, a ...any) {
 		t.Helper()
-		msg := fmt.Sprintf(format, a...)
-		if os.Getenv(SkipEnv) == "1" {
-			t.Skipf("peers: %s (%s=1)", msg, SkipEnv)
-		}
-		t.Fatalf("peers: %s; run `make peers` (or set %s=1 to skip)", msg, SkipEnv)
+		peerMissing(t, fmt.Sprintf(format, a...))
 	}
 
 	var want struct {
